@@ -1,0 +1,1 @@
+"""The IR and the tracing machinery; imports nothing from interpreters or primitives."""

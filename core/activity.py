@@ -1,0 +1,45 @@
+"""Activity: which values no derivative depends on.
+
+Two markers carry it:
+
+* `Inactive(x)` is what a user writes around an argument of a transform (`grad`,
+  `vjp`, `jvp`, `jacfwd`, ...) to say that the transform does not differentiate
+  with respect to it. It applies to that transform's level only: an outer transform
+  still sees the value as active if it is.
+* `Zero(aval, level)` is the tangent of an inactive value inside the jvp of the
+  given level (and, with level None, a cotangent nobody contributed to). It is a
+  value, not an absence: rules receive it and emit no work for that operand, and
+  zeros are materialised only when a user asks for a tangent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import numpy as np
+
+from .avals import ShapedArray
+
+
+@attrs.frozen
+class Inactive:
+    """Marks an argument of a transform as inactive for that transform only."""
+
+    value: Any
+
+
+@attrs.frozen
+class Zero:
+    """The symbolic zero tangent of an inactive value at one jvp level."""
+
+    aval: ShapedArray
+    level: int | None = None
+
+
+def is_zero(t) -> bool:
+    return type(t) is Zero
+
+
+def zeros_like_aval(aval: ShapedArray) -> np.ndarray:
+    return np.zeros(aval.shape, aval.dtype)

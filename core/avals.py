@@ -1,0 +1,110 @@
+"""Abstract values: what tracing knows about an array (its shape and dtype).
+
+Python scalars are *weakly typed* (numpy 2's NEP 50): `x * 2.0` keeps `x`'s dtype.
+A weak aval remembers that its value came from a Python scalar so that promotion
+gives exactly numpy's result dtype.
+"""
+
+from __future__ import annotations
+
+import attrs
+import numpy as np
+
+from .errors import DTypeError
+
+# JAX's dtype of tangents of integer and boolean values: zero bytes per element.
+float0 = np.dtype([("float0", np.void, 0)])
+
+_SHORT_NAMES = {"f": "f", "i": "i", "u": "u", "c": "c"}
+
+
+@attrs.frozen(slots=True)
+class ShapedArray:
+    """The shape and dtype of an array; compares by value."""
+
+    shape: tuple[int, ...] = attrs.field(converter=tuple)
+    dtype: np.dtype = attrs.field(converter=np.dtype)
+    weak_type: bool = False
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
+
+    def strong(self) -> ShapedArray:
+        return attrs.evolve(self, weak_type=False) if self.weak_type else self
+
+    def str_short(self) -> str:
+        return f"{dtype_short_name(self.dtype)}[{','.join(map(str, self.shape))}]"
+
+    def __str__(self) -> str:
+        return self.str_short()
+
+
+def dtype_short_name(dtype: np.dtype) -> str:
+    if dtype == float0:
+        return "float0"
+    if dtype == np.bool_:
+        return "bool"
+    return f"{_SHORT_NAMES.get(dtype.kind, dtype.kind)}{dtype.itemsize * 8}"
+
+
+_PYTHON_SCALAR_DTYPES = {
+    bool: np.dtype(np.bool_),
+    int: np.dtype(np.int64),
+    float: np.dtype(np.float64),
+    complex: np.dtype(np.complex128),
+}
+
+
+def is_python_scalar(x) -> bool:
+    return type(x) in _PYTHON_SCALAR_DTYPES
+
+
+def concrete_aval(x) -> ShapedArray:
+    """The aval of a concrete value: a numpy array or scalar, or a Python scalar."""
+    scalar_dtype = _PYTHON_SCALAR_DTYPES.get(type(x))
+    if scalar_dtype is not None:
+        return ShapedArray((), scalar_dtype, weak_type=type(x) is not bool)
+    if isinstance(x, (np.ndarray, np.generic)):
+        if x.dtype == object:
+            raise DTypeError(f"arrays of dtype object are not supported (got {x!r:.60})")
+        return ShapedArray(x.shape, x.dtype)
+    raise TypeError(f"{type(x).__name__} {x!r:.60} is not a valid inert value: "
+                    "use numpy arrays, numpy scalars or Python numbers")
+
+
+def promotion_operand(aval: ShapedArray):
+    """What numpy's promotion should see for this aval: weak ones as Python scalars."""
+    if aval.weak_type:
+        return aval.dtype.type(0).item()
+    return aval.dtype
+
+
+def result_dtype(*avals: ShapedArray) -> np.dtype:
+    """numpy's result dtype of combining these avals (NEP 50 for weak ones)."""
+    return np.result_type(*map(promotion_operand, avals))
+
+
+def is_float(dtype: np.dtype) -> bool:
+    return np.issubdtype(dtype, np.inexact)
+
+
+def is_integer_or_bool(dtype: np.dtype) -> bool:
+    return dtype.kind in "iub"
+
+
+def tangent_dtype(dtype: np.dtype) -> np.dtype:
+    """Floats differentiate into themselves; integers and booleans into float0."""
+    return dtype if is_float(dtype) else float0
+
+
+def tangent_aval(aval: ShapedArray) -> ShapedArray:
+    return ShapedArray(aval.shape, tangent_dtype(aval.dtype))

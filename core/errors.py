@@ -1,0 +1,47 @@
+"""The errors inert raises, re-exported as `inert.errors`.
+
+Every error that is the user's fault carries the user's source line: rules raise
+with a message naming the primitive and the shapes, and the tracing machinery
+appends where in the user's code the offending operation was written (see
+`with_source`). Subclassing the matching builtin (`TypeError`, `ValueError`) keeps
+`except TypeError:` code written against numpy or JAX working.
+"""
+
+from __future__ import annotations
+
+
+class InertError(Exception):
+    """Base class of every error inert raises on purpose."""
+
+    source: str | None = None
+
+    def with_source(self, source: object) -> InertError:
+        """Append the user's source line to the message, once."""
+        if self.source is None and source is not None:
+            self.source = str(source)
+            self.args = (f"{self.args[0] if self.args else ''}\n  at {self.source}",)
+        return self
+
+
+class ShapeError(InertError, ValueError):
+    """Operand shapes that do not fit a primitive (names the primitive and shapes)."""
+
+
+class DTypeError(InertError, TypeError):
+    """Operand dtypes that do not fit a primitive."""
+
+
+class ConcretizationError(InertError, TypeError):
+    """A concrete Python value (bool, int, index) was needed from a traced value."""
+
+
+class NonDifferentiableError(InertError, TypeError):
+    """An operand without a derivative (an order, an index, ...) was active."""
+
+
+class ActivityError(InertError, TypeError):
+    """An active value would be written into an inactive mutable buffer."""
+
+
+class EscapedTracerError(InertError, RuntimeError):
+    """A tracer was used after the transformation that created it had finished."""

@@ -1,0 +1,185 @@
+"""The IR: variables, literals, equations and jaxprs.
+
+Vars, Literals and Jaxprs compare by identity (a variable *is* its definition);
+everything is frozen, so a transformation builds a new jaxpr instead of editing one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import numpy as np
+
+from .avals import ShapedArray, concrete_aval
+
+
+@attrs.frozen(eq=False)
+class Var:
+    """A variable: defined once, by a jaxpr input or an equation's output."""
+
+    aval: ShapedArray
+
+
+@attrs.frozen(eq=False)
+class Literal:
+    """A constant small enough to print inline (a scalar), never a residual."""
+
+    val: Any
+    aval: ShapedArray
+
+
+Atom = Var | Literal
+
+
+@attrs.frozen
+class SourceInfo:
+    """Where in the user's code an equation was written."""
+
+    filename: str
+    lineno: int
+    function: str
+
+    def __str__(self) -> str:
+        return f"{self.filename}:{self.lineno} ({self.function})"
+
+
+@attrs.frozen(eq=False)
+class JaxprEqn:
+    """`outputs = primitive(*inputs, **params)`, remembering the user's line."""
+
+    primitive: Any  # core.primitive.Primitive; typed loosely to avoid an import cycle
+    inputs: tuple[Atom, ...]
+    outputs: tuple[Var, ...]
+    params: dict[str, Any]
+    source_info: SourceInfo | None = None
+
+
+@attrs.frozen(eq=False)
+class Jaxpr:
+    """A typed, first-order program in A-normal form.
+
+    `constvars` are inputs whose values are fixed when the jaxpr is closed (arrays the
+    traced function closed over); `invars` are the arguments.
+    """
+
+    constvars: tuple[Var, ...]
+    invars: tuple[Var, ...]
+    eqns: tuple[JaxprEqn, ...]
+    outvars: tuple[Atom, ...]
+
+    @property
+    def in_avals(self) -> list[ShapedArray]:
+        return [v.aval for v in self.invars]
+
+    @property
+    def out_avals(self) -> list[ShapedArray]:
+        return [v.aval for v in self.outvars]
+
+    def __str__(self) -> str:
+        return pp_jaxpr(self)
+
+
+@attrs.frozen(eq=False)
+class ClosedJaxpr:
+    """A jaxpr with values for its constvars: a self-contained function."""
+
+    jaxpr: Jaxpr
+    consts: tuple[Any, ...] = ()
+
+    @property
+    def in_avals(self) -> list[ShapedArray]:
+        return self.jaxpr.in_avals
+
+    @property
+    def out_avals(self) -> list[ShapedArray]:
+        return self.jaxpr.out_avals
+
+    def __str__(self) -> str:
+        return str(self.jaxpr)
+
+
+def literal(val) -> Literal:
+    return Literal(val, concrete_aval(val))
+
+
+def is_literalable(x) -> bool:
+    """Scalars are inlined into jaxprs as literals; arrays become constvars."""
+    return type(x) in (bool, int, float, complex) or (isinstance(x, np.generic))
+
+
+# ---------------------------------------------------------------------------------
+# Pretty-printing in JAX's style: `{ lambda ; a:f64[3]. let b:f64[3] = sin a in (b,) }`
+
+
+def _var_names():
+    """a, b, ..., z, ba, bb, ...: the names JAX gives variables, in order of use."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    n = 0
+    while True:
+        name, k = "", n
+        while True:
+            name = letters[k % 26] + name
+            k //= 26
+            if k == 0:
+                break
+        yield name
+        n += 1
+
+
+class _Namer:
+    def __init__(self, marked):
+        self.names: dict[Var, str] = {}
+        self.fresh = _var_names()
+        self.marked = marked
+
+    def __call__(self, atom: Atom) -> str:
+        if isinstance(atom, Literal):
+            return f"{_pp_value(atom.val)}:{atom.aval.str_short()}"
+        if atom not in self.names:
+            self.names[atom] = next(self.fresh)
+        return self.names[atom] + ("*" if atom in self.marked else "")
+
+    def binder(self, var: Var) -> str:
+        return f"{self(var)}:{var.aval.str_short()}"
+
+
+def _pp_value(val) -> str:
+    if isinstance(val, np.ndarray) and val.ndim == 0:
+        val = val[()]
+    return repr(val.item() if isinstance(val, np.generic) else val)
+
+
+def _pp_param(value, indent: int) -> str:
+    if isinstance(value, (Jaxpr, ClosedJaxpr)):
+        jaxpr = value.jaxpr if isinstance(value, ClosedJaxpr) else value
+        return "\n" + pp_jaxpr(jaxpr, indent=indent + 4)
+    if isinstance(value, np.dtype):
+        return value.name
+    return str(value)
+
+
+def _pp_eqn(eqn: JaxprEqn, name: _Namer, indent: int, source: bool) -> str:
+    lhs = " ".join(name.binder(v) for v in eqn.outputs) or "_"
+    params = " ".join(f"{k}={_pp_param(v, indent)}" for k, v in eqn.params.items())
+    head = eqn.primitive.name + (f"[{params}]" if params else "")
+    args = " ".join(name(a) for a in eqn.inputs)
+    where = f"  # {eqn.source_info}" if source and eqn.source_info else ""
+    return f"{lhs} = {head} {args}".rstrip() + where
+
+
+def pp_jaxpr(jaxpr: Jaxpr, *, indent: int = 0, marked=frozenset(), source: bool = False) -> str:
+    """Print a jaxpr; variables in `marked` get a `*` (used to show active values)."""
+    name = _Namer(marked)
+    consts = " ".join(name.binder(v) for v in jaxpr.constvars)
+    args = " ".join(name.binder(v) for v in jaxpr.invars)
+    eqns = [_pp_eqn(e, name, indent, source) for e in jaxpr.eqns]
+    outs = "".join(f"{name(v)}, " for v in jaxpr.outvars).rstrip(" ")
+    if len(outs) > 1 and len(jaxpr.outvars) > 1:
+        outs = outs.rstrip(",")
+    head = f"{' ' * indent}{{ lambda {consts}; {args}. let"
+    one_line = f"{head} {eqns[0] if eqns else ''} in ({outs}) }}"
+    if len(eqns) <= 1 and "\n" not in one_line and len(one_line) <= 100:
+        return one_line.replace("let  in", "let in")
+    body = "".join(f"\n{' ' * (indent + 4)}{e}" for e in eqns)
+    return f"{head}{body}\n{' ' * (indent + 2)}in ({outs}) }}"

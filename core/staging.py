@@ -1,0 +1,156 @@
+"""Staging: tracing a Python function into a jaxpr.
+
+The staging trace records every operation as an equation. It can also carry *known*
+values: a tracer whose inputs are all known gets its value computed at once, one
+level down, while the equation is still recorded. This one mechanism serves
+
+* `make_jaxpr`/`jit`: no input is known; the trace only records;
+* linearization (`vjp`, `grad`): primal inputs are known and tangents are not, so
+  the forward pass runs eagerly (Python `if` on a primal works, as in JAX's eager
+  grad) while the whole program, known and unknown, is recorded for partial
+  evaluation to choose the residuals from. The values of known variables read by
+  unknown equations are kept in `JaxprBuilder.known_values`: they are the only
+  candidates for residuals.
+
+The staging trace is *dynamic*: operations on plain constants (`zeros`, a broadcast
+of a literal in a jvp rule) are recorded too, so partial evaluation sees where every
+value came from and can recompute cheap ones instead of saving them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from .avals import ShapedArray
+from .ir import Jaxpr, JaxprEqn, Var, is_literalable, literal
+from .trace import (
+    MainTrace,
+    Trace,
+    Tracer,
+    abstract_eval,
+    current_dynamic,
+    dynamic_set_to,
+    full_raise,
+    get_aval,
+    new_main,
+    user_source_info,
+)
+
+
+class _NotKnown:
+    def __repr__(self) -> str:
+        return "NOT_KNOWN"
+
+
+NOT_KNOWN = _NotKnown()
+
+
+class StagingTracer(Tracer):
+    __slots__ = ("_aval", "atom", "known")
+
+    def __init__(self, trace, aval: ShapedArray, atom, known=NOT_KNOWN):
+        self._trace = trace
+        self._aval = aval
+        self.atom = atom
+        self.known = known
+
+    @property
+    def aval(self) -> ShapedArray:
+        return self._aval
+
+    def concrete_value(self, why: str):
+        if self.known is NOT_KNOWN:
+            return super().concrete_value(why)
+        if isinstance(self.known, Tracer):
+            return self.known.concrete_value(why)
+        return self.known
+
+
+@attrs.define(eq=False)
+class JaxprBuilder:
+    """What a staging trace has recorded so far."""
+
+    parent_dynamic: MainTrace
+    track_known: bool
+    eqns: list[JaxprEqn] = attrs.Factory(list)
+    constvars: list[Var] = attrs.Factory(list)
+    consts: list[Any] = attrs.Factory(list)
+    const_index: dict[int, Var] = attrs.Factory(dict)
+    known_values: dict[Var, Any] = attrs.Factory(dict)
+
+    def const_var(self, val) -> Var:
+        var = self.const_index.get(id(val))
+        if var is None:
+            var = Var(get_aval(val))
+            self.const_index[id(val)] = var
+            self.constvars.append(var)
+            self.consts.append(val)  # also keeps id(val) from being reused
+        return var
+
+    def build(self, in_tracers, out_tracers) -> tuple[Jaxpr, list]:
+        jaxpr = Jaxpr(
+            tuple(self.constvars),
+            tuple(t.atom for t in in_tracers),
+            tuple(self.eqns),
+            tuple(t.atom for t in out_tracers),
+        )
+        return jaxpr, list(self.consts)
+
+
+class StagingTrace(Trace):
+    __slots__ = ()
+
+    @property
+    def builder(self) -> JaxprBuilder:
+        return self.main.global_data
+
+    def new_arg(self, aval: ShapedArray, known=NOT_KNOWN) -> StagingTracer:
+        return StagingTracer(self, aval, Var(aval), known)
+
+    def lift(self, val) -> StagingTracer:
+        if is_literalable(val):
+            lit = literal(val)
+            return StagingTracer(self, lit.aval, lit, val)
+        var = self.builder.const_var(val)
+        return StagingTracer(self, var.aval, var, val)
+
+    def process_primitive(self, prim, tracers, params):
+        avals_out = abstract_eval(prim, [t.aval for t in tracers], params)
+        known_out = self._known_outputs(prim, tracers, params, len(avals_out))
+        outvars = [Var(aval) for aval in avals_out]
+        eqn = JaxprEqn(prim, tuple(t.atom for t in tracers), tuple(outvars), params,
+                       user_source_info())
+        self.builder.eqns.append(eqn)
+        return [StagingTracer(self, v.aval, v, k) for v, k in zip(outvars, known_out)]
+
+    def _known_outputs(self, prim, tracers, params, n_out: int) -> list:
+        builder = self.builder
+        if not builder.track_known:
+            return [NOT_KNOWN] * n_out
+        if all(t.known is not NOT_KNOWN for t in tracers):
+            with dynamic_set_to(builder.parent_dynamic):
+                out = prim.bind(*(t.known for t in tracers), **params)
+            return out if prim.multiple_results else [out]
+        for t in tracers:  # an unknown equation reads these: residual candidates
+            if t.known is not NOT_KNOWN and isinstance(t.atom, Var):
+                builder.known_values[t.atom] = t.known
+        return [NOT_KNOWN] * n_out
+
+
+def stage(fun, in_avals, knowns=None):
+    """Trace `fun` (flat list in, flat list out) into a jaxpr.
+
+    With `knowns` (one value or NOT_KNOWN per input), known values are computed as
+    the trace goes. Returns the jaxpr, its consts, the known value of each output
+    and the builder's `known_values`.
+    """
+    builder = JaxprBuilder(current_dynamic(), track_known=knowns is not None)
+    knowns = knowns if knowns is not None else [NOT_KNOWN] * len(in_avals)
+    with new_main(StagingTrace, builder, dynamic=True) as main:
+        in_tracers = [main.trace.new_arg(a, k) for a, k in zip(in_avals, knowns)]
+        outs = fun(*in_tracers)
+        out_tracers = [full_raise(main.trace, o) for o in outs]
+        jaxpr, consts = builder.build(in_tracers, out_tracers)
+    return jaxpr, consts, [t.known for t in out_tracers], builder.known_values

@@ -1,0 +1,307 @@
+"""Primitives, traces and tracers: how an operation finds the interpreter for it.
+
+Every transformation in progress owns a `MainTrace` with a *level*: its position on
+the trace stack. A tracer belongs to one main trace. `bind` gives an operation to
+the highest-level trace among its operands (or the *dynamic* trace, which stages
+even operations on plain constants), after *raising* lower-level operands into it.
+A value from an outer transformation is therefore a constant to an inner one: it
+is inactive for the inner level and stays active for its own. This is what keeps
+nested differentiation free of perturbation confusion.
+
+Level 0 is the eval trace: operations on plain numpy values run their `impl`.
+The state is thread-local, so vjp functions can be called from several threads.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import threading
+from typing import Any
+
+import attrs
+import numpy as np
+
+from .avals import ShapedArray, concrete_aval
+from .errors import ConcretizationError, EscapedTracerError, InertError
+from .ir import SourceInfo
+from .rules import RuleTable
+
+ALL_PRIMITIVES: list[Primitive] = []
+
+impl_rules = RuleTable("impl")
+"""`impl(*values, **params) -> value` (a list of values if `multiple_results`)."""
+
+abstract_eval_rules = RuleTable("abstract eval")
+"""`abstract_eval(*avals, **params) -> aval` (a list if `multiple_results`)."""
+
+
+@attrs.frozen(eq=False)
+class Primitive:
+    """An operation of the IR. `operand_names` name operands in error messages."""
+
+    name: str
+    multiple_results: bool = False
+    operand_names: tuple[str, ...] = ()
+
+    def __attrs_post_init__(self):
+        ALL_PRIMITIVES.append(self)
+
+    def bind(self, *args, **params):
+        return bind(self, args, params)
+
+    def operand_name(self, i: int) -> str:
+        if i < len(self.operand_names):
+            return f"operand {i} ({self.operand_names[i]})"
+        return f"operand {i}"
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+# ---------------------------------------------------------------------------------
+# The trace stack
+
+
+@attrs.define(eq=False)
+class MainTrace:
+    """One transformation in progress. `global_data` is the interpreter's own state."""
+
+    level: int
+    trace_type: type
+    global_data: Any = None
+    active: bool = True
+    trace: Any = None
+
+    def __attrs_post_init__(self):
+        self.trace = self.trace_type(self)
+
+
+class _TraceState(threading.local):
+    def __init__(self):
+        self.stack: list[MainTrace] = [MainTrace(0, EvalTrace)]
+        self.dynamic: MainTrace = self.stack[0]
+
+
+@contextlib.contextmanager
+def new_main(trace_type: type, global_data: Any = None, dynamic: bool = False):
+    """Push a transformation; with `dynamic`, even constant-only operations go to it."""
+    stack = _state.stack
+    main = MainTrace(len(stack), trace_type, global_data)
+    stack.append(main)
+    previous_dynamic = _state.dynamic
+    if dynamic:
+        _state.dynamic = main
+    try:
+        yield main
+    finally:
+        _state.dynamic = previous_dynamic
+        main.active = False
+        stack.pop()
+
+
+@contextlib.contextmanager
+def dynamic_set_to(main: MainTrace):
+    """Run operations on constants at `main` (a staging trace computing known values)."""
+    previous, _state.dynamic = _state.dynamic, main
+    try:
+        yield
+    finally:
+        _state.dynamic = previous
+
+
+def current_dynamic() -> MainTrace:
+    return _state.dynamic
+
+
+def trace_depth() -> int:
+    """How many transformations are in progress (0 when none is): for tests."""
+    return len(_state.stack) - 1
+
+
+class Trace:
+    """An interpreter at one level. Subclasses define `lift` and `process_primitive`."""
+
+    __slots__ = ("main",)
+
+    def __init__(self, main: MainTrace):
+        self.main = main
+
+    def lift(self, val) -> Tracer:
+        """Wrap a plain value or a lower-level tracer as a tracer of this trace."""
+        raise NotImplementedError
+
+    def process_primitive(self, prim: Primitive, tracers: list, params: dict) -> list:
+        raise NotImplementedError
+
+
+class Tracer:
+    """A value being traced. Operators and array methods are installed by
+    `primitives.array_methods`, which owns the operations they call."""
+
+    __slots__ = ("_trace",)
+    __array_priority__ = 1000
+    __array_ufunc__ = None  # numpy defers `ndarray * tracer` to the tracer
+
+    @property
+    def aval(self) -> ShapedArray:
+        raise NotImplementedError
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: self.aval.ndim)
+    size = property(lambda self: self.aval.size)
+
+    def full_lower(self):
+        return self
+
+    def concrete_value(self, why: str):
+        """The value as a numpy array, if this trace knows it; else a clear error."""
+        raise ConcretizationError(
+            f"{why} needs the concrete value of a traced array {self.aval.str_short()}, "
+            "but its value is not known while tracing (it depends on an input of "
+            "make_jaxpr/jit or is a derivative). Use inert.numpy.where for a "
+            "data-dependent choice, inert.lax.cond for a branch, and "
+            "inert.lax.while_loop/fori_loop for a loop."
+        ).with_source(user_source_info())
+
+    def __bool__(self):
+        return bool(self.concrete_value("bool() (an `if`, `while`, `and`/`or`)"))
+
+    def __int__(self):
+        return int(self.concrete_value("int()"))
+
+    def __float__(self):
+        return float(self.concrete_value("float()"))
+
+    def __complex__(self):
+        return complex(self.concrete_value("complex()"))
+
+    def __index__(self):
+        return int(self.concrete_value("using an array as a Python index"))
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self.concrete_value("converting to a numpy array"), dtype=dtype)
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of a 0-d array")
+        return self.shape[0]
+
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}<{self.aval.str_short()}>"
+
+
+def full_lower(val):
+    return val.full_lower() if isinstance(val, Tracer) else val
+
+
+def find_top_trace(args) -> Trace:
+    top = _state.dynamic
+    for x in args:
+        if isinstance(x, Tracer):
+            main = x._trace.main
+            if main.level > top.level:
+                top = main
+    return top.trace
+
+
+def full_raise(trace: Trace, val) -> Tracer:
+    """`val` as a tracer of `trace`: lifted if it is a constant or lower-level."""
+    if not isinstance(val, Tracer):
+        return trace.lift(val)
+    main = val._trace.main
+    if main is trace.main:
+        return val
+    if not main.active:
+        raise EscapedTracerError(
+            f"a tracer {val.aval.str_short()} of a finished transformation was used: "
+            "a traced value escaped (e.g. stored in a global or a closure) and was used "
+            "after the transformation that created it returned"
+        ).with_source(user_source_info())
+    if main.level < trace.main.level:
+        return trace.lift(val)
+    raise EscapedTracerError(
+        f"a tracer of level {main.level} met a trace of level {trace.main.level}: "
+        "a traced value escaped into an enclosing transformation"
+    ).with_source(user_source_info())
+
+
+def bind(prim: Primitive, args, params):
+    """Apply a primitive: at the eval trace run its impl, else hand it to the top trace."""
+    trace = find_top_trace(args)
+    if trace.main.level == 0:
+        return eval_primitive(prim, args, params)
+    outs = trace.process_primitive(prim, [full_raise(trace, a) for a in args], params)
+    if prim.multiple_results:
+        return [full_lower(o) for o in outs]
+    return full_lower(outs[0])
+
+
+class EvalTrace(Trace):
+    """Level 0: operations on concrete values run at once."""
+
+    __slots__ = ()
+
+    def lift(self, val):
+        return val
+
+    def process_primitive(self, prim, values, params):
+        out = eval_primitive(prim, values, params)
+        return out if prim.multiple_results else [out]
+
+
+def eval_primitive(prim: Primitive, values, params):
+    """Run the impl; if numpy fails, let abstract evaluation explain why."""
+    try:
+        return impl_rules[prim](*values, **params)
+    except InertError as e:
+        raise e.with_source(user_source_info()) from None
+    except Exception as numpy_error:
+        # Shape and dtype checks live in the abstract eval rules, run only on failure
+        # so that eager evaluation pays nothing for them.
+        abstract_eval(prim, [get_aval(v) for v in values], params)
+        raise numpy_error
+
+
+def abstract_eval(prim: Primitive, avals, params):
+    """The output avals (always a list), with the user's line on a rule's error."""
+    try:
+        out = abstract_eval_rules[prim](*avals, **params)
+    except InertError as e:
+        raise e.with_source(user_source_info()) from None
+    return out if prim.multiple_results else [out]
+
+
+def get_aval(x) -> ShapedArray:
+    if isinstance(x, Tracer):
+        return x.aval
+    return concrete_aval(x)
+
+
+# ---------------------------------------------------------------------------------
+# Source lines: the first frame outside inert's own machinery is the user's.
+
+_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_INTERNAL = (
+    *(os.path.join(_PACKAGE_ROOT, d) + os.sep for d in ("core", "interpreters", "primitives")),
+    os.path.join(_PACKAGE_ROOT, "__init__.py"),
+    contextlib.__file__,
+    "<attrs generated",
+)
+
+
+def user_source_info() -> SourceInfo | None:
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not filename.startswith(_INTERNAL):
+            return SourceInfo(filename, frame.f_lineno, frame.f_code.co_name)
+        frame = frame.f_back
+    return None
+
+
+_state = _TraceState()

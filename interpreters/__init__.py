@@ -1,0 +1,1 @@
+"""One module per transformation, and the user-facing transforms (api)."""

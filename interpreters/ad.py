@@ -1,0 +1,209 @@
+"""Forward mode: the jvp interpreter.
+
+Rule signature::
+
+    jvp_rules[prim](primals: list, tangents: list, **params) -> (primals_out, tangents_out)
+
+A tangent is either a value or `Zero(aval, level)`: the symbolic tangent of a value
+that is inactive at this level. Rules see `Zero` for inactive operands and emit no
+work for them; the trace skips an equation whose operands are all inactive without
+calling its rule at all. `defjvp` reduces most rules to one line per operand.
+
+A value from an outer level (or a plain constant) seen here is lifted with a `Zero`
+tangent of *this* level: it is inactive here and keeps its own derivative at its own
+level. That is why nested derivatives need no special care.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.activity import Zero
+from ..core.avals import ShapedArray, tangent_aval
+from ..core.errors import DTypeError, NonDifferentiableError
+from ..core.rules import RuleTable
+from ..core.trace import (
+    Primitive,
+    Trace,
+    Tracer,
+    abstract_eval_rules,
+    get_aval,
+    impl_rules,
+    new_main,
+    user_source_info,
+)
+
+jvp_rules = RuleTable("jvp")
+
+
+def defjvp(prim: Primitive, *operand_rules) -> None:
+    """One rule per operand: `rule(tangent, out, *primals, **params)` gives that
+    operand's contribution to the output tangent; `None` marks an operand with no
+    derivative (an order, an index): an error if it is active, nothing if not."""
+
+    def rule(primals, tangents, **params):
+        out = prim.bind(*primals, **params)
+        tangent_out = Zero(tangent_aval(get_aval(out)))
+        for i, (operand_rule, t) in enumerate(zip(operand_rules, tangents)):
+            if type(t) is Zero:
+                continue
+            if operand_rule is None:
+                raise_non_differentiable(prim, i)
+            tangent_out = add_tangents(tangent_out, operand_rule(t, out, *primals, **params))
+        return [out], [tangent_out]
+
+    jvp_rules[prim] = rule
+
+
+def defjvp_zero(prim: Primitive) -> None:
+    """Piecewise-constant operations (floor, sign, comparisons): zero derivative."""
+
+    def rule(primals, tangents, **params):
+        out = prim.bind(*primals, **params)
+        outs = out if prim.multiple_results else [out]
+        return outs, [Zero(tangent_aval(get_aval(o))) for o in outs]
+
+    jvp_rules[prim] = rule
+
+
+def deflinear(prim: Primitive) -> None:
+    """Operations linear in their float operands jointly: the tangent is the same
+    operation applied to the tangents (inactive ones as explicit zeros)."""
+
+    def rule(primals, tangents, **params):
+        out = prim.bind(*primals, **params)
+        tangents = [instantiate_zeros(t) for t in tangents]
+        return [out], [prim.bind(*tangents, **params)]
+
+    jvp_rules[prim] = rule
+
+
+def raise_non_differentiable(prim: Primitive, i: int):
+    raise NonDifferentiableError(
+        f"{prim.name}: {prim.operand_name(i)} is active, but {prim.name} has no derivative "
+        f"with respect to it. If it should be a constant, wrap it in inert.stop_gradient or "
+        f"pass it to the transform as inert.Inactive(...)."
+    ).with_source(user_source_info())
+
+
+# ---------------------------------------------------------------------------------
+# Two primitives of the tangent space itself: adding tangents and materialising zeros
+
+add_any_p = Primitive("add_any")
+"""Sum of two tangents of the same type; what jvp rules use to combine contributions."""
+
+
+def add_tangents(a, b):
+    if type(a) is Zero:
+        return b
+    if type(b) is Zero:
+        return a
+    return add_any_p.bind(a, b)
+
+
+impl_rules[add_any_p] = np.add
+
+
+def add_any_abstract_eval(x: ShapedArray, y: ShapedArray) -> ShapedArray:
+    if x.strong() != y.strong():
+        raise DTypeError(f"add_any: tangents of different types {x} and {y}")
+    return x
+
+
+abstract_eval_rules[add_any_p] = add_any_abstract_eval
+
+
+def add_any_jvp(primals, tangents):
+    return [add_any_p.bind(*primals)], [add_tangents(*tangents)]
+
+
+jvp_rules[add_any_p] = add_any_jvp
+# transpose: registered by interpreters.transpose, which owns that table
+
+zeros_p = Primitive("zeros")
+"""An array of zeros: how a symbolic `Zero` becomes a value when one is needed. Having
+no operands, it is always cheap to recompute, so it is never saved as a residual."""
+
+
+def zeros(aval: ShapedArray):
+    return zeros_p.bind(shape=aval.shape, dtype=aval.dtype)
+
+
+impl_rules[zeros_p] = lambda *, shape, dtype: np.zeros(shape, dtype)
+abstract_eval_rules[zeros_p] = lambda *, shape, dtype: ShapedArray(shape, dtype)
+jvp_rules[zeros_p] = lambda primals, tangents, **params: (
+    [zeros_p.bind(**params)], [Zero(tangent_aval(ShapedArray(**params)))])
+# transpose: none needed, zeros has no operands
+
+
+def instantiate_zeros(t):
+    return zeros(t.aval) if type(t) is Zero else t
+
+
+# ---------------------------------------------------------------------------------
+# Tracer and trace
+
+
+class JVPTracer(Tracer):
+    __slots__ = ("primal", "tangent")
+
+    def __init__(self, trace, primal, tangent):
+        self._trace = trace
+        self.primal = primal
+        self.tangent = tangent
+
+    @property
+    def aval(self) -> ShapedArray:
+        return get_aval(self.primal)
+
+    def full_lower(self):
+        if type(self.tangent) is Zero:
+            return self.primal.full_lower() if isinstance(self.primal, Tracer) else self.primal
+        return self
+
+    def concrete_value(self, why: str):
+        if isinstance(self.primal, Tracer):
+            return self.primal.concrete_value(why)
+        return self.primal
+
+
+class JVPTrace(Trace):
+    __slots__ = ()
+
+    def lift(self, val) -> JVPTracer:
+        return JVPTracer(self, val, Zero(tangent_aval(get_aval(val)), self.main.level))
+
+    def process_primitive(self, prim, tracers, params):
+        primals = [t.primal for t in tracers]
+        tangents = [t.tangent for t in tracers]
+        if all(type(t) is Zero for t in tangents):
+            out = prim.bind(*primals, **params)  # inactive: no tangent work at all
+            return out if prim.multiple_results else [out]
+        primals_out, tangents_out = jvp_rules[prim](primals, tangents, **params)
+        return [p if type(t) is Zero else JVPTracer(self, p, t)
+                for p, t in zip(primals_out, tangents_out)]
+
+
+# ---------------------------------------------------------------------------------
+# Flat API
+
+
+def jvp_flat(fun, primals: list, tangents: list) -> tuple[list, list]:
+    """Push `tangents` (values, or `Zero` for inactive inputs) through `fun`."""
+    with new_main(JVPTrace) as main:
+        trace = main.trace
+        tracers_in = [p if type(t) is Zero else JVPTracer(trace, p, t)
+                      for p, t in zip(primals, tangents)]
+        outs = fun(*tracers_in)
+        return _unzip(main, outs)
+
+
+def _primal_and_tangent(main, out):
+    if isinstance(out, JVPTracer) and out._trace.main is main:
+        return out.primal, out.tangent
+    return out, Zero(tangent_aval(get_aval(out)), main.level)
+
+
+def _unzip(main, outs) -> tuple[list, list]:
+    pairs = [_primal_and_tangent(main, o) for o in outs]
+    return [p for p, _ in pairs], [t for _, t in pairs]

@@ -1,0 +1,46 @@
+"""Dead-code elimination: drop the work no requested output needs.
+
+Rule signature (only for primitives with sub-jaxprs, whose inner work can be pruned)::
+
+    dce_rules[prim](used_outputs: list[bool], eqn) -> (used_inputs: list[bool], eqn | None)
+
+Every other primitive is pure: it is kept iff one of its outputs is used.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from ..core.ir import Jaxpr, JaxprEqn, Var
+from ..core.rules import RuleTable
+
+dce_rules = RuleTable("dce")
+
+
+def dce_jaxpr(jaxpr: Jaxpr, used_outputs: list[bool], prune_invars: bool = False
+              ) -> tuple[Jaxpr, list[bool]]:
+    """The jaxpr restricted to the used outputs, and which inputs it still reads.
+
+    With `prune_invars` unused inputs are removed from the result's signature.
+    """
+    used: set[Var] = {v for v, u in zip(jaxpr.outvars, used_outputs) if u and type(v) is Var}
+    kept: list[JaxprEqn] = []
+    for eqn in reversed(jaxpr.eqns):
+        eqn = _dce_eqn(eqn, used)
+        if eqn is not None:
+            kept.append(eqn)
+            used.update(a for a in eqn.inputs if type(a) is Var)
+    used_inputs = [v in used for v in jaxpr.invars]
+    invars = tuple(v for v, u in zip(jaxpr.invars, used_inputs) if u or not prune_invars)
+    outvars = tuple(v for v, u in zip(jaxpr.outvars, used_outputs) if u)
+    return attrs.evolve(jaxpr, invars=invars, eqns=tuple(reversed(kept)), outvars=outvars), \
+        used_inputs
+
+
+def _dce_eqn(eqn: JaxprEqn, used: set) -> JaxprEqn | None:
+    used_outputs = [v in used for v in eqn.outputs]
+    if not any(used_outputs):
+        return None
+    if eqn.primitive in dce_rules:
+        _, eqn = dce_rules[eqn.primitive](used_outputs, eqn)
+    return eqn

@@ -1,0 +1,113 @@
+"""Reverse mode as `transpose ∘ partial_eval ∘ jvp`.
+
+`linearize_flat` stages the jvp of a function with its primal inputs *known* and its
+tangents unknown: the forward pass runs at once, the whole program is recorded, and
+partial evaluation keeps as residuals only the known values the (pruned) tangent
+program reads. The result is a `LinearFunction`: the tangent program plus its
+residuals, which can be run forwards (`linearize`) or transposed (`vjp`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from ..core.activity import Zero
+from ..core.avals import ShapedArray, tangent_aval
+from ..core.ir import Jaxpr, SourceInfo, Var
+from ..core.staging import NOT_KNOWN, stage
+from ..core.trace import get_aval
+from .ad import jvp_flat
+from .eval import eval_jaxpr
+from .partial_eval import partial_eval_jaxpr
+from .transpose import backward_pass
+
+
+@attrs.frozen
+class ResidualInfo:
+    """What one residual is: its type and where it came from."""
+
+    aval: ShapedArray
+    origin: str  # "input 0", "constant", or the primitive that produced it
+    source_info: SourceInfo | None
+
+    @property
+    def nbytes(self) -> int:
+        return self.aval.nbytes
+
+
+@attrs.frozen(eq=False)
+class LinearFunction:
+    """A linear map from the active inputs' tangents to the outputs' tangents.
+
+    `jaxpr` takes the residuals then one tangent per active input, and returns one
+    tangent per output whose tangent is not symbolically zero (`out_zero`).
+    """
+
+    jaxpr: Jaxpr
+    residuals: tuple[Any, ...]
+    residual_info: tuple[ResidualInfo, ...]
+    in_avals: tuple[ShapedArray, ...]
+    out_avals: tuple[ShapedArray, ...]
+    out_zero: tuple[bool, ...]
+
+    def apply(self, tangents: list) -> list:
+        outs = iter(eval_jaxpr(self.jaxpr, (), [*self.residuals, *tangents]))
+        return [Zero(a) if z else next(outs) for a, z in zip(self.out_avals, self.out_zero)]
+
+    def transpose(self, cts: list) -> list:
+        nonzero_cts = [ct for ct, z in zip(cts, self.out_zero) if not z]
+        mask = [False] * len(self.residuals) + [True] * len(self.in_avals)
+        return backward_pass(self.jaxpr, (), self.residuals, mask, nonzero_cts)
+
+
+def linearize_flat(fun, primals: list, active: list[bool], n_diff_outputs=None
+                   ) -> tuple[list, LinearFunction]:
+    """Run `fun` at `primals` and linearize it in the `active` inputs.
+
+    `n_diff_outputs()`, asked once `fun` has run, says how many leading outputs are
+    differentiated (the rest are `has_aux` outputs: computed, never differentiated,
+    never keeping residuals); None differentiates all.
+    """
+    primal_avals = [get_aval(p) for p in primals]
+    tangent_avals = [tangent_aval(a) for a, act in zip(primal_avals, active) if act]
+    out_zero: list[bool] = []
+
+    def jvp_fun(*args):
+        ps, ts = args[:len(primals)], iter(args[len(primals):])
+        tangents = [next(ts) if act else Zero(tangent_aval(a)) for a, act in
+                    zip(primal_avals, active)]
+        out_primals, out_tangents = jvp_flat(fun, ps, tangents)
+        n_diff = len(out_primals) if n_diff_outputs is None else n_diff_outputs()
+        out_zero.extend(type(t) is Zero for t in out_tangents[:n_diff])
+        return [*out_primals, *(t for t in out_tangents[:n_diff] if type(t) is not Zero)]
+
+    knowns = [*primals, *[NOT_KNOWN] * len(tangent_avals)]
+    jaxpr, consts, out_knowns, known_values = stage(jvp_fun, primal_avals + tangent_avals,
+                                                     knowns)
+    n_out = len(out_knowns) - (len(out_zero) - sum(out_zero))
+    unknown_inputs = [False] * len(primals) + [True] * len(tangent_avals)
+    split = partial_eval_jaxpr(jaxpr, unknown_inputs,
+                               [False] * n_out + [True] * (len(out_knowns) - n_out))
+    values = {**known_values, **dict(zip(jaxpr.constvars, consts)),
+              **dict(zip(jaxpr.invars, primals)),
+              **{v: k for v, k in zip(jaxpr.outvars, out_knowns) if k is not NOT_KNOWN}}
+    out_primals = out_knowns[:n_out]
+    diff_avals = [tangent_aval(get_aval(p)) for p in out_primals[:len(out_zero)]]
+    linear = LinearFunction(
+        split.unknown,
+        tuple(values[v] for v in split.residuals),
+        _residual_infos(split.residuals, jaxpr),
+        tuple(tangent_avals),
+        tuple(diff_avals),
+        tuple(out_zero),
+    )
+    return out_primals, linear
+
+
+def _residual_infos(residuals: list[Var], jaxpr: Jaxpr) -> tuple[ResidualInfo, ...]:
+    origin = {v: (f"input {i}", None) for i, v in enumerate(jaxpr.invars)}
+    origin.update((v, ("constant", None)) for v in jaxpr.constvars)
+    origin.update((v, (e.primitive.name, e.source_info)) for e in jaxpr.eqns for v in e.outputs)
+    return tuple(ResidualInfo(v.aval, *origin[v]) for v in residuals)

@@ -1,0 +1,95 @@
+"""Transposition: run a linear jaxpr backwards.
+
+Rule signature::
+
+    transpose_rules[prim](ct, *operands, **params) -> list  # one cotangent per operand
+
+`ct` is the output cotangent (a list for multiple-result primitives). Each operand is
+either a `LinearInput(aval)`, a value the program is linear in, or a known value
+(a residual or a literal). The rule returns a cotangent for each `LinearInput` and
+`None` for known operands. A cotangent nobody contributed to is the symbolic
+`Zero`: an equation whose output cotangents are all zero is skipped, so zeros cost
+nothing.
+
+Equations of a linear jaxpr that read no linear input (cheap values recomputed
+instead of saved) are evaluated first, forwards.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from ..core.activity import Zero
+from ..core.avals import ShapedArray
+from ..core.ir import Jaxpr, Literal, Var
+from ..core.rules import RuleTable
+from ..core.trace import bind
+from .ad import add_any_p, add_tangents
+
+transpose_rules = RuleTable("transpose")
+
+
+@attrs.frozen
+class LinearInput:
+    """An operand the program is linear in (JAX's UndefinedPrimal)."""
+
+    aval: ShapedArray
+
+
+def is_linear(x) -> bool:
+    return type(x) is LinearInput
+
+
+transpose_rules[add_any_p] = lambda ct, x, y: [ct, ct]
+
+
+def backward_pass(jaxpr: Jaxpr, consts, known_args, linear_mask, cts_out) -> list:
+    """Cotangents of the linear inputs of `jaxpr`, given those of its outputs.
+
+    `known_args` are the values of the non-linear inputs, `linear_mask` says which
+    inputs are linear; cotangents may be `Zero`. One pass each way, no recursion.
+    """
+    env = dict(zip(jaxpr.constvars, consts))
+    linear_vars = set()
+    known = iter(known_args)
+    for var, is_lin in zip(jaxpr.invars, linear_mask):
+        if is_lin:
+            linear_vars.add(var)
+        else:
+            env[var] = next(known)
+    linear_eqns = _forward_nonlinear(jaxpr, env, linear_vars)
+
+    ct_env: dict[Var, object] = {}
+    for var, ct in zip(jaxpr.outvars, cts_out):
+        if type(var) is Var and var in linear_vars and type(ct) is not Zero:
+            ct_env[var] = add_tangents(ct_env.get(var, Zero(var.aval)), ct)
+    for eqn in reversed(linear_eqns):
+        cts = [ct_env.pop(v, None) for v in eqn.outputs]
+        if all(ct is None for ct in cts):
+            continue
+        cts = [Zero(v.aval) if ct is None else ct for v, ct in zip(eqn.outputs, cts)]
+        operands = [LinearInput(a.aval) if a in linear_vars else _value(a, env)
+                    for a in eqn.inputs]
+        ct_arg = cts if eqn.primitive.multiple_results else cts[0]
+        cts_in = transpose_rules[eqn.primitive](ct_arg, *operands, **eqn.params)
+        for atom, ct in zip(eqn.inputs, cts_in):
+            if ct is not None and type(ct) is not Zero and atom in linear_vars:
+                ct_env[atom] = add_tangents(ct_env.get(atom, Zero(atom.aval)), ct)
+    return [ct_env.pop(v, Zero(v.aval)) for v, lin in zip(jaxpr.invars, linear_mask) if lin]
+
+
+def _forward_nonlinear(jaxpr: Jaxpr, env: dict, linear_vars: set) -> list:
+    """Evaluate equations that read no linear value; return the linear ones."""
+    linear_eqns = []
+    for eqn in jaxpr.eqns:
+        if any(type(a) is Var and a in linear_vars for a in eqn.inputs):
+            linear_vars.update(eqn.outputs)
+            linear_eqns.append(eqn)
+            continue
+        out = bind(eqn.primitive, [_value(a, env) for a in eqn.inputs], eqn.params)
+        env.update(zip(eqn.outputs, out if eqn.primitive.multiple_results else [out]))
+    return linear_eqns
+
+
+def _value(atom, env: dict):
+    return atom.val if type(atom) is Literal else env[atom]
