@@ -1,13 +1,18 @@
 """inert: JAX-style program transformations for numpy, with activity analysis.
 
-This module only re-exports; see DESIGN in the README for where things live.
+This module only re-exports. `inert.numpy`, `inert.lax`, `inert.scipy(.special)` and
+`inert.tree_util` live under `primitives/` and `core/` and are registered here under
+those names, the way the standard library provides `os.path`: a folder named `numpy`
+at the repository root would shadow the real numpy.
 """
 
 import sys as _sys
 
-from .core import errors
+from .core import errors, tree_util
 from .core.activity import Inactive
+from .core.avals import float0
 from .core.check import check_jaxpr, enable_checks
+from .core.ir import ClosedJaxpr, Jaxpr
 from .interpreters.api import (
     grad,
     jit,
@@ -21,13 +26,20 @@ from .interpreters.api import (
 )
 from .interpreters.eval import eval_jaxpr
 from .primitives import array_methods as _array_methods  # noqa: F401 — installs operators
+from .primitives import lax_api as lax
 from .primitives import numpy_api as numpy
+from .primitives import scipy_api as scipy
+from .primitives import scipy_special as _scipy_special
 from .primitives.elementwise import stop_gradient
 
-_sys.modules[__name__ + ".numpy"] = numpy
+for _name, _module in [("numpy", numpy), ("lax", lax), ("scipy", scipy),
+                       ("scipy.special", _scipy_special), ("tree_util", tree_util),
+                       ("errors", errors)]:
+    _sys.modules[f"{__name__}.{_name}"] = _module
 
 __all__ = [
-    "Inactive", "check_jaxpr", "enable_checks", "errors", "eval_jaxpr", "grad", "jit", "jvp",
-    "linearize", "make_jaxpr", "numpy", "print_saved_residuals", "saved_residuals",
-    "stop_gradient", "value_and_grad", "vjp",
+    "ClosedJaxpr", "Inactive", "Jaxpr", "check_jaxpr", "enable_checks", "errors", "eval_jaxpr",
+    "float0", "grad", "jit", "jvp", "lax", "linearize", "make_jaxpr", "numpy",
+    "print_saved_residuals", "saved_residuals", "scipy", "stop_gradient", "tree_util",
+    "value_and_grad", "vjp",
 ]

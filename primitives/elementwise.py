@@ -247,16 +247,16 @@ defjvp(tanh_p, lambda t, out, x: mul(t, sub(1.0, mul(out, out))))
 # ---------------------------------------------------------------------------------
 # Comparisons: boolean results, zero derivatives
 
-greater_p = Primitive("gt")
+gt_p = Primitive("gt")
 
 
-def greater(x, y):
-    return greater_p.bind(x, y)
+def gt(x, y):
+    return gt_p.bind(x, y)
 
 
-impl_rules[greater_p] = np.greater
-abstract_eval_rules[greater_p] = ufunc_abstract_eval(np.greater, "gt")
-defjvp_zero(greater_p)
+impl_rules[gt_p] = np.greater
+abstract_eval_rules[gt_p] = ufunc_abstract_eval(np.greater, "gt")
+defjvp_zero(gt_p)
 
 stop_gradient_p = Primitive("stop_gradient")
 

@@ -18,7 +18,7 @@ pi, e, inf, nan = np.pi, np.e, np.inf, np.nan
 
 sin, cos, exp, log, tanh = ew.sin, ew.cos, ew.exp, ew.log, ew.tanh
 add, subtract, multiply, divide, negative = ew.add, ew.sub, ew.mul, ew.div, ew.neg
-greater = ew.greater
+greater = ew.gt
 
 
 def _axes(axis, ndim: int) -> tuple[int, ...]:

@@ -1,0 +1,1 @@
+"""The indexing family of primitives (being written)."""

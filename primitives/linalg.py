@@ -1,0 +1,1 @@
+"""The linalg family of primitives (being written)."""

@@ -1,0 +1,1 @@
+"""The reductions family of primitives (being written)."""

@@ -1,0 +1,1 @@
+"""`inert.scipy.special`: scipy.special functions on inert's primitives (being written)."""

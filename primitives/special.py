@@ -1,0 +1,1 @@
+"""The special family of primitives (being written)."""

@@ -1,0 +1,108 @@
+"""Shared checks for tests: values against numpy, derivatives against finite
+differences, transposes by the inner-product identity `<J v, u> = <v, Jᵀ u>`."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import inert
+from inert.core.check import check_jaxpr
+from inert.core.trace import get_aval
+from inert.core.tree_util import tree_flatten, tree_map, tree_unflatten
+
+EPS = 1e-6
+
+
+def random_like(x, rng):
+    aval = get_aval(x)
+    return rng.standard_normal(aval.shape).astype(aval.dtype)
+
+
+def is_float_leaf(x) -> bool:
+    return np.issubdtype(get_aval(x).dtype, np.inexact)
+
+
+def numerical_jvp(f, args, tangents, eps=EPS):
+    """Central differences of f (pytree in/out) at args along tangents."""
+    plus = tree_map(lambda x, t: x + eps * t if is_float_leaf(x) else x, args, tangents)
+    minus = tree_map(lambda x, t: x - eps * t if is_float_leaf(x) else x, args, tangents)
+    return tree_map(lambda a, b: (np.asarray(a, np.float64) - b) / (2 * eps),
+                    f(*plus), f(*minus))
+
+
+def _float_tangents(args, rng):
+    return tuple(tree_map(lambda x: random_like(x, rng) if is_float_leaf(x) else
+                          np.zeros(np.shape(x), inert.float0), a) for a in args)
+
+
+def assert_allclose(a, b, rtol=1e-6, atol=1e-6, err_msg=""):
+    la, ta = tree_flatten(a)
+    lb, tb = tree_flatten(b)
+    assert ta == tb, f"structures differ: {ta} vs {tb}"
+    for x, y in zip(la, lb):
+        np.testing.assert_allclose(np.asarray(x, np.float64), np.asarray(y, np.float64),
+                                   rtol=rtol, atol=atol, err_msg=err_msg)
+
+
+def check_jvp(f, args, rng, rtol=1e-5, atol=1e-5):
+    """jvp against central finite differences, and its primal against f."""
+    tangents = _float_tangents(args, rng)
+    out, out_t = inert.jvp(f, args, tangents)
+    assert_allclose(out, f(*args), rtol=1e-12, atol=1e-12)
+    assert_allclose(out_t, numerical_jvp(f, args, tangents), rtol=rtol, atol=atol)
+
+
+def _inner(a, b) -> float:
+    la, _ = tree_flatten(a)
+    lb, _ = tree_flatten(b)
+    return float(sum(np.sum(np.asarray(x, np.float64) * np.asarray(y, np.float64))
+                     for x, y in zip(la, lb) if x is not None and y is not None
+                     and np.asarray(x).dtype != inert.float0))
+
+
+def check_vjp(f, args, rng, rtol=1e-7, atol=1e-9):
+    """The dot-product test: <J v, u> computed by jvp equals <v, Jᵀ u> by vjp."""
+    tangents = _float_tangents(args, rng)
+    out, out_t = inert.jvp(f, args, tangents)
+    out2, vjp_fn = inert.vjp(f, *args)
+    assert_allclose(out2, out, rtol=1e-12, atol=1e-12)
+    u = tree_map(lambda y: random_like(y, rng) if is_float_leaf(y) else
+                 np.zeros(np.shape(y), inert.float0), out)
+    cts = vjp_fn(u)
+    lhs = _inner(out_t, u)
+    rhs = _inner(tangents, cts)
+    np.testing.assert_allclose(lhs, rhs, rtol=rtol, atol=atol)
+
+
+def check_staged(f, args, rtol=1e-12, atol=1e-12):
+    """make_jaxpr gives a well-typed jaxpr that evaluates to f's value."""
+    closed = inert.make_jaxpr(f)(*args)
+    check_jaxpr(closed)
+    leaves, _ = tree_flatten(args)
+    got = inert.eval_jaxpr(closed.jaxpr, closed.consts, leaves)
+    want, tree = tree_flatten(f(*args))
+    assert_allclose(tree_unflatten(tree, got), tree_unflatten(tree, want), rtol=rtol,
+                    atol=atol)
+
+
+def check_abstract_eval(prim, args, params):
+    """The primitive's abstract eval agrees with its impl on shape and dtype."""
+    from inert.core.trace import abstract_eval, impl_rules  # noqa: PLC0415
+
+    out = impl_rules[prim](*args, **params)
+    outs = out if prim.multiple_results else [out]
+    avals = abstract_eval(prim, [get_aval(a) for a in args], params)
+    for o, a in zip(outs, avals):
+        o = np.asarray(o)
+        assert o.shape == tuple(a.shape), f"{prim}: impl shape {o.shape}, abstract {a.shape}"
+        assert o.dtype == a.dtype, f"{prim}: impl dtype {o.dtype}, abstract {a.dtype}"
+
+
+def check_grads(f, args, rng, order=1, rtol=1e-5, atol=1e-5):
+    """jvp and vjp of f (and, for order 2, of its jvp and vjp) are right."""
+    check_jvp(f, args, rng, rtol=rtol, atol=atol)
+    check_vjp(f, args, rng)
+    if order > 1:
+        tangents = _float_tangents(args, rng)
+        df = lambda *xs: inert.jvp(f, xs, tangents)[1]  # noqa: E731
+        check_grads(df, args, rng, order - 1, rtol=rtol * 10, atol=atol * 10)
