@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.trace import get_aval
 from . import elementwise as ew
 from . import structural as st
-from ..core.trace import get_aval
 
 float64, float32, int64, int32, bool_ = np.float64, np.float32, np.int64, np.int32, np.bool_
 pi, e, inf, nan = np.pi, np.e, np.inf, np.nan
