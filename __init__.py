@@ -14,11 +14,13 @@ from .core.avals import float0
 from .core.check import check_jaxpr, enable_checks
 from .core.ir import ClosedJaxpr, Jaxpr
 from .interpreters.api import (
+    activity_jaxpr,
     grad,
     jit,
     jvp,
     linearize,
     make_jaxpr,
+    print_activity,
     print_saved_residuals,
     saved_residuals,
     value_and_grad,
@@ -31,6 +33,7 @@ from .primitives import numpy_api as numpy
 from .primitives import scipy_api as scipy
 from .primitives import scipy_special as _scipy_special
 from .primitives.elementwise import stop_gradient
+# jacobian: exported once structural.concatenate exists
 
 for _name, _module in [("numpy", numpy), ("lax", lax), ("scipy", scipy),
                        ("scipy.special", _scipy_special), ("tree_util", tree_util),
@@ -38,6 +41,7 @@ for _name, _module in [("numpy", numpy), ("lax", lax), ("scipy", scipy),
     _sys.modules[f"{__name__}.{_name}"] = _module
 
 __all__ = [
+    "activity_jaxpr", "print_activity",
     "ClosedJaxpr", "Inactive", "Jaxpr", "check_jaxpr", "enable_checks", "errors", "eval_jaxpr",
     "float0", "grad", "jit", "jvp", "lax", "linearize", "make_jaxpr", "numpy",
     "print_saved_residuals", "saved_residuals", "scipy", "stop_gradient", "tree_util",

@@ -18,7 +18,7 @@ float0 = np.dtype([("float0", np.void, 0)])
 _SHORT_NAMES = {"f": "f", "i": "i", "u": "u", "c": "c"}
 
 
-@attrs.frozen(slots=True)
+@attrs.frozen(slots=True, cache_hash=True)
 class ShapedArray:
     """The shape and dtype of an array; compares by value."""
 
@@ -68,11 +68,15 @@ def is_python_scalar(x) -> bool:
     return type(x) in _PYTHON_SCALAR_DTYPES
 
 
+_PYTHON_SCALAR_AVALS = {t: ShapedArray((), d, weak_type=t is not bool)
+                        for t, d in _PYTHON_SCALAR_DTYPES.items()}
+
+
 def concrete_aval(x) -> ShapedArray:
     """The aval of a concrete value: a numpy array or scalar, or a Python scalar."""
-    scalar_dtype = _PYTHON_SCALAR_DTYPES.get(type(x))
-    if scalar_dtype is not None:
-        return ShapedArray((), scalar_dtype, weak_type=type(x) is not bool)
+    scalar_aval = _PYTHON_SCALAR_AVALS.get(type(x))
+    if scalar_aval is not None:
+        return scalar_aval
     if isinstance(x, (np.ndarray, np.generic)):
         if x.dtype == object:
             raise DTypeError(f"arrays of dtype object are not supported (got {x!r:.60})")

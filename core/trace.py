@@ -297,11 +297,17 @@ _INTERNAL = (
 def user_source_info() -> SourceInfo | None:
     frame = sys._getframe(1)
     while frame is not None:
-        filename = frame.f_code.co_filename
-        if not filename.startswith(_INTERNAL):
-            return SourceInfo(filename, frame.f_lineno, frame.f_code.co_name)
+        code = frame.f_code
+        internal = _internal_code.get(code)
+        if internal is None:
+            internal = _internal_code[code] = code.co_filename.startswith(_INTERNAL)
+        if not internal:
+            return SourceInfo(code.co_filename, frame.f_lineno, code.co_name)
         frame = frame.f_back
     return None
+
+
+_internal_code: dict = {}  # code object -> is it inert's own? (a cache: frames repeat)
 
 
 _state = _TraceState()

@@ -21,12 +21,15 @@ import numpy as np
 from ..core.activity import Zero
 from ..core.avals import ShapedArray, tangent_aval
 from ..core.errors import DTypeError, NonDifferentiableError
+from ..core.ir import Jaxpr, Literal, Var
 from ..core.rules import RuleTable
+from ..core.staging import stage
 from ..core.trace import (
     Primitive,
     Trace,
     Tracer,
     abstract_eval_rules,
+    bind,
     get_aval,
     impl_rules,
     new_main,
@@ -207,3 +210,41 @@ def _primal_and_tangent(main, out):
 def _unzip(main, outs) -> tuple[list, list]:
     pairs = [_primal_and_tangent(main, o) for o in outs]
     return [p for p, _ in pairs], [t for _, t in pairs]
+
+
+def active_vars(jaxpr: Jaxpr, consts, active: list[bool], in_avals) -> set[Var]:
+    """The variables of `jaxpr` that carry a derivative when the `active` inputs do:
+    varied (the jvp rules give them a non-zero tangent, so `stop_gradient`, `floor`
+    and integer results are not) and useful (some output reads them)."""
+    varied: set[Var] = set()
+
+    def run(*args):
+        primals, tangents = args[:len(active)], iter(args[len(active):])
+        with new_main(JVPTrace) as main:
+            env = dict(zip(jaxpr.constvars, consts))
+            env.update((v, JVPTracer(main.trace, p, next(tangents)) if act else p)
+                       for v, p, act in zip(jaxpr.invars, primals, active))
+            for eqn in jaxpr.eqns:
+                out = bind(eqn.primitive, [_read(env, a) for a in eqn.inputs], eqn.params)
+                outs = out if eqn.primitive.multiple_results else [out]
+                env.update(zip(eqn.outputs, outs))
+                varied.update(v for v, o in zip(eqn.outputs, outs)
+                              if isinstance(o, JVPTracer) and o._trace.main is main)
+        return []
+
+    tangent_avals = [tangent_aval(a) for a, act in zip(in_avals, active) if act]
+    stage(run, [*in_avals, *tangent_avals])
+    varied.update(v for v, act in zip(jaxpr.invars, active) if act)
+    return varied & _useful_vars(jaxpr)
+
+
+def _read(env, atom):
+    return atom.val if type(atom) is Literal else env[atom]
+
+
+def _useful_vars(jaxpr: Jaxpr) -> set[Var]:
+    useful = {v for v in jaxpr.outvars if type(v) is Var}
+    for eqn in reversed(jaxpr.eqns):
+        if any(v in useful for v in eqn.outputs):
+            useful.update(a for a in eqn.inputs if type(a) is Var)
+    return useful

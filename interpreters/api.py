@@ -17,11 +17,11 @@ import numpy as np
 from ..core.activity import Inactive, Zero
 from ..core.avals import ShapedArray, float0, is_float, tangent_aval
 from ..core.check import check_jaxpr, checks_enabled
-from ..core.ir import ClosedJaxpr
+from ..core.ir import ClosedJaxpr, pp_jaxpr
 from ..core.pytree import PyTreeDef, tree_flatten, tree_unflatten
 from ..core.staging import stage
 from ..core.trace import get_aval
-from .ad import jvp_flat
+from .ad import active_vars, jvp_flat
 from .eval import eval_jaxpr
 from .linearize import LinearFunction, ResidualInfo, linearize_flat
 
@@ -91,7 +91,7 @@ def _item_argument_index(args: tuple) -> list[int]:
     return index
 
 
-def _flat_fun(f: Callable, flat_args: FlatArgs, out_store: list, has_aux: bool = False):
+def flat_fun(f: Callable, flat_args: FlatArgs, out_store: list, has_aux: bool = False):
     """`f` as a function of flat leaves returning flat leaves; records the output tree."""
 
     def flat(*leaves):
@@ -136,7 +136,7 @@ def _trace_to_closed_jaxpr(f, args, static) -> tuple[ClosedJaxpr, list]:
 
     flat_args = flatten_args(tuple(dynamic))
     out_store: list = []
-    fun = _flat_fun(with_static, flat_args, out_store)
+    fun = flat_fun(with_static, flat_args, out_store)
     avals = [get_aval(x).strong() if not isinstance(x, float) else get_aval(x)
              for x in flat_args.leaves]
     jaxpr, consts, _, _ = stage(fun, avals)
@@ -187,7 +187,7 @@ def jvp(f: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = Fals
     flat = flatten_args(primals)
     flat_tangents = _flat_tangents(primals, tangents, flat)
     out_store: list = []
-    fun = _flat_fun(f, flat, out_store, has_aux)
+    fun = flat_fun(f, flat, out_store, has_aux)
     out_primals, out_tangents = jvp_flat(fun, flat.leaves, flat_tangents)
     out_tree, aux_tree, n_out = out_store
     out_tangents = [_materialize(t, p) for t, p in zip(out_tangents[:n_out], out_primals)]
@@ -244,7 +244,7 @@ def linearize(f: Callable, *primals):
     """`(f(*primals), f_jvp)` where `f_jvp(*tangents)` applies the linearization."""
     flat = flatten_args(primals)
     out_store: list = []
-    out_primals, lin = linearize_flat(_flat_fun(f, flat, out_store), flat.leaves, flat.active)
+    out_primals, lin = linearize_flat(flat_fun(f, flat, out_store), flat.leaves, flat.active)
     out_tree = out_store[0]
 
     def f_jvp(*tangents):
@@ -298,7 +298,7 @@ def vjp(f: Callable, *primals, has_aux: bool = False):
 
 def _vjp_flat_args(f: Callable, flat: FlatArgs, has_aux: bool):
     out_store: list = []
-    fun = _flat_fun(f, flat, out_store, has_aux)
+    fun = flat_fun(f, flat, out_store, has_aux)
     out_primals, lin = linearize_flat(fun, flat.leaves, flat.active, lambda: out_store[2])
     out_tree, aux_tree, n_out = out_store
     vjp_fn = VJPFunction(lin, flat, out_tree, tuple(get_aval(p) for p in out_primals[:n_out]))
@@ -313,8 +313,8 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool 
 
     @functools.wraps(f)
     def value_and_grad_f(*args):
-        nums = _check_argnums(argnums_t, len(args))
-        _check_grad_inputs(args, nums)
+        nums = check_argnums(argnums_t, len(args))
+        check_grad_inputs(args, nums)
         out, vjp_fn, aux = _vjp_flat_args(f, flatten_args(args, nums), has_aux)
         aval = get_aval(out) if vjp_fn.out_tree.node_type is None else None
         if aval is None or aval.shape != () or not is_float(aval.dtype):
@@ -341,7 +341,7 @@ def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
     return grad_f
 
 
-def _check_argnums(argnums: tuple, nargs: int) -> tuple[int, ...]:
+def check_argnums(argnums: tuple, nargs: int) -> tuple[int, ...]:
     for a in argnums:
         if not isinstance(a, int) or not -nargs <= a < nargs:
             raise ValueError(f"argnums {a} is out of range for a function called with "
@@ -349,7 +349,7 @@ def _check_argnums(argnums: tuple, nargs: int) -> tuple[int, ...]:
     return tuple(a % nargs for a in argnums)
 
 
-def _check_grad_inputs(args: tuple, argnums: tuple) -> None:
+def check_grad_inputs(args: tuple, argnums: tuple) -> None:
     for a in argnums:
         if isinstance(args[a], Inactive):
             continue
@@ -386,3 +386,25 @@ def format_residuals(infos: list[ResidualInfo]) -> str:
     lines.append(f"{len(infos)} residual{'s' if len(infos) != 1 else ''}, "
                  f"{total:,} bytes in total")
     return "\n".join(line.rstrip() for line in lines)
+
+
+# ---------------------------------------------------------------------------------
+# Seeing activity
+
+
+def print_activity(f: Callable, *args, argnums: int | Sequence[int] | None = None) -> None:
+    """Print the jaxpr of `f` with each active variable marked `*`: those that carry a
+    derivative when differentiating in `argnums` (default: every float argument not
+    wrapped in `Inactive`)."""
+    closed, active = activity_jaxpr(f, *args, argnums=argnums)
+    print(pp_jaxpr(closed.jaxpr, marked=active))
+
+
+def activity_jaxpr(f: Callable, *args, argnums=None):
+    """`(closed_jaxpr, active_vars)`: what `print_activity` shows."""
+    nums = None if argnums is None else check_argnums(_as_tuple(argnums), len(args))
+    flat = flatten_args(args, nums)
+    closed, _ = _trace_to_closed_jaxpr(lambda *a: f(*flat.unflatten(a)),
+                                       tuple(flat.leaves), ())
+    avals = [get_aval(x) for x in flat.leaves]
+    return closed, active_vars(closed.jaxpr, closed.consts, flat.active, avals)
