@@ -9,8 +9,10 @@ level down, while the equation is still recorded. This one mechanism serves
   the forward pass runs eagerly (Python `if` on a primal works, as in JAX's eager
   grad) while the whole program, known and unknown, is recorded for partial
   evaluation to choose the residuals from. The values of known variables read by
-  unknown equations are kept in `JaxprBuilder.known_values`: they are the only
-  candidates for residuals.
+  unknown equations, or by the known equations that partial evaluation may
+  recompute (`keep_inputs_of`), are kept in `JaxprBuilder.known_values`: they are
+  the only candidates for residuals. Every other known value is dropped as soon as
+  the user's code drops it.
 
 The staging trace is *dynamic*: operations on plain constants (`zeros`, a broadcast
 of a literal in a jvp rule) are recorded too, so partial evaluation sees where every
@@ -19,7 +21,7 @@ value came from and can recompute cheap ones instead of saving them.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import attrs
 
@@ -74,6 +76,7 @@ class JaxprBuilder:
 
     parent_dynamic: MainTrace
     track_known: bool
+    keep_inputs_of: Callable[[Any], bool] = staticmethod(lambda prim: False)
     eqns: list[JaxprEqn] = attrs.Factory(list)
     constvars: list[Var] = attrs.Factory(list)
     consts: list[Any] = attrs.Factory(list)
@@ -129,17 +132,19 @@ class StagingTrace(Trace):
         builder = self.builder
         if not builder.track_known:
             return [NOT_KNOWN] * n_out
-        if all(t.known is not NOT_KNOWN for t in tracers):
-            with dynamic_set_to(builder.parent_dynamic):
-                out = prim.bind(*(t.known for t in tracers), **params)
-            return out if prim.multiple_results else [out]
-        for t in tracers:  # an unknown equation reads these: residual candidates
-            if t.known is not NOT_KNOWN and isinstance(t.atom, Var):
-                builder.known_values[t.atom] = t.known
-        return [NOT_KNOWN] * n_out
+        all_known = all(t.known is not NOT_KNOWN for t in tracers)
+        if not all_known or builder.keep_inputs_of(prim):
+            for t in tracers:  # residual candidates
+                if t.known is not NOT_KNOWN and isinstance(t.atom, Var):
+                    builder.known_values[t.atom] = t.known
+        if not all_known:
+            return [NOT_KNOWN] * n_out
+        with dynamic_set_to(builder.parent_dynamic):
+            out = prim.bind(*(t.known for t in tracers), **params)
+        return out if prim.multiple_results else [out]
 
 
-def stage(fun, in_avals, knowns=None):
+def stage(fun, in_avals, knowns=None, keep_inputs_of=None):
     """Trace `fun` (flat list in, flat list out) into a jaxpr.
 
     With `knowns` (one value or NOT_KNOWN per input), known values are computed as
@@ -147,6 +152,8 @@ def stage(fun, in_avals, knowns=None):
     and the builder's `known_values`.
     """
     builder = JaxprBuilder(current_dynamic(), track_known=knowns is not None)
+    if keep_inputs_of is not None:
+        builder.keep_inputs_of = keep_inputs_of
     knowns = knowns if knowns is not None else [NOT_KNOWN] * len(in_avals)
     with new_main(StagingTrace, builder, dynamic=True) as main:
         in_tracers = [main.trace.new_arg(a, k) for a, k in zip(in_avals, knowns)]

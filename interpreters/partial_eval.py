@@ -11,7 +11,11 @@ values the unknown part reads, and choosing them is an optimisation:
    residuals is recomputed in the unknown part instead of being saved (`zeros`,
    broadcasts, reshapes, `1 - y*y` from a saved `y`). This is a greedy form of the
    min-cut rematerialisation of functorch's partitioner: a residual is dropped only
-   when that costs no new residual, so the bytes kept never grow.
+   when that costs no new residual, so the bytes kept never grow;
+3. a residual computed by cheap equations from a single value no larger than itself
+   is replaced by that value (`tanh`'s output rather than `1 - tanh²`): the same
+   bytes, but the value the forward pass made anyway, which other rules (the next
+   step's matmul in a recurrence) can then share.
 
 Rule signature (only for primitives with sub-jaxprs, e.g. control flow)::
 
@@ -36,6 +40,10 @@ partial_eval_rules = RuleTable("partial eval")
 
 _recomputable: set[Primitive] = set()
 _RECOMPUTE_DEPTH = 8
+
+
+def is_recomputable(prim: Primitive) -> bool:
+    return prim in _recomputable
 
 
 def def_recomputable(*prims: Primitive) -> None:
@@ -119,18 +127,52 @@ def _residual_candidates(needed: list, unknown_outvars: list, unknown: set) -> l
 
 
 def _choose_residuals(candidates: list[Var], defining: dict) -> tuple[list[Var], list]:
-    """Drop every residual that cheap equations recompute from literals and the
-    residuals that stay; return the residuals kept and the equations to recompute."""
-    saved = dict.fromkeys(candidates)
+    """Save the upstream value of each candidate, drop every saved value that cheap
+    equations recompute from literals and the values that stay saved; return the
+    residuals kept and the equations recomputing the rest of what is read."""
+    saved = dict.fromkeys(_upstream(v, defining) for v in candidates)
     recomputed: dict[Var, JaxprEqn] = {}
-    for var in candidates:
+    for var in list(saved):
         del saved[var]
-        recipe = _recipe(var, saved, recomputed, defining, _RECOMPUTE_DEPTH)
-        if recipe is None:
+        if not _add_recipe(var, saved, recomputed, defining):
             saved[var] = None
-        else:
-            recomputed.update((v, e) for e in recipe for v in e.outputs)
+    for var in candidates:
+        found = _add_recipe(var, saved, recomputed, defining)
+        assert found, "an upstream residual recomputes its candidate"
     return list(saved), list(dict.fromkeys(recomputed.values()))
+
+
+def _add_recipe(var: Var, saved: dict, recomputed: dict, defining: dict) -> bool:
+    recipe = _recipe(var, saved, recomputed, defining, _RECOMPUTE_DEPTH)
+    if recipe is not None:
+        recomputed.update((v, e) for e in recipe for v in e.outputs)
+    return recipe is not None
+
+
+def _upstream(var: Var, defining: dict) -> Var:
+    """The single value `var` is cheaply computed from, if no larger; else `var`."""
+    sources = _cheap_sources(var, defining, _RECOMPUTE_DEPTH)
+    if sources is None or len(sources) != 1:
+        return var
+    (source,) = sources
+    return source if source.aval.nbytes <= var.aval.nbytes else var
+
+
+def _cheap_sources(var: Var, defining: dict, depth: int) -> set[Var] | None:
+    """The first non-cheaply-computed values behind `var` (None past the depth)."""
+    eqn = defining.get(var)
+    if eqn is None or eqn.primitive not in _recomputable:
+        return {var}
+    if depth == 0:
+        return None
+    sources: set[Var] = set()
+    for atom in eqn.inputs:
+        if type(atom) is Var:
+            sub = _cheap_sources(atom, defining, depth - 1)
+            if sub is None:
+                return None
+            sources |= sub
+    return sources
 
 
 def _recipe(var: Var, saved: dict, recomputed: dict, defining: dict, depth: int):
