@@ -98,7 +98,7 @@ def result_dtype(*avals: ShapedArray) -> np.dtype:
 
 
 def is_float(dtype: np.dtype) -> bool:
-    return np.issubdtype(dtype, np.inexact)
+    return dtype.kind in "fc"
 
 
 def is_integer_or_bool(dtype: np.dtype) -> bool:

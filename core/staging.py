@@ -33,7 +33,7 @@ from .trace import (
     Tracer,
     abstract_eval,
     current_dynamic,
-    dynamic_set_to,
+    bind_at,
     full_raise,
     get_aval,
     new_main,
@@ -120,27 +120,31 @@ class StagingTrace(Trace):
         return StagingTracer(self, var.aval, var, val)
 
     def process_primitive(self, prim, tracers, params):
-        avals_out = abstract_eval(prim, [t.aval for t in tracers], params)
-        known_out = self._known_outputs(prim, tracers, params, len(avals_out))
+        known_out = self._known_outputs(prim, tracers, params)
+        if known_out is None:
+            avals_out = abstract_eval(prim, [t.aval for t in tracers], params)
+            known_out = [NOT_KNOWN] * len(avals_out)
+        else:  # computed already: its type is the value's (no abstract eval needed)
+            avals_out = [get_aval(k) for k in known_out]
         outvars = [Var(aval) for aval in avals_out]
         eqn = JaxprEqn(prim, tuple(t.atom for t in tracers), tuple(outvars), params,
                        user_source_info())
         self.builder.eqns.append(eqn)
         return [StagingTracer(self, v.aval, v, k) for v, k in zip(outvars, known_out)]
 
-    def _known_outputs(self, prim, tracers, params, n_out: int) -> list:
+    def _known_outputs(self, prim, tracers, params) -> list | None:
+        """The outputs' values if every input is known, else None."""
         builder = self.builder
         if not builder.track_known:
-            return [NOT_KNOWN] * n_out
+            return None
         all_known = all(t.known is not NOT_KNOWN for t in tracers)
         if not all_known or builder.keep_inputs_of(prim):
             for t in tracers:  # residual candidates
                 if t.known is not NOT_KNOWN and isinstance(t.atom, Var):
                     builder.known_values[t.atom] = t.known
         if not all_known:
-            return [NOT_KNOWN] * n_out
-        with dynamic_set_to(builder.parent_dynamic):
-            out = prim.bind(*(t.known for t in tracers), **params)
+            return None
+        out = bind_at(builder.parent_dynamic, prim, [t.known for t in tracers], params)
         return out if prim.multiple_results else [out]
 
 

@@ -82,6 +82,7 @@ class _TraceState(threading.local):
     def __init__(self):
         self.stack: list[MainTrace] = [MainTrace(0, EvalTrace)]
         self.dynamic: MainTrace = self.stack[0]
+        self.source: SourceInfo | None = None  # the user's line of the bind in progress
 
 
 @contextlib.contextmanager
@@ -101,14 +102,15 @@ def new_main(trace_type: type, global_data: Any = None, dynamic: bool = False):
         stack.pop()
 
 
-@contextlib.contextmanager
-def dynamic_set_to(main: MainTrace):
-    """Run operations on constants at `main` (a staging trace computing known values)."""
-    previous, _state.dynamic = _state.dynamic, main
+def bind_at(main: MainTrace, prim: Primitive, args, params):
+    """Bind with `main` as the dynamic trace: how a staging trace computes known
+    values one level down (nested binds, e.g. in a control-flow impl, go there too)."""
+    state = _state
+    previous, state.dynamic = state.dynamic, main
     try:
-        yield
+        return bind(prim, args, params)
     finally:
-        _state.dynamic = previous
+        state.dynamic = previous
 
 
 def current_dynamic() -> MainTrace:
@@ -230,12 +232,24 @@ def full_raise(trace: Trace, val) -> Tracer:
     ).with_source(user_source_info())
 
 
-def bind(prim: Primitive, args, params):
-    """Apply a primitive: at the eval trace run its impl, else hand it to the top trace."""
+def bind(prim: Primitive, args, params, source: SourceInfo | None = None):
+    """Apply a primitive: at the eval trace run its impl, else hand it to the top trace.
+
+    The user's source line is found once per user-level operation (the outermost
+    traced bind) and shared by the equations the rules emit for it; an interpreter
+    re-binding a jaxpr's equation passes the equation's own `source`.
+    """
     trace = find_top_trace(args)
     if trace.main.level == 0:
         return eval_primitive(prim, args, params)
-    outs = trace.process_primitive(prim, [full_raise(trace, a) for a in args], params)
+    state = _state
+    outer_source = state.source
+    if source is not None or outer_source is None:
+        state.source = source or _walk_to_user_frame()
+    try:
+        outs = trace.process_primitive(prim, [full_raise(trace, a) for a in args], params)
+    finally:
+        state.source = outer_source
     if prim.multiple_results:
         return [full_lower(o) for o in outs]
     return full_lower(outs[0])
@@ -295,6 +309,11 @@ _INTERNAL = (
 
 
 def user_source_info() -> SourceInfo | None:
+    """The line of user code being traced or run."""
+    return _state.source or _walk_to_user_frame()
+
+
+def _walk_to_user_frame() -> SourceInfo | None:
     frame = sys._getframe(1)
     while frame is not None:
         code = frame.f_code

@@ -17,7 +17,7 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, args) -> list:
     env.update(zip(jaxpr.invars, args))
     for eqn in jaxpr.eqns:
         values = [a.val if type(a) is Literal else env[a] for a in eqn.inputs]
-        out = bind(eqn.primitive, values, eqn.params)
+        out = bind(eqn.primitive, values, eqn.params, eqn.source_info)
         if eqn.primitive.multiple_results:
             env.update(zip(eqn.outputs, out))
         else:

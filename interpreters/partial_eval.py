@@ -64,16 +64,17 @@ class Split:
     `residuals` are variables of the original jaxpr, in the order both parts use.
     """
 
-    known: Jaxpr
+    known: Jaxpr | None
     unknown: Jaxpr
     out_unknowns: list[bool]
     residuals: list[Var]
 
 
 def partial_eval_jaxpr(jaxpr: Jaxpr, unknown_inputs: list[bool],
-                       instantiate: list[bool]) -> Split:
+                       instantiate: list[bool], build_known: bool = True) -> Split:
     """Split `jaxpr`; outputs flagged in `instantiate` are unknown even if computable
-    from known values (the caller needs them on the unknown side)."""
+    from known values (the caller needs them on the unknown side). Without
+    `build_known`, `Split.known` is None: the caller has the known values already."""
     unknown = {v for v, u in zip(jaxpr.invars, unknown_inputs) if u}
     known_eqns, unknown_eqns, defining = _classify(jaxpr.eqns, unknown)
     out_unknowns = [(type(v) is Var and v in unknown) or inst
@@ -89,9 +90,11 @@ def partial_eval_jaxpr(jaxpr: Jaxpr, unknown_inputs: list[bool],
                           tuple(unknown_outvars))
     known_outvars = [v for v, u in zip(jaxpr.outvars, out_unknowns) if not u]
     known_invars = [v for v, u in zip(jaxpr.invars, unknown_inputs) if not u]
-    known_jaxpr = Jaxpr(jaxpr.constvars, tuple(known_invars), tuple(known_eqns),
-                        (*known_outvars, *residuals))
-    known_jaxpr, _ = dce_jaxpr(known_jaxpr, [True] * len(known_jaxpr.outvars))
+    known_jaxpr = None
+    if build_known:
+        known_jaxpr = Jaxpr(jaxpr.constvars, tuple(known_invars), tuple(known_eqns),
+                            (*known_outvars, *residuals))
+        known_jaxpr, _ = dce_jaxpr(known_jaxpr, [True] * len(known_jaxpr.outvars))
     return Split(known_jaxpr, unknown_jaxpr, out_unknowns, residuals)
 
 

@@ -86,7 +86,8 @@ def _forward_nonlinear(jaxpr: Jaxpr, env: dict, linear_vars: set) -> list:
             linear_vars.update(eqn.outputs)
             linear_eqns.append(eqn)
             continue
-        out = bind(eqn.primitive, [_value(a, env) for a in eqn.inputs], eqn.params)
+        out = bind(eqn.primitive, [_value(a, env) for a in eqn.inputs], eqn.params,
+                   eqn.source_info)
         env.update(zip(eqn.outputs, out if eqn.primitive.multiple_results else [out]))
     return linear_eqns
 

@@ -1,0 +1,1 @@
+"""inert's benchmark: `python -m inert.benchmarks` (see run.py)."""

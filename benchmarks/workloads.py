@@ -1,0 +1,211 @@
+"""The benchmark workloads of ../shared/BENCHMARKS.md, each with its analytic minimum.
+
+A workload builds its arguments at a given size, says which are active (the others
+are passed `Inactive`), computes the analytic minimum of residual bytes by the rules
+of BENCHMARKS.md, and has a hand-written numpy gradient to time against. Sizes are
+parameters so the test suite can check the residual ratios on small instances.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import attrs
+import numpy as np
+
+import inert
+import inert.numpy as inp
+
+F64 = 8
+
+
+@attrs.frozen
+class Workload:
+    key: str
+    description: str
+    f: Callable
+    make_args: Callable[[int], tuple]  # scale -> arguments, with Inactive where inactive
+    minimum_bytes: Callable[[tuple], int]
+    numpy_grad: Callable | None  # plain numpy: arguments -> (value, gradient)
+    has_aux: bool = False
+
+
+def _unwrap(args):
+    return tuple(a.value if isinstance(a, inert.Inactive) else a for a in args)
+
+
+# W1 ------------------------------------------------------------------------------
+def w1(x, y):
+    return inp.sum(x * y)
+
+
+def w1_numpy(x, y):
+    return np.sum(x * y), np.broadcast_to(1.0, x.shape) * y
+
+
+# W2 ------------------------------------------------------------------------------
+def mlp_loss(W1, b1, W2, b2, W3, b3, X, Y):
+    h1 = inp.tanh(X @ W1 + b1)
+    h2 = inp.tanh(h1 @ W2 + b2)
+    out = h2 @ W3 + b3
+    return 0.5 * inp.sum((out - Y) ** 2) / X.shape[0]
+
+
+def mlp_args(rng, batch, width, classes):
+    shapes = [(width, width), (width,), (width, width), (width,), (width, classes), (classes,)]
+    params = [rng.standard_normal(s) / np.sqrt(s[0]) for s in shapes]
+    return params + [rng.standard_normal((batch, width)), rng.standard_normal((batch, classes))]
+
+
+def w2_numpy(W1, b1, W2, b2, W3, b3, X, Y):
+    h1 = np.tanh(X @ W1 + b1)
+    h2 = np.tanh(h1 @ W2 + b2)
+    diff = h2 @ W3 + b3 - Y
+    batch = X.shape[0]
+    return 0.5 * np.sum(diff ** 2) / batch, h2.T @ (diff / batch)
+
+
+def w2_all_numpy(W1, b1, W2, b2, W3, b3, X, Y):
+    h1 = np.tanh(X @ W1 + b1)
+    h2 = np.tanh(h1 @ W2 + b2)
+    diff = h2 @ W3 + b3 - Y
+    batch = X.shape[0]
+    d_out = diff / batch
+    d_z2 = (d_out @ W3.T) * (1 - h2 * h2)
+    d_z1 = (d_z2 @ W2.T) * (1 - h1 * h1)
+    grads = (X.T @ d_z1, d_z1.sum(0), h1.T @ d_z2, d_z2.sum(0), h2.T @ d_out, d_out.sum(0))
+    return 0.5 * np.sum(diff ** 2) / batch, grads
+
+
+# W5, W6 --------------------------------------------------------------------------
+def w5(x):
+    return inp.sum(x * 2.0 + 1.0)
+
+
+def w5_numpy(x):
+    return np.sum(x * 2.0 + 1.0), np.broadcast_to(1.0, x.shape) * 2.0
+
+
+def w6(x):
+    return inp.sum(inp.where(x > 0, inp.sqrt(x), 0.0))
+
+
+def w6_args(rng, n):
+    x = rng.uniform(0.1, 2.0, n)
+    x[rng.permutation(n)[: n // 10]] = 0.0
+    return (x,)
+
+
+def w6_numpy(x):
+    mask = x > 0
+    s = np.sqrt(x)
+    value = np.sum(np.where(mask, s, 0.0))
+    with np.errstate(divide="ignore"):
+        return value, np.where(mask, 0.5 / s, 0.0)
+
+
+# W7 ------------------------------------------------------------------------------
+def w7(x, n_ops=2000):
+    for i in range(n_ops):
+        x = inp.sin(x) if i % 3 == 0 else (x * 0.999 if i % 3 == 1 else x + 0.001)
+    return x
+
+
+def w7_numpy(x, n_ops=2000):
+    cosines = []
+    for i in range(n_ops):
+        if i % 3 == 0:
+            cosines.append(np.cos(x))
+            x = np.sin(x)
+        elif i % 3 == 1:
+            x = x * 0.999
+        else:
+            x = x + 0.001
+    g = 1.0
+    for i in reversed(range(n_ops)):
+        if i % 3 == 0:
+            g = g * cosines.pop()
+        elif i % 3 == 1:
+            g = g * 0.999
+    return x, g
+
+
+# W8 ------------------------------------------------------------------------------
+def rosenbrock(x):
+    a, b = x[::2], x[1::2]
+    return inp.sum(100.0 * (b - a * a) ** 2 + (1.0 - a) ** 2)
+
+
+def rosenbrock_hvp(x, v):
+    return inert.jvp(inert.grad(rosenbrock), (x,), (v,))[1]
+
+
+def rosenbrock_grad_numpy(x):
+    a, b = x[::2], x[1::2]
+    r, s = b - a * a, 1.0 - a
+    g = np.empty_like(x)
+    g[::2] = -400.0 * r * a - 2.0 * s
+    g[1::2] = 200.0 * r
+    return np.sum(100.0 * r * r + s * s), g
+
+
+# W9 ------------------------------------------------------------------------------
+def w9(x):
+    return inp.sum(inp.tanh(x)), inp.mean(inp.sin(x @ x.T))
+
+
+def w9_numpy(x):
+    t = np.tanh(x)
+    aux = np.mean(np.sin(x @ x.T))
+    return (np.sum(t), aux), 1.0 - t * t
+
+
+def _size(a) -> int:
+    return np.asarray(a).size
+
+
+def workloads(scale: float = 1.0, seed: int = 0) -> list[Workload]:
+    """The workloads; `scale` shrinks the array sizes (1.0 is BENCHMARKS.md's)."""
+    rng = np.random.default_rng(seed)
+    n = max(10, int(10**6 * scale))
+    batch, width = max(4, int(256 * scale)), max(4, int(512 * scale))
+    inactive = inert.Inactive
+
+    def mlp(active_all: bool):
+        args = mlp_args(rng, batch, width, 10)
+        if active_all:
+            return (*args[:6], inactive(args[6]), inactive(args[7]))
+        return (*(inactive(a) for a in args[:4]), args[4], inactive(args[5]),
+                inactive(args[6]), inactive(args[7]))
+
+    def mlp_min_w3(a):
+        W1, b1, W2, b2, W3, b3, X, Y = _unwrap(a)
+        return F64 * (X.shape[0] * W3.shape[0] + Y.size)  # h2 and out - Y
+
+    def mlp_min_all(a):
+        W1, b1, W2, b2, W3, b3, X, Y = _unwrap(a)
+        hidden = X.shape[0] * W1.shape[1]
+        return F64 * (X.size + 2 * hidden + W2.size + W3.size + Y.size)
+
+    n_w9 = max(8, int(512 * np.sqrt(scale)))
+    return [
+        Workload("W1", "sum(x*y), x active", w1,
+                 lambda: (rng.standard_normal(n), inactive(rng.standard_normal(n))),
+                 lambda a: F64 * _size(_unwrap(a)[1]), w1_numpy),
+        Workload("W2", "3-layer tanh MLP, W3 active", mlp_loss, lambda: mlp(False),
+                 mlp_min_w3, w2_numpy),
+        Workload("W2-all", "3-layer tanh MLP, all weights active", mlp_loss,
+                 lambda: mlp(True), mlp_min_all, w2_all_numpy),
+        Workload("W5", "sum(x*2+1)", w5, lambda: (rng.standard_normal(n),),
+                 lambda a: 0, w5_numpy),
+        Workload("W6", "sum(where(x>0, sqrt(x), 0)), 10% zeros", w6, lambda: w6_args(rng, n),
+                 lambda a: 9 * _size(a[0]), w6_numpy),
+        Workload("W7", "2000 chained scalar ops", w7, lambda: (np.float64(0.3),),
+                 lambda a: F64 * len(range(0, 2000, 3)), w7_numpy),
+        Workload("W8", "extended Rosenbrock, n=1e4 (residuals of its grad)", rosenbrock,
+                 lambda: (rng.standard_normal(max(4, int(10**4 * scale)) // 2 * 2),),
+                 lambda a: F64 * 3 * (_size(a[0]) // 2), rosenbrock_grad_numpy),
+        Workload("W9", "tanh loss with a matmul aux output", w9,
+                 lambda: (rng.standard_normal((n_w9, n_w9)),),
+                 lambda a: F64 * _size(a[0]), w9_numpy, has_aux=True),
+    ]
