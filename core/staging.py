@@ -32,8 +32,8 @@ from .trace import (
     Trace,
     Tracer,
     abstract_eval,
-    current_dynamic,
     bind_at,
+    current_dynamic,
     full_raise,
     get_aval,
     new_main,
@@ -77,6 +77,7 @@ class JaxprBuilder:
     parent_dynamic: MainTrace
     track_known: bool
     keep_inputs_of: Callable[[Any], bool] = staticmethod(lambda prim: False)
+    split_rules: dict = attrs.Factory(dict)
     eqns: list[JaxprEqn] = attrs.Factory(list)
     constvars: list[Var] = attrs.Factory(list)
     consts: list[Any] = attrs.Factory(list)
@@ -120,6 +121,9 @@ class StagingTrace(Trace):
         return StagingTracer(self, var.aval, var, val)
 
     def process_primitive(self, prim, tracers, params):
+        builder = self.builder
+        if builder.track_known and prim in builder.split_rules and _mixed(tracers):
+            return self._split(prim, tracers, params)
         known_out = self._known_outputs(prim, tracers, params)
         if known_out is None:
             avals_out = abstract_eval(prim, [t.aval for t in tracers], params)
@@ -148,7 +152,34 @@ class StagingTrace(Trace):
         return out if prim.multiple_results else [out]
 
 
-def stage(fun, in_avals, knowns=None, keep_inputs_of=None):
+    def _split(self, prim, tracers, params):
+        """An equation with known and unknown inputs and a partial-eval rule (control
+        flow): record the rule's known part, run it now, and record the unknown part."""
+        builder = self.builder
+        avals_out = abstract_eval(prim, [t.aval for t in tracers], params)
+        outvars = tuple(Var(a) for a in avals_out)
+        eqn = JaxprEqn(prim, tuple(t.atom for t in tracers), outvars, params,
+                       user_source_info())
+        known_eqns, unknown_eqns = builder.split_rules[prim](
+            eqn, [t.known is NOT_KNOWN for t in tracers])
+        values = {t.atom: t.known for t in tracers if t.known is not NOT_KNOWN}
+        for e in known_eqns:
+            builder.eqns.append(e)
+            args = [values[a] if isinstance(a, Var) else a.val for a in e.inputs]
+            out = bind_at(builder.parent_dynamic, e.primitive, args, e.params)
+            values.update(zip(e.outputs, out if e.primitive.multiple_results else [out]))
+        for e in unknown_eqns:
+            builder.eqns.append(e)
+            builder.known_values.update((a, values[a]) for a in e.inputs if a in values)
+        return [StagingTracer(self, v.aval, v, values.get(v, NOT_KNOWN)) for v in outvars]
+
+
+def _mixed(tracers) -> bool:
+    known = [t.known is not NOT_KNOWN for t in tracers]
+    return any(known) and not all(known)
+
+
+def stage(fun, in_avals, knowns=None, keep_inputs_of=None, split_rules=None):
     """Trace `fun` (flat list in, flat list out) into a jaxpr.
 
     With `knowns` (one value or NOT_KNOWN per input), known values are computed as
@@ -158,6 +189,8 @@ def stage(fun, in_avals, knowns=None, keep_inputs_of=None):
     builder = JaxprBuilder(current_dynamic(), track_known=knowns is not None)
     if keep_inputs_of is not None:
         builder.keep_inputs_of = keep_inputs_of
+    if split_rules is not None:
+        builder.split_rules = split_rules
     knowns = knowns if knowns is not None else [NOT_KNOWN] * len(in_avals)
     with new_main(StagingTrace, builder, dynamic=True) as main:
         in_tracers = [main.trace.new_arg(a, k) for a, k in zip(in_avals, knowns)]

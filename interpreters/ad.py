@@ -35,6 +35,7 @@ from ..core.trace import (
     new_main,
     user_source_info,
 )
+from .eval import eval_jaxpr
 
 jvp_rules = RuleTable("jvp")
 
@@ -248,3 +249,31 @@ def _useful_vars(jaxpr: Jaxpr) -> set[Var]:
         if any(v in useful for v in eqn.outputs):
             useful.update(a for a in eqn.inputs if type(a) is Var)
     return useful
+
+
+def jvp_jaxpr(jaxpr: Jaxpr, nonzeros: list[bool], instantiate: list[bool]
+              ) -> tuple[Jaxpr, list, list[bool]]:
+    """The jvp of `jaxpr` as a jaxpr: `(*primals, *nonzero tangents) -> (*primal outs,
+    *nonzero tangent outs)`; tangents flagged in `instantiate` are always output.
+
+    Returns the jaxpr (its constvars hold constants the rules introduced), their
+    values, and which output tangents are nonzero. For control flow, whose bodies
+    are differentiated as programs.
+    """
+    n = len(jaxpr.invars)
+    out_nonzeros: list[bool] = []
+
+    def jvp_fun(*args):
+        tangents_in = iter(args[n:])
+        tangents = [next(tangents_in) if nz else Zero(tangent_aval(v.aval))
+                    for v, nz in zip(jaxpr.invars, nonzeros)]
+        outs, tangents_out = jvp_flat(lambda *xs: eval_jaxpr(jaxpr, (), xs), args[:n], tangents)
+        tangents_out = [instantiate_zeros(t) if inst else t
+                        for t, inst in zip(tangents_out, instantiate)]
+        out_nonzeros[:] = [type(t) is not Zero for t in tangents_out]
+        return [*outs, *(t for t in tangents_out if type(t) is not Zero)]
+
+    in_avals = [v.aval for v in jaxpr.invars]
+    tangent_avals = [tangent_aval(a) for a, nz in zip(in_avals, nonzeros) if nz]
+    new_jaxpr, consts, _, _ = stage(jvp_fun, [*in_avals, *tangent_avals])
+    return new_jaxpr, consts, out_nonzeros

@@ -20,7 +20,7 @@ from ..core.staging import NOT_KNOWN, stage
 from ..core.trace import get_aval
 from .ad import jvp_flat
 from .eval import eval_jaxpr
-from .partial_eval import is_recomputable, partial_eval_jaxpr
+from .partial_eval import is_recomputable, partial_eval_jaxpr, partial_eval_rules
 from .transpose import backward_pass
 
 
@@ -85,7 +85,8 @@ def linearize_flat(fun, primals: list, active: list[bool], n_diff_outputs=None
 
     knowns = [*primals, *[NOT_KNOWN] * len(tangent_avals)]
     jaxpr, consts, out_knowns, known_values = stage(jvp_fun, primal_avals + tangent_avals,
-                                                     knowns, is_recomputable)
+                                                     knowns, is_recomputable,
+                                                     partial_eval_rules)
     n_out = len(out_knowns) - (len(out_zero) - sum(out_zero))
     unknown_inputs = [False] * len(primals) + [True] * len(tangent_avals)
     split = partial_eval_jaxpr(jaxpr, unknown_inputs,

@@ -20,10 +20,13 @@ values the unknown part reads, and choosing them is an optimisation:
 Rule signature (only for primitives with sub-jaxprs, e.g. control flow)::
 
     partial_eval_rules[prim](eqn, unknown_inputs: list[bool])
-        -> (known_eqn | None, unknown_eqn | None, unknown_outputs: list[bool],
-            residual vars: list[Var])
+        -> (known_eqns: list[JaxprEqn], unknown_eqns: list[JaxprEqn])
 
-Every other primitive is handled by the default: all known or all unknown.
+called for an equation with both known and unknown inputs. The known equations read
+only known values and define the known outputs; the unknown ones define the rest.
+Variables the first define and the second read are the equation's residuals. Every
+other primitive is handled by the default: all known or all unknown. The staging
+trace applies the same rules online when linearizing (see `core.staging`).
 """
 
 from __future__ import annotations
@@ -103,12 +106,19 @@ def _classify(eqns, unknown: set) -> tuple[list, list, dict]:
     equation defining each known variable."""
     known_eqns, unknown_eqns, defining = [], [], {}
     for eqn in eqns:
-        if any(type(a) is Var and a in unknown for a in eqn.inputs):
-            unknown.update(eqn.outputs)
-            unknown_eqns.append(eqn)
+        unknown_inputs = [type(a) is Var and a in unknown for a in eqn.inputs]
+        if not any(unknown_inputs):
+            known, unknowns = [eqn], []
+        elif all(unknown_inputs) or eqn.primitive not in partial_eval_rules:
+            known, unknowns = [], [eqn]
         else:
-            known_eqns.append(eqn)
-            defining.update((v, eqn) for v in eqn.outputs)
+            known, unknowns = partial_eval_rules[eqn.primitive](eqn, unknown_inputs)
+        for e in known:
+            known_eqns.append(e)
+            defining.update((v, e) for v in e.outputs)
+        for e in unknowns:
+            unknown.update(e.outputs)
+            unknown_eqns.append(e)
     return known_eqns, unknown_eqns, defining
 
 

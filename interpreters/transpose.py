@@ -20,11 +20,12 @@ from __future__ import annotations
 import attrs
 
 from ..core.activity import Zero
-from ..core.avals import ShapedArray
+from ..core.avals import ShapedArray, tangent_aval
 from ..core.ir import Jaxpr, Literal, Var
 from ..core.rules import RuleTable
+from ..core.staging import stage
 from ..core.trace import bind
-from .ad import add_any_p, add_tangents
+from .ad import add_any_p, add_tangents, zeros
 
 transpose_rules = RuleTable("transpose")
 
@@ -94,3 +95,18 @@ def _forward_nonlinear(jaxpr: Jaxpr, env: dict, linear_vars: set) -> list:
 
 def _value(atom, env: dict):
     return atom.val if type(atom) is Literal else env[atom]
+
+
+def transpose_jaxpr(jaxpr: Jaxpr, linear_mask: list[bool]) -> tuple[Jaxpr, list]:
+    """The transpose of `jaxpr` as a jaxpr: `(*known inputs, *output cotangents) ->
+    (*cotangents of the linear inputs)`, zeros instantiated. For control flow."""
+    n_known = len(linear_mask) - sum(linear_mask)
+
+    def transposed(*args):
+        cts = backward_pass(jaxpr, (), args[:n_known], linear_mask, args[n_known:])
+        return [zeros(ct.aval) if type(ct) is Zero else ct for ct in cts]
+
+    known_avals = [v.aval for v, lin in zip(jaxpr.invars, linear_mask) if not lin]
+    ct_avals = [tangent_aval(v.aval) for v in jaxpr.outvars]
+    new_jaxpr, consts, _, _ = stage(transposed, [*known_avals, *ct_avals])
+    return new_jaxpr, consts
