@@ -153,7 +153,7 @@ def _pp_value(val) -> str:
 def _pp_param(value, indent: int) -> str:
     if isinstance(value, (Jaxpr, ClosedJaxpr)):
         jaxpr = value.jaxpr if isinstance(value, ClosedJaxpr) else value
-        return "\n" + pp_jaxpr(jaxpr, indent=indent + 4)
+        return pp_jaxpr(jaxpr, indent=indent).lstrip()
     if isinstance(value, np.dtype):
         return value.name
     return str(value)
@@ -161,11 +161,16 @@ def _pp_param(value, indent: int) -> str:
 
 def _pp_eqn(eqn: JaxprEqn, name: _Namer, indent: int, source: bool) -> str:
     lhs = " ".join(name.binder(v) for v in eqn.outputs) or "_"
-    params = " ".join(f"{k}={_pp_param(v, indent)}" for k, v in eqn.params.items())
-    head = eqn.primitive.name + (f"[{params}]" if params else "")
     args = " ".join(name(a) for a in eqn.inputs)
     where = f"  # {eqn.source_info}" if source and eqn.source_info else ""
-    return f"{lhs} = {head} {args}".rstrip() + where
+    params = eqn.params
+    if not any(isinstance(v, (Jaxpr, ClosedJaxpr)) for v in params.values()):
+        inline = " ".join(f"{k}={_pp_param(v, indent)}" for k, v in params.items())
+        head = eqn.primitive.name + (f"[{inline}]" if inline else "")
+        return f"{lhs} = {head} {args}".rstrip() + where
+    pad = " " * (indent + 6)
+    lines = "".join(f"\n{pad}{k}={_pp_param(v, indent + 6)}" for k, v in params.items())
+    return f"{lhs} = {eqn.primitive.name}[{lines}\n{' ' * (indent + 4)}] {args}{where}"
 
 
 def pp_jaxpr(jaxpr: Jaxpr, *, indent: int = 0, marked=frozenset(), source: bool = False) -> str:

@@ -24,17 +24,24 @@ def dce_jaxpr(jaxpr: Jaxpr, used_outputs: list[bool], prune_invars: bool = False
     With `prune_invars` unused inputs are removed from the result's signature.
     """
     used: set[Var] = {v for v, u in zip(jaxpr.outvars, used_outputs) if u and type(v) is Var}
+    kept = dce_eqns(jaxpr.eqns, used)
+    used_inputs = [v in used for v in jaxpr.invars]
+    invars = tuple(v for v, u in zip(jaxpr.invars, used_inputs) if u or not prune_invars)
+    outvars = tuple(v for v, u in zip(jaxpr.outvars, used_outputs) if u)
+    return attrs.evolve(jaxpr, invars=invars, eqns=tuple(kept), outvars=outvars), used_inputs
+
+
+def dce_eqns(eqns, used: set[Var]) -> list[JaxprEqn]:
+    """The equations (pruned by their rules) that the variables in `used` need, in
+    order; `used` grows to everything they read."""
     kept: list[JaxprEqn] = []
-    for eqn in reversed(jaxpr.eqns):
+    for eqn in reversed(eqns):
         eqn = _dce_eqn(eqn, used)
         if eqn is not None:
             kept.append(eqn)
             used.update(a for a in eqn.inputs if type(a) is Var)
-    used_inputs = [v in used for v in jaxpr.invars]
-    invars = tuple(v for v, u in zip(jaxpr.invars, used_inputs) if u or not prune_invars)
-    outvars = tuple(v for v, u in zip(jaxpr.outvars, used_outputs) if u)
-    return attrs.evolve(jaxpr, invars=invars, eqns=tuple(reversed(kept)), outvars=outvars), \
-        used_inputs
+    kept.reverse()
+    return kept
 
 
 def _dce_eqn(eqn: JaxprEqn, used: set) -> JaxprEqn | None:

@@ -91,7 +91,7 @@ def linearize_flat(fun, primals: list, active: list[bool], n_diff_outputs=None
     unknown_inputs = [False] * len(primals) + [True] * len(tangent_avals)
     split = partial_eval_jaxpr(jaxpr, unknown_inputs,
                                [False] * n_out + [True] * (len(out_knowns) - n_out),
-                               build_known=False)
+                               online=True)
     values = {**known_values, **dict(zip(jaxpr.constvars, consts)),
               **dict(zip(jaxpr.invars, primals)),
               **{v: k for v, k in zip(jaxpr.outvars, out_knowns) if k is not NOT_KNOWN}}

@@ -12,10 +12,11 @@ values the unknown part reads, and choosing them is an optimisation:
    broadcasts, reshapes, `1 - y*y` from a saved `y`). This is a greedy form of the
    min-cut rematerialisation of functorch's partitioner: a residual is dropped only
    when that costs no new residual, so the bytes kept never grow;
-3. a residual computed by cheap equations from a single value no larger than itself
-   is replaced by that value (`tanh`'s output rather than `1 - tanh²`): the same
-   bytes, but the value the forward pass made anyway, which other rules (the next
-   step's matmul in a recurrence) can then share.
+3. before that, a residual that cheap equations compute from values whose extra
+   bytes are no more than its own is replaced by those values: `tanh`'s output
+   rather than `1 - tanh²` (the same bytes, but a value other rules, like the next
+   step's matmul in a recurrence, can then share), or the initial carry instead of
+   a whole shifted copy of a scan's stacked outputs.
 
 Rule signature (only for primitives with sub-jaxprs, e.g. control flow)::
 
@@ -37,7 +38,7 @@ from ..core.ir import Jaxpr, JaxprEqn, Literal, Var
 from ..core.rules import RuleTable
 from ..core.trace import Primitive
 from .ad import zeros_p
-from .dce import dce_jaxpr
+from .dce import dce_eqns, dce_jaxpr
 
 partial_eval_rules = RuleTable("partial eval")
 
@@ -74,16 +75,20 @@ class Split:
 
 
 def partial_eval_jaxpr(jaxpr: Jaxpr, unknown_inputs: list[bool],
-                       instantiate: list[bool], build_known: bool = True) -> Split:
+                       instantiate: list[bool], online: bool = False) -> Split:
     """Split `jaxpr`; outputs flagged in `instantiate` are unknown even if computable
-    from known values (the caller needs them on the unknown side). Without
-    `build_known`, `Split.known` is None: the caller has the known values already."""
+    from known values (the caller needs them on the unknown side).
+
+    `online` is for a jaxpr the staging trace recorded while computing its known
+    values: its equations were split by their rules already, and `Split.known` is
+    None since the caller has the known values.
+    """
     unknown = {v for v, u in zip(jaxpr.invars, unknown_inputs) if u}
-    known_eqns, unknown_eqns, defining = _classify(jaxpr.eqns, unknown)
+    known_eqns, unknown_eqns, defining = _classify(jaxpr.eqns, unknown, not online)
     out_unknowns = [(type(v) is Var and v in unknown) or inst
                     for v, inst in zip(jaxpr.outvars, instantiate)]
     unknown_outvars = [v for v, u in zip(jaxpr.outvars, out_unknowns) if u]
-    needed = _needed_eqns(unknown_eqns, unknown_outvars)
+    needed = dce_eqns(unknown_eqns, {v for v in unknown_outvars if type(v) is Var})
     candidates = _residual_candidates(needed, unknown_outvars, unknown)
     residuals, recompute = _choose_residuals(candidates, defining)
     order = {id(e): i for i, e in enumerate(jaxpr.eqns)}
@@ -94,14 +99,14 @@ def partial_eval_jaxpr(jaxpr: Jaxpr, unknown_inputs: list[bool],
     known_outvars = [v for v, u in zip(jaxpr.outvars, out_unknowns) if not u]
     known_invars = [v for v, u in zip(jaxpr.invars, unknown_inputs) if not u]
     known_jaxpr = None
-    if build_known:
+    if not online:
         known_jaxpr = Jaxpr(jaxpr.constvars, tuple(known_invars), tuple(known_eqns),
                             (*known_outvars, *residuals))
         known_jaxpr, _ = dce_jaxpr(known_jaxpr, [True] * len(known_jaxpr.outvars))
     return Split(known_jaxpr, unknown_jaxpr, out_unknowns, residuals)
 
 
-def _classify(eqns, unknown: set) -> tuple[list, list, dict]:
+def _classify(eqns, unknown: set, use_rules: bool) -> tuple[list, list, dict]:
     """Known and unknown equations (adds unknown outputs to `unknown`), and the known
     equation defining each known variable."""
     known_eqns, unknown_eqns, defining = [], [], {}
@@ -109,7 +114,7 @@ def _classify(eqns, unknown: set) -> tuple[list, list, dict]:
         unknown_inputs = [type(a) is Var and a in unknown for a in eqn.inputs]
         if not any(unknown_inputs):
             known, unknowns = [eqn], []
-        elif all(unknown_inputs) or eqn.primitive not in partial_eval_rules:
+        elif all(unknown_inputs) or not use_rules or eqn.primitive not in partial_eval_rules:
             known, unknowns = [], [eqn]
         else:
             known, unknowns = partial_eval_rules[eqn.primitive](eqn, unknown_inputs)
@@ -122,28 +127,16 @@ def _classify(eqns, unknown: set) -> tuple[list, list, dict]:
     return known_eqns, unknown_eqns, defining
 
 
-def _needed_eqns(unknown_eqns: list, outvars: list) -> list[JaxprEqn]:
-    """The unknown equations some requested output depends on, in order."""
-    live = {v for v in outvars if type(v) is Var}
-    needed = []
-    for eqn in reversed(unknown_eqns):
-        if any(v in live for v in eqn.outputs):
-            needed.append(eqn)
-            live.update(a for a in eqn.inputs if type(a) is Var)
-    needed.reverse()
-    return needed
-
-
 def _residual_candidates(needed: list, unknown_outvars: list, unknown: set) -> list[Var]:
     reads = [a for e in needed for a in e.inputs] + list(unknown_outvars)
     return list(dict.fromkeys(a for a in reads if type(a) is Var and a not in unknown))
 
 
 def _choose_residuals(candidates: list[Var], defining: dict) -> tuple[list[Var], list]:
-    """Save the upstream value of each candidate, drop every saved value that cheap
+    """Save the cheapest sources of the candidates, drop every saved value that cheap
     equations recompute from literals and the values that stay saved; return the
     residuals kept and the equations recomputing the rest of what is read."""
-    saved = dict.fromkeys(_upstream(v, defining) for v in candidates)
+    saved = _sources_to_save(candidates, defining)
     recomputed: dict[Var, JaxprEqn] = {}
     for var in list(saved):
         del saved[var]
@@ -151,8 +144,20 @@ def _choose_residuals(candidates: list[Var], defining: dict) -> tuple[list[Var],
             saved[var] = None
     for var in candidates:
         found = _add_recipe(var, saved, recomputed, defining)
-        assert found, "an upstream residual recomputes its candidate"
+        assert found, "a candidate is recomputable from the sources saved for it"
     return list(saved), list(dict.fromkeys(recomputed.values()))
+
+
+def _sources_to_save(candidates: list[Var], defining: dict) -> dict:
+    """For each candidate, itself or the values cheap equations compute it from,
+    whichever adds fewer bytes to what is saved already."""
+    saved: dict[Var, None] = {}
+    pending = set(candidates)
+    for var in candidates:
+        sources = _cheap_sources(var, defining, _RECOMPUTE_DEPTH) or {var: None}
+        extra = sum(s.aval.nbytes for s in sources if s not in saved and s not in pending)
+        saved.update(sources if extra <= var.aval.nbytes else {var: None})
+    return saved
 
 
 def _add_recipe(var: Var, saved: dict, recomputed: dict, defining: dict) -> bool:
@@ -162,29 +167,21 @@ def _add_recipe(var: Var, saved: dict, recomputed: dict, defining: dict) -> bool
     return recipe is not None
 
 
-def _upstream(var: Var, defining: dict) -> Var:
-    """The single value `var` is cheaply computed from, if no larger; else `var`."""
-    sources = _cheap_sources(var, defining, _RECOMPUTE_DEPTH)
-    if sources is None or len(sources) != 1:
-        return var
-    (source,) = sources
-    return source if source.aval.nbytes <= var.aval.nbytes else var
-
-
-def _cheap_sources(var: Var, defining: dict, depth: int) -> set[Var] | None:
-    """The first non-cheaply-computed values behind `var` (None past the depth)."""
+def _cheap_sources(var: Var, defining: dict, depth: int) -> dict[Var, None] | None:
+    """The first values behind `var` not computed by cheap equations, in order (None
+    past the depth)."""
     eqn = defining.get(var)
     if eqn is None or eqn.primitive not in _recomputable:
-        return {var}
+        return {var: None}
     if depth == 0:
         return None
-    sources: set[Var] = set()
+    sources: dict[Var, None] = {}
     for atom in eqn.inputs:
         if type(atom) is Var:
             sub = _cheap_sources(atom, defining, depth - 1)
             if sub is None:
                 return None
-            sources |= sub
+            sources.update(sub)
     return sources
 
 
