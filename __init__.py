@@ -30,18 +30,20 @@ from .interpreters.eval import eval_jaxpr
 from .primitives import array_methods as _array_methods  # noqa: F401 — installs operators
 from .primitives import lax_api as lax
 from .primitives import numpy_api as numpy
+from .primitives import numpy_linalg as _numpy_linalg
 from .primitives import scipy_api as scipy
 from .primitives import scipy_special as _scipy_special
 from .primitives.elementwise import stop_gradient
-# jacobian: exported once structural.concatenate exists
+from .primitives.jacobian import hessian, jacfwd, jacrev
 
-for _name, _module in [("numpy", numpy), ("lax", lax), ("scipy", scipy),
+for _name, _module in [("numpy", numpy), ("numpy.linalg", _numpy_linalg), ("lax", lax),
+                       ("scipy", scipy),
                        ("scipy.special", _scipy_special), ("tree_util", tree_util),
                        ("errors", errors)]:
     _sys.modules[f"{__name__}.{_name}"] = _module
 
 __all__ = [
-    "activity_jaxpr", "print_activity",
+    "activity_jaxpr", "hessian", "jacfwd", "jacrev", "print_activity",
     "ClosedJaxpr", "Inactive", "Jaxpr", "check_jaxpr", "enable_checks", "errors", "eval_jaxpr",
     "float0", "grad", "jit", "jvp", "lax", "linearize", "make_jaxpr", "numpy",
     "print_saved_residuals", "saved_residuals", "scipy", "stop_gradient", "tree_util",

@@ -154,9 +154,17 @@ def _pp_param(value, indent: int) -> str:
     if isinstance(value, (Jaxpr, ClosedJaxpr)):
         jaxpr = value.jaxpr if isinstance(value, ClosedJaxpr) else value
         return pp_jaxpr(jaxpr, indent=indent).lstrip()
+    if isinstance(value, tuple) and value and all(_is_jaxpr(v) for v in value):
+        pad = " " * (indent + 2)
+        return "(\n" + "".join(f"{pad}{_pp_param(v, indent + 2)}\n" for v in value) + \
+            " " * indent + ")"
     if isinstance(value, np.dtype):
         return value.name
     return str(value)
+
+
+def _is_jaxpr(value) -> bool:
+    return isinstance(value, (Jaxpr, ClosedJaxpr))
 
 
 def _pp_eqn(eqn: JaxprEqn, name: _Namer, indent: int, source: bool) -> str:
@@ -164,7 +172,8 @@ def _pp_eqn(eqn: JaxprEqn, name: _Namer, indent: int, source: bool) -> str:
     args = " ".join(name(a) for a in eqn.inputs)
     where = f"  # {eqn.source_info}" if source and eqn.source_info else ""
     params = eqn.params
-    if not any(isinstance(v, (Jaxpr, ClosedJaxpr)) for v in params.values()):
+    if not any(_is_jaxpr(v) or isinstance(v, tuple) and v and all(map(_is_jaxpr, v))
+               for v in params.values()):
         inline = " ".join(f"{k}={_pp_param(v, indent)}" for k, v in params.items())
         head = eqn.primitive.name + (f"[{inline}]" if inline else "")
         return f"{lhs} = {head} {args}".rstrip() + where

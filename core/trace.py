@@ -271,7 +271,7 @@ class EvalTrace(Trace):
 def eval_primitive(prim: Primitive, values, params):
     """Run the impl; if numpy fails, let abstract evaluation explain why."""
     try:
-        return impl_rules[prim](*values, **params)
+        out = impl_rules[prim](*values, **params)
     except InertError as e:
         raise e.with_source(user_source_info()) from None
     except Exception as numpy_error:
@@ -279,6 +279,13 @@ def eval_primitive(prim: Primitive, values, params):
         # so that eager evaluation pays nothing for them.
         abstract_eval(prim, [get_aval(v) for v in values], params)
         raise numpy_error
+    if type(out) in _NUMPY_SCALARS and values and all(type(v) in _WEAK for v in values):
+        return out.item()  # Python scalars in, a Python scalar out: it stays weakly typed
+    return out
+
+
+_WEAK = (int, float, complex)
+_NUMPY_SCALARS = (np.float64, np.int64, np.complex128)
 
 
 def abstract_eval(prim: Primitive, avals, params):

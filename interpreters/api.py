@@ -137,8 +137,7 @@ def _trace_to_closed_jaxpr(f, args, static) -> tuple[ClosedJaxpr, list]:
     flat_args = flatten_args(tuple(dynamic))
     out_store: list = []
     fun = flat_fun(with_static, flat_args, out_store)
-    avals = [get_aval(x).strong() if not isinstance(x, float) else get_aval(x)
-             for x in flat_args.leaves]
+    avals = [get_aval(x) for x in flat_args.leaves]  # Python scalars stay weakly typed
     jaxpr, consts, _, _ = stage(fun, avals)
     closed = ClosedJaxpr(jaxpr, tuple(consts))
     if checks_enabled():

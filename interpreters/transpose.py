@@ -25,7 +25,7 @@ from ..core.ir import Jaxpr, Literal, Var
 from ..core.rules import RuleTable
 from ..core.staging import stage
 from ..core.trace import bind
-from .ad import add_any_p, add_tangents, zeros
+from .ad import add_any_p, add_tangents, zeros, zeros_p
 
 transpose_rules = RuleTable("transpose")
 
@@ -42,6 +42,9 @@ def is_linear(x) -> bool:
 
 
 transpose_rules[add_any_p] = lambda ct, x, y: [ct, ct]
+# zeros is the zero linear map (of no inputs): staying on the linear side keeps a loop
+# whose carry tangent starts at zero linear in that carry
+transpose_rules[zeros_p] = lambda ct, **params: []
 
 
 def backward_pass(jaxpr: Jaxpr, consts, known_args, linear_mask, cts_out) -> list:
@@ -83,7 +86,8 @@ def _forward_nonlinear(jaxpr: Jaxpr, env: dict, linear_vars: set) -> list:
     """Evaluate equations that read no linear value; return the linear ones."""
     linear_eqns = []
     for eqn in jaxpr.eqns:
-        if any(type(a) is Var and a in linear_vars for a in eqn.inputs):
+        if eqn.primitive is zeros_p or any(type(a) is Var and a in linear_vars
+                                           for a in eqn.inputs):
             linear_vars.update(eqn.outputs)
             linear_eqns.append(eqn)
             continue

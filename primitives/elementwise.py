@@ -1,192 +1,88 @@
 """Elementwise primitives: numpy ufuncs, with numpy's broadcasting and dtypes.
 
-Binary operations broadcast like numpy (a Python scalar stays a scalar literal, no
-array of it is ever materialised), so their transposes sum the cotangent back down
-to the operand's shape with `unbroadcast_to`. Result dtypes come from numpy's own
-ufunc type resolution, with Python scalars weakly typed (NEP 50).
+This module defines the transcendental functions and powers, and is where the whole
+elementwise family is imported from: arithmetic (`elementwise_arithmetic`) and the
+piecewise-constant operations and selection (`elementwise_piecewise`) are defined
+below it, so that their rules can use each other without an import cycle, and are
+re-exported here. The typing and broadcasting rules they all share are in
+`ufunc_rules`.
+
+Transcendental functions are not declared recomputable: partial evaluation keeps
+their outputs for the backward pass rather than evaluate them twice. Their jvp rules
+read as little primal data as they can (`exp` and `tanh` read only their output).
 
 Each primitive is one block: primitive, bind wrapper, impl, abstract eval, jvp,
-transpose (or why it has none).
+transpose (none here: nothing in this module is linear).
 """
 
 from __future__ import annotations
 
-import functools
+import math
 
 import numpy as np
+import scipy.special
 
-from ..core.activity import Zero
-from ..core.avals import ShapedArray
-from ..core.errors import DTypeError, ShapeError
-from ..core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
-from ..interpreters.ad import defjvp, defjvp_zero, jvp_rules
-from ..interpreters.partial_eval import def_recomputable
-from ..interpreters.transpose import is_linear, transpose_rules
-from .structural import broadcast_in_dim, unbroadcast_to
+from ..core.trace import Primitive, abstract_eval_rules, impl_rules
+from .elementwise_arithmetic import (
+    abs,
+    add,
+    clamp,
+    div,
+    integer_pow,
+    max,
+    min,
+    mul,
+    neg,
+    rem,
+    square,
+    sub,
+)
+from .elementwise_piecewise import (
+    RoundingMethod,
+    and_,
+    ceil,
+    eq,
+    floor,
+    ge,
+    gt,
+    is_finite,
+    le,
+    lt,
+    ne,
+    not_,
+    or_,
+    round,
+    select_n,
+    sign,
+    stop_gradient,
+    xor,
+)
+from .ufunc_rules import (
+    defjvp_elementwise,
+    fit_tangent,
+    ufunc_abstract_eval,
+    unbroadcast_cotangent,
+    zero_scalar,
+)
 
-
-@functools.lru_cache(maxsize=4096)
-def _resolve_dtype(ufunc: np.ufunc, operand_types: tuple) -> np.dtype:
-    return ufunc.resolve_dtypes((*operand_types, None))[-1]
-
-
-def ufunc_abstract_eval(ufunc: np.ufunc, name: str | None = None):
-    """Abstract eval of a numpy ufunc: broadcast shapes, numpy's result dtype."""
-    name = name or ufunc.__name__
-
-    def abstract_eval(*avals: ShapedArray, **_params) -> ShapedArray:
-        try:
-            shape = np.broadcast_shapes(*(a.shape for a in avals))
-        except ValueError:
-            raise ShapeError(f"{name}: operand shapes {', '.join(str(a.shape) for a in avals)} "
-                             "do not broadcast together") from None
-        operand_types = tuple(type(a.dtype.type(0).item()) if a.weak_type else a.dtype
-                              for a in avals)
-        try:
-            dtype = _resolve_dtype(ufunc, operand_types)
-        except TypeError:
-            raise DTypeError(f"{name}: not defined for operand dtypes "
-                             f"{', '.join(a.dtype.name for a in avals)}") from None
-        return ShapedArray(shape, dtype, all(a.weak_type for a in avals))
-
-    return abstract_eval
-
-
-# ---------------------------------------------------------------------------------
-# Arithmetic
-
-neg_p = Primitive("neg")
-
-
-def neg(x):
-    return neg_p.bind(x)
-
-
-impl_rules[neg_p] = np.negative
-abstract_eval_rules[neg_p] = ufunc_abstract_eval(np.negative, "neg")
-defjvp(neg_p, lambda t, out, x: neg(t))
-transpose_rules[neg_p] = lambda ct, x: [neg(ct)]
-def_recomputable(neg_p)
-
-add_p = Primitive("add")
-
-
-def add(x, y):
-    return add_p.bind(x, y)
-
-
-impl_rules[add_p] = np.add
-abstract_eval_rules[add_p] = ufunc_abstract_eval(np.add)
-
-
-def add_jvp(primals, tangents):
-    x, y = primals
-    tx, ty = tangents
-    out = add(x, y)
-    return [out], [_broadcast_tangent(tx if type(ty) is Zero else
-                                      (ty if type(tx) is Zero else add(tx, ty)), out)]
-
-
-jvp_rules[add_p] = add_jvp
-
-
-def add_transpose(ct, x, y):
-    return [unbroadcast_to(ct, x.aval) if is_linear(x) else None,
-            unbroadcast_to(ct, y.aval) if is_linear(y) else None]
-
-
-transpose_rules[add_p] = add_transpose
-def_recomputable(add_p)
-
-sub_p = Primitive("sub")
-
-
-def sub(x, y):
-    return sub_p.bind(x, y)
-
-
-impl_rules[sub_p] = np.subtract
-abstract_eval_rules[sub_p] = ufunc_abstract_eval(np.subtract, "sub")
-
-
-def sub_jvp(primals, tangents):
-    x, y = primals
-    tx, ty = tangents
-    out = sub(x, y)
-    if type(ty) is Zero:
-        return [out], [_broadcast_tangent(tx, out)]
-    return [out], [_broadcast_tangent(neg(ty) if type(tx) is Zero else sub(tx, ty), out)]
-
-
-jvp_rules[sub_p] = sub_jvp
-
-
-def sub_transpose(ct, x, y):
-    return [unbroadcast_to(ct, x.aval) if is_linear(x) else None,
-            unbroadcast_to(neg(ct), y.aval) if is_linear(y) else None]
-
-
-transpose_rules[sub_p] = sub_transpose
-def_recomputable(sub_p)
-
-mul_p = Primitive("mul")
-
-
-def mul(x, y):
-    return mul_p.bind(x, y)
-
-
-impl_rules[mul_p] = np.multiply
-abstract_eval_rules[mul_p] = ufunc_abstract_eval(np.multiply, "mul")
-defjvp(mul_p,
-       lambda t, out, x, y: mul(t, y),
-       lambda t, out, x, y: mul(x, t))
-
-
-def mul_transpose(ct, x, y):
-    """Linear in one operand: the other is a known coefficient."""
-    if is_linear(x):
-        return [unbroadcast_to(mul(ct, y), x.aval), None]
-    return [None, unbroadcast_to(mul(x, ct), y.aval)]
-
-
-transpose_rules[mul_p] = mul_transpose
-def_recomputable(mul_p)
-
-div_p = Primitive("div")
-
-
-def div(x, y):
-    return div_p.bind(x, y)
-
-
-impl_rules[div_p] = np.true_divide
-abstract_eval_rules[div_p] = ufunc_abstract_eval(np.true_divide, "div")
-defjvp(div_p,
-       lambda t, out, x, y: div(t, y),
-       lambda t, out, x, y: neg(mul(t, div(out, y))))
-
-
-def div_transpose(ct, x, y):
-    assert not is_linear(y), "div is linear in its numerator only"
-    return [unbroadcast_to(div(ct, y), x.aval), None]
-
-
-transpose_rules[div_p] = div_transpose
-def_recomputable(div_p)
-
-
-def _broadcast_tangent(t, out):
-    """A tangent of a broadcasting op must have the output's shape."""
-    shape = get_aval(out).shape
-    t_shape = get_aval(t).shape
-    if tuple(t_shape) == tuple(shape):
-        return t
-    return broadcast_in_dim(t, shape, tuple(range(len(shape) - len(t_shape), len(shape))))
-
+__all__ = [
+    # arithmetic
+    "abs", "add", "clamp", "div", "integer_pow", "max", "min", "mul", "neg", "rem",
+    "square", "sub",
+    # piecewise constant, selection
+    "RoundingMethod", "and_", "ceil", "eq", "floor", "ge", "gt", "is_finite", "le", "lt",
+    "ne", "not_", "or_", "round", "select_n", "sign", "stop_gradient", "xor",
+    # transcendental functions and powers
+    "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cbrt", "cos", "cosh",
+    "exp", "exp2", "expm1", "log", "log1p", "logistic", "pow", "rsqrt", "sin", "sinh",
+    "sqrt", "tan", "tanh",
+    # for other families' elementwise primitives
+    "defjvp_elementwise", "fit_tangent", "ufunc_abstract_eval", "unbroadcast_cotangent",
+    "zero_scalar",
+]
 
 # ---------------------------------------------------------------------------------
-# Transcendental functions
+# Trigonometric functions
 
 sin_p = Primitive("sin")
 
@@ -197,8 +93,7 @@ def sin(x):
 
 impl_rules[sin_p] = np.sin
 abstract_eval_rules[sin_p] = ufunc_abstract_eval(np.sin)
-defjvp(sin_p, lambda t, out, x: mul(t, cos(x)))
-# transpose: none, sin is not linear
+defjvp_elementwise(sin_p, lambda t, out, x: mul(t, cos(x)))
 
 cos_p = Primitive("cos")
 
@@ -209,29 +104,96 @@ def cos(x):
 
 impl_rules[cos_p] = np.cos
 abstract_eval_rules[cos_p] = ufunc_abstract_eval(np.cos)
-defjvp(cos_p, lambda t, out, x: neg(mul(t, sin(x))))
+defjvp_elementwise(cos_p, lambda t, out, x: neg(mul(t, sin(x))))
 
-exp_p = Primitive("exp")
-
-
-def exp(x):
-    return exp_p.bind(x)
+tan_p = Primitive("tan")
 
 
-impl_rules[exp_p] = np.exp
-abstract_eval_rules[exp_p] = ufunc_abstract_eval(np.exp)
-defjvp(exp_p, lambda t, out, x: mul(t, out))
-
-log_p = Primitive("log")
+def tan(x):
+    return tan_p.bind(x)
 
 
-def log(x):
-    return log_p.bind(x)
+impl_rules[tan_p] = np.tan
+abstract_eval_rules[tan_p] = ufunc_abstract_eval(np.tan)
+defjvp_elementwise(tan_p, lambda t, out, x: mul(t, add(1.0, mul(out, out))))
+
+asin_p = Primitive("asin")
 
 
-impl_rules[log_p] = np.log
-abstract_eval_rules[log_p] = ufunc_abstract_eval(np.log)
-defjvp(log_p, lambda t, out, x: div(t, x))
+def asin(x):
+    return asin_p.bind(x)
+
+
+impl_rules[asin_p] = np.arcsin
+abstract_eval_rules[asin_p] = ufunc_abstract_eval(np.arcsin, "asin")
+defjvp_elementwise(asin_p, lambda t, out, x: mul(t, rsqrt(sub(1.0, mul(x, x)))))
+
+acos_p = Primitive("acos")
+
+
+def acos(x):
+    return acos_p.bind(x)
+
+
+impl_rules[acos_p] = np.arccos
+abstract_eval_rules[acos_p] = ufunc_abstract_eval(np.arccos, "acos")
+defjvp_elementwise(acos_p, lambda t, out, x: neg(mul(t, rsqrt(sub(1.0, mul(x, x))))))
+
+atan_p = Primitive("atan")
+
+
+def atan(x):
+    return atan_p.bind(x)
+
+
+impl_rules[atan_p] = np.arctan
+abstract_eval_rules[atan_p] = ufunc_abstract_eval(np.arctan, "atan")
+defjvp_elementwise(atan_p, lambda t, out, x: div(t, add(1.0, mul(x, x))))
+
+atan2_p = Primitive("atan2")
+
+
+def atan2(x, y):
+    """The angle of the point (y, x): arctan(x / y) in the right quadrant."""
+    return atan2_p.bind(x, y)
+
+
+impl_rules[atan2_p] = np.arctan2
+abstract_eval_rules[atan2_p] = ufunc_abstract_eval(np.arctan2, "atan2")
+
+
+def _atan2_radius2(x, y):
+    return add(mul(x, x), mul(y, y))
+
+
+defjvp_elementwise(atan2_p,
+                   lambda t, out, x, y: mul(t, div(y, _atan2_radius2(x, y))),
+                   lambda t, out, x, y: mul(t, div(neg(x), _atan2_radius2(x, y))))
+
+# ---------------------------------------------------------------------------------
+# Hyperbolic functions
+
+sinh_p = Primitive("sinh")
+
+
+def sinh(x):
+    return sinh_p.bind(x)
+
+
+impl_rules[sinh_p] = np.sinh
+abstract_eval_rules[sinh_p] = ufunc_abstract_eval(np.sinh)
+defjvp_elementwise(sinh_p, lambda t, out, x: mul(t, cosh(x)))
+
+cosh_p = Primitive("cosh")
+
+
+def cosh(x):
+    return cosh_p.bind(x)
+
+
+impl_rules[cosh_p] = np.cosh
+abstract_eval_rules[cosh_p] = ufunc_abstract_eval(np.cosh)
+defjvp_elementwise(cosh_p, lambda t, out, x: mul(t, sinh(x)))
 
 tanh_p = Primitive("tanh")
 
@@ -242,31 +204,168 @@ def tanh(x):
 
 impl_rules[tanh_p] = np.tanh
 abstract_eval_rules[tanh_p] = ufunc_abstract_eval(np.tanh)
-defjvp(tanh_p, lambda t, out, x: mul(t, sub(1.0, mul(out, out))))
+defjvp_elementwise(tanh_p, lambda t, out, x: mul(t, sub(1.0, mul(out, out))))
+
+asinh_p = Primitive("asinh")
+
+
+def asinh(x):
+    return asinh_p.bind(x)
+
+
+impl_rules[asinh_p] = np.arcsinh
+abstract_eval_rules[asinh_p] = ufunc_abstract_eval(np.arcsinh, "asinh")
+defjvp_elementwise(asinh_p, lambda t, out, x: mul(t, rsqrt(add(mul(x, x), 1.0))))
+
+acosh_p = Primitive("acosh")
+
+
+def acosh(x):
+    return acosh_p.bind(x)
+
+
+impl_rules[acosh_p] = np.arccosh
+abstract_eval_rules[acosh_p] = ufunc_abstract_eval(np.arccosh, "acosh")
+# (x - 1)(x + 1) rather than x*x - 1: no cancellation near x = 1.
+defjvp_elementwise(acosh_p, lambda t, out, x: mul(t, rsqrt(mul(sub(x, 1.0), add(x, 1.0)))))
+
+atanh_p = Primitive("atanh")
+
+
+def atanh(x):
+    return atanh_p.bind(x)
+
+
+impl_rules[atanh_p] = np.arctanh
+abstract_eval_rules[atanh_p] = ufunc_abstract_eval(np.arctanh, "atanh")
+defjvp_elementwise(atanh_p, lambda t, out, x: div(t, sub(1.0, mul(x, x))))
 
 # ---------------------------------------------------------------------------------
-# Comparisons: boolean results, zero derivatives
+# Exponentials and logarithms
 
-gt_p = Primitive("gt")
-
-
-def gt(x, y):
-    return gt_p.bind(x, y)
+exp_p = Primitive("exp")
 
 
-impl_rules[gt_p] = np.greater
-abstract_eval_rules[gt_p] = ufunc_abstract_eval(np.greater, "gt")
-defjvp_zero(gt_p)
-
-stop_gradient_p = Primitive("stop_gradient")
+def exp(x):
+    return exp_p.bind(x)
 
 
-def stop_gradient(x):
-    """`x`, inactive at every level: no derivative flows through it."""
-    return stop_gradient_p.bind(x)
+impl_rules[exp_p] = np.exp
+abstract_eval_rules[exp_p] = ufunc_abstract_eval(np.exp)
+defjvp_elementwise(exp_p, lambda t, out, x: mul(t, out))
+
+exp2_p = Primitive("exp2")
 
 
-impl_rules[stop_gradient_p] = lambda x: x
-abstract_eval_rules[stop_gradient_p] = lambda x: x
-defjvp_zero(stop_gradient_p)
-# transpose: none; the output is never linear in anything
+def exp2(x):
+    return exp2_p.bind(x)
+
+
+impl_rules[exp2_p] = np.exp2
+abstract_eval_rules[exp2_p] = ufunc_abstract_eval(np.exp2)
+# A Python float keeps the output's dtype; np.log(2) would promote float32 to float64.
+_LN2 = math.log(2.0)
+defjvp_elementwise(exp2_p, lambda t, out, x: mul(t, mul(out, _LN2)))
+
+expm1_p = Primitive("expm1")
+
+
+def expm1(x):
+    return expm1_p.bind(x)
+
+
+impl_rules[expm1_p] = np.expm1
+abstract_eval_rules[expm1_p] = ufunc_abstract_eval(np.expm1)
+defjvp_elementwise(expm1_p, lambda t, out, x: mul(t, add(out, 1.0)))
+
+log_p = Primitive("log")
+
+
+def log(x):
+    return log_p.bind(x)
+
+
+impl_rules[log_p] = np.log
+abstract_eval_rules[log_p] = ufunc_abstract_eval(np.log)
+defjvp_elementwise(log_p, lambda t, out, x: div(t, x))
+
+log1p_p = Primitive("log1p")
+
+
+def log1p(x):
+    return log1p_p.bind(x)
+
+
+impl_rules[log1p_p] = np.log1p
+abstract_eval_rules[log1p_p] = ufunc_abstract_eval(np.log1p)
+defjvp_elementwise(log1p_p, lambda t, out, x: div(t, add(x, 1.0)))
+
+logistic_p = Primitive("logistic")
+
+
+def logistic(x):
+    """1 / (1 + exp(-x)), without overflow (scipy.special.expit)."""
+    return logistic_p.bind(x)
+
+
+impl_rules[logistic_p] = scipy.special.expit
+abstract_eval_rules[logistic_p] = ufunc_abstract_eval(scipy.special.expit, "logistic")
+defjvp_elementwise(logistic_p, lambda t, out, x: mul(t, mul(out, sub(1.0, out))))
+
+# ---------------------------------------------------------------------------------
+# Roots and real powers
+
+sqrt_p = Primitive("sqrt")
+
+
+def sqrt(x):
+    return sqrt_p.bind(x)
+
+
+impl_rules[sqrt_p] = np.sqrt
+abstract_eval_rules[sqrt_p] = ufunc_abstract_eval(np.sqrt)
+defjvp_elementwise(sqrt_p, lambda t, out, x: div(t, mul(out, 2.0)))
+
+rsqrt_p = Primitive("rsqrt")
+
+
+def rsqrt(x):
+    return rsqrt_p.bind(x)
+
+
+impl_rules[rsqrt_p] = lambda x: 1.0 / np.sqrt(x)
+abstract_eval_rules[rsqrt_p] = ufunc_abstract_eval(np.sqrt, "rsqrt")
+# d/dx x^(-1/2) = -x^(-3/2) / 2 = -out^3 / 2
+defjvp_elementwise(rsqrt_p, lambda t, out, x: mul(t, mul(integer_pow(out, 3), -0.5)))
+
+cbrt_p = Primitive("cbrt")
+
+
+def cbrt(x):
+    return cbrt_p.bind(x)
+
+
+impl_rules[cbrt_p] = np.cbrt
+abstract_eval_rules[cbrt_p] = ufunc_abstract_eval(np.cbrt)
+defjvp_elementwise(cbrt_p, lambda t, out, x: div(t, mul(square(out), 3.0)))
+
+pow_p = Primitive("pow")
+
+
+def pow(x, y):  # noqa: A001 — lax's name
+    """x ** y for arrays x and y (integer_pow for a constant integer exponent)."""
+    return pow_p.bind(x, y)
+
+
+impl_rules[pow_p] = np.power
+abstract_eval_rules[pow_p] = ufunc_abstract_eval(np.power, "pow")
+
+
+def _pow_jvp_y(t, out, x, y):
+    """t * log(x) * x**y, with 0 rather than 0 * -inf = nan where x is 0 (as JAX)."""
+    return mul(t, mul(log(select_n(eq(x, 0), x, 1)), out))
+
+
+defjvp_elementwise(pow_p,
+                   lambda t, out, x, y: mul(t, mul(y, pow(x, sub(y, 1)))),
+                   _pow_jvp_y)

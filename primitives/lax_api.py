@@ -1,4 +1,140 @@
-"""`inert.lax`: the jax.lax subset, on inert's primitives (being written)."""
+"""`inert.lax`: the jax.lax subset, on inert's primitives.
 
-from .elementwise import add, cos, div, exp, gt, log, mul, neg, sin, stop_gradient, sub, tanh  # noqa: F401
-from .structural import broadcast_in_dim, convert_element_type, reduce_sum, reshape  # noqa: F401
+Each name is a primitive's bind wrapper with jax.lax's signature, so it stages
+exactly one equation (no numpy-style broadcasting or promotion beyond what the
+primitive itself does); plus the few jax.lax conveniences that are one primitive
+with its arguments rearranged (`select`, `full`, `dot`, `broadcast`).
+"""
+
+# ruff: noqa: F401 — this module is a namespace of re-exports
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.trace import get_aval
+from . import structural
+from .elementwise import (
+    RoundingMethod,
+    abs,
+    acos,
+    acosh,
+    add,
+    and_,
+    asin,
+    asinh,
+    atan,
+    atan2,
+    atanh,
+    cbrt,
+    ceil,
+    clamp,
+    cos,
+    cosh,
+    div,
+    eq,
+    exp,
+    exp2,
+    expm1,
+    floor,
+    ge,
+    gt,
+    integer_pow,
+    is_finite,
+    le,
+    log,
+    log1p,
+    logistic,
+    lt,
+    max,
+    min,
+    mul,
+    ne,
+    neg,
+    not_,
+    or_,
+    pow,
+    rem,
+    round,
+    rsqrt,
+    select_n,
+    sign,
+    sin,
+    sinh,
+    sqrt,
+    square,
+    stop_gradient,
+    sub,
+    tan,
+    tanh,
+    xor,
+)
+from .indexing import dynamic_slice, dynamic_update_slice
+from .linalg import dot_general
+from .reductions import (
+    argmax,
+    argmin,
+    cummax,
+    cummin,
+    cumprod,
+    cumsum,
+    reduce_and,
+    reduce_max,
+    reduce_min,
+    reduce_or,
+    reduce_prod,
+)
+from .special import betainc as regularized_incomplete_beta
+from .special import digamma, erf, erfc, erfinv, igamma, igammac, polygamma, zeta
+from .special import gammaln as lgamma
+from .structural import (
+    broadcast_in_dim,
+    concatenate,
+    convert_element_type,
+    expand_dims,
+    pad,
+    reduce_sum,
+    reshape,
+    rev,
+    slice,
+    slice_in_dim,
+    squeeze,
+    transpose,
+)
+
+
+def select(pred, on_true, on_false):
+    """jax.lax.select: `select_n` with the cases in the other order."""
+    return select_n(pred, on_false, on_true)
+
+
+def full(shape, fill_value, dtype=None):
+    """An array of `fill_value`, as a broadcast of one scalar."""
+    dtype = get_aval(fill_value).dtype if dtype is None else np.dtype(dtype)
+    return broadcast_in_dim(convert_element_type(fill_value, dtype), tuple(shape), ())
+
+
+def full_like(x, fill_value, dtype=None, shape=None):
+    aval = get_aval(x)
+    return full(aval.shape if shape is None else shape, fill_value,
+                aval.dtype if dtype is None else dtype)
+
+
+def broadcast(operand, sizes):
+    """Leading axes of `sizes` in front of `operand`'s."""
+    ndim = get_aval(operand).ndim
+    shape = (*sizes, *get_aval(operand).shape)
+    return broadcast_in_dim(operand, shape, range(len(sizes), len(sizes) + ndim))
+
+
+def dot(lhs, rhs):
+    """Vector/matrix products: the last axis of `lhs` with the first of `rhs`."""
+    return dot_general(lhs, rhs, (((get_aval(lhs).ndim - 1,), (0,)), ((), ())))
+
+
+def iota(dtype, size):
+    """0, 1, ..., size - 1."""
+    return structural.iota(dtype, (size,), 0)
+
+
+broadcasted_iota = structural.iota

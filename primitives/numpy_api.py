@@ -1,37 +1,190 @@
 """`inert.numpy`: the jax.numpy subset, on inert's primitives.
 
-Functions take arrays, Python scalars or traced values, broadcast like numpy and
-give numpy's dtypes (float64 by default). Each is a thin wrapper that turns numpy's
-calling conventions (axis=None, keepdims, negative axes) into primitive params.
+Functions take traced values, numpy arrays, Python scalars and lists, broadcast like
+numpy and give numpy's dtypes (float64 by default); given only plain values they
+compute plain numpy values. The functions live in modules by kind (the numpy_*
+modules next to this one); this module is the namespace that gathers them.
 """
+
+# ruff: noqa: F401 — this module is a namespace of re-exports
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..core.trace import get_aval
-from . import elementwise as ew
-from . import structural as st
+from . import numpy_linalg as linalg
+from .numpy_arrays import (
+    arange,
+    array,
+    asarray,
+    astype,
+    broadcast_arrays,
+    broadcast_shapes,
+    broadcast_to,
+    concatenate,
+    empty,
+    eye,
+    full,
+    full_like,
+    identity,
+    linspace,
+    ndim,
+    ones,
+    ones_like,
+    shape,
+    size,
+    stack,
+    zeros,
+    zeros_like,
+)
+from .numpy_dot import dot, einsum, inner, matmul, outer, tensordot, trace, vdot
+from .numpy_reductions import (
+    all,
+    amax,
+    amin,
+    any,
+    argmax,
+    argmin,
+    average,
+    count_nonzero,
+    cumprod,
+    cumsum,
+    max,
+    mean,
+    min,
+    prod,
+    std,
+    sum,
+    var,
+)
+from .numpy_shape import (
+    array_split,
+    atleast_1d,
+    atleast_2d,
+    column_stack,
+    diag,
+    diagonal,
+    expand_dims,
+    flip,
+    fliplr,
+    flipud,
+    hstack,
+    meshgrid,
+    moveaxis,
+    ravel,
+    repeat,
+    reshape,
+    roll,
+    split,
+    squeeze,
+    swapaxes,
+    take,
+    take_along_axis,
+    tile,
+    transpose,
+    tril,
+    triu,
+    vstack,
+)
+from .numpy_ufuncs import (
+    abs,
+    absolute,
+    acos,
+    acosh,
+    add,
+    arccos,
+    arccosh,
+    arcsin,
+    arcsinh,
+    arctan,
+    arctan2,
+    arctanh,
+    around,
+    asin,
+    asinh,
+    atan,
+    atan2,
+    atanh,
+    bitwise_and,
+    bitwise_not,
+    bitwise_or,
+    bitwise_xor,
+    cbrt,
+    ceil,
+    clip,
+    cos,
+    cosh,
+    deg2rad,
+    degrees,
+    divide,
+    equal,
+    exp,
+    exp2,
+    expm1,
+    fix,
+    floor,
+    floor_divide,
+    fmax,
+    fmin,
+    fmod,
+    greater,
+    greater_equal,
+    hypot,
+    invert,
+    isclose,
+    isfinite,
+    isinf,
+    isnan,
+    less,
+    less_equal,
+    log,
+    log1p,
+    log2,
+    log10,
+    logaddexp,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    maximum,
+    minimum,
+    mod,
+    multiply,
+    negative,
+    not_equal,
+    polyval,
+    positive,
+    power,
+    rad2deg,
+    radians,
+    reciprocal,
+    remainder,
+    round,
+    sign,
+    sin,
+    sinh,
+    sqrt,
+    square,
+    stop_gradient,
+    subtract,
+    tan,
+    tanh,
+    true_divide,
+    trunc,
+    where,
+)
 
-float64, float32, int64, int32, bool_ = np.float64, np.float32, np.int64, np.int32, np.bool_
-pi, e, inf, nan = np.pi, np.e, np.inf, np.nan
+# Dtypes and their classes are numpy's own.
+float16, float32, float64 = np.float16, np.float32, np.float64
+int8, int16, int32, int64 = np.int8, np.int16, np.int32, np.int64
+uint8, uint16, uint32, uint64 = np.uint8, np.uint16, np.uint32, np.uint64
+complex64, complex128 = np.complex64, np.complex128
+bool_ = np.bool_
+dtype, finfo, iinfo, issubdtype, promote_types = (
+    np.dtype, np.finfo, np.iinfo, np.issubdtype, np.promote_types)
+number, inexact, floating, integer, signedinteger, unsignedinteger = (
+    np.number, np.inexact, np.floating, np.integer, np.signedinteger, np.unsignedinteger)
 
-sin, cos, exp, log, tanh = ew.sin, ew.cos, ew.exp, ew.log, ew.tanh
-add, subtract, multiply, divide, negative = ew.add, ew.sub, ew.mul, ew.div, ew.neg
-greater = ew.gt
+pi, e, inf, nan, euler_gamma = np.pi, np.e, np.inf, np.nan, np.euler_gamma
+newaxis = None
 
-
-def _axes(axis, ndim: int) -> tuple[int, ...]:
-    if axis is None:
-        return tuple(range(ndim))
-    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
-    return tuple(int(a) % ndim if ndim else int(a) for a in axes)
-
-
-def sum(a, axis=None, keepdims=False):  # noqa: A001 — numpy's name
-    aval = get_aval(a)
-    axes = _axes(axis, aval.ndim)
-    out = st.reduce_sum(a, axes)
-    if keepdims:
-        out = st.reshape(out, [1 if i in axes else d for i, d in enumerate(aval.shape)])
-    return out

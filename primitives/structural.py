@@ -3,19 +3,55 @@
 All of them are linear. `reduce_sum` lives here, not with the reductions, because it
 is the transpose of `broadcast_in_dim` (and the other way round), and the elementwise
 family needs both to undo numpy broadcasting in its transposes (`unbroadcast`).
+
+This family sits below the elementwise one, so its rules cannot subtract or multiply:
+they are written with structural primitives and `add_any` only (see `pad`).
 """
 
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 from ..core.activity import Zero
-from ..core.avals import ShapedArray, is_float, tangent_aval
-from ..core.errors import ShapeError
+from ..core.avals import ShapedArray, is_float, result_dtype, tangent_aval
+from ..core.errors import DTypeError, ShapeError
 from ..core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
-from ..interpreters.ad import deflinear, jvp_rules
+from ..interpreters.ad import add_tangents, defjvp_zero, deflinear, instantiate_zeros, jvp_rules
 from ..interpreters.partial_eval import def_recomputable
-from ..interpreters.transpose import transpose_rules
+from ..interpreters.transpose import is_linear, transpose_rules
+
+
+def canonical_axes(axes, ndim: int) -> tuple[int, ...]:
+    """Axes as sorted non-negative ints (-1 is the last axis); out-of-range ones are
+    kept as they are, for the abstract eval to report with the primitive's name."""
+    return tuple(sorted(int(a) + ndim if -ndim <= int(a) < 0 else int(a) for a in axes))
+
+
+def check_axes(name: str, axes, x: ShapedArray) -> None:
+    if any(not 0 <= a < x.ndim for a in axes) or len(set(axes)) != len(axes):
+        raise ShapeError(f"{name}: axes {tuple(axes)} out of range or repeated for "
+                         f"{x.str_short()}")
+
+
+def checked_impl(impl, abstract_eval):
+    """`impl`, after the abstract eval has checked the operands: for the primitives
+    whose numpy implementation would accept what the abstract eval rejects (clipping
+    out-of-range indices, casting, reshaping instead of transposing) rather than fail
+    and let `eval_primitive` explain why."""
+
+    def checked(*args, **params):
+        abstract_eval(*map(get_aval, args), **params)
+        return impl(*args, **params)
+
+    return checked
+
+
+def aval_of(x) -> ShapedArray:
+    """The aval of a transpose rule's operand, linear or known."""
+    return x.aval if is_linear(x) else get_aval(x)
+
 
 # ---------------------------------------------------------------------------------
 broadcast_in_dim_p = Primitive("broadcast_in_dim")
@@ -28,13 +64,14 @@ def broadcast_in_dim(x, shape, broadcast_dimensions):
 
 
 def broadcast_in_dim_impl(x, *, shape, broadcast_dimensions):
+    dims = broadcast_dimensions
+    if any(a >= b for a, b in zip(dims, dims[1:])) or (dims and dims[0] < 0):
+        # numpy would reshape instead of failing: let the abstract eval say why not
+        broadcast_in_dim_abstract_eval(get_aval(x), shape=shape, broadcast_dimensions=dims)
     expanded = [1] * len(shape)
     for axis, dim in zip(broadcast_dimensions, np.shape(x)):
         expanded[axis] = dim
     return np.broadcast_to(np.reshape(x, expanded), shape)
-
-
-impl_rules[broadcast_in_dim_p] = broadcast_in_dim_impl
 
 
 def broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions):
@@ -47,6 +84,7 @@ def broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions):
     return ShapedArray(shape, x.dtype, x.weak_type)
 
 
+impl_rules[broadcast_in_dim_p] = broadcast_in_dim_impl
 abstract_eval_rules[broadcast_in_dim_p] = broadcast_in_dim_abstract_eval
 deflinear(broadcast_in_dim_p)
 
@@ -88,15 +126,14 @@ reduce_sum_p = Primitive("reduce_sum")
 
 
 def reduce_sum(x, axes):
-    return reduce_sum_p.bind(x, axes=tuple(sorted(int(a) for a in axes)))
+    return reduce_sum_p.bind(x, axes=canonical_axes(axes, get_aval(x).ndim))
 
 
 impl_rules[reduce_sum_p] = lambda x, *, axes: np.sum(x, axis=axes)
 
 
 def reduce_sum_abstract_eval(x, *, axes):
-    if any(not 0 <= a < x.ndim for a in axes) or len(set(axes)) != len(axes):
-        raise ShapeError(f"reduce_sum: axes {axes} out of range for {x.str_short()}")
+    check_axes("reduce_sum", axes, x)
     shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
     dtype = np.sum(np.zeros((1,), x.dtype)).dtype  # numpy's accumulator (bool -> int64)
     return ShapedArray(shape, dtype, x.weak_type)
@@ -142,6 +179,361 @@ jvp_rules[convert_element_type_p] = convert_element_type_jvp
 transpose_rules[convert_element_type_p] = lambda ct, x, *, new_dtype: [
     convert_element_type(ct, x.aval.dtype)]
 def_recomputable(convert_element_type_p)
+
+# ---------------------------------------------------------------------------------
+transpose_p = Primitive("transpose")
+
+
+def transpose(x, permutation):
+    """Axis i of the result is axis `permutation[i]` of `x` (numpy's `transpose`)."""
+    permutation = tuple(int(p) for p in permutation)
+    if permutation == tuple(range(get_aval(x).ndim)):
+        return x
+    return transpose_p.bind(x, permutation=permutation)
+
+
+impl_rules[transpose_p] = lambda x, *, permutation: np.transpose(x, permutation)
+
+
+def transpose_abstract_eval(x, *, permutation):
+    if sorted(permutation) != list(range(x.ndim)):
+        raise ShapeError(f"transpose: permutation {permutation} is not a permutation of the "
+                         f"axes of {x.str_short()}")
+    return ShapedArray(tuple(x.shape[p] for p in permutation), x.dtype, x.weak_type)
+
+
+abstract_eval_rules[transpose_p] = transpose_abstract_eval
+deflinear(transpose_p)
+transpose_rules[transpose_p] = lambda ct, x, *, permutation: [
+    transpose(ct, np.argsort(permutation))]
+def_recomputable(transpose_p)
+
+# ---------------------------------------------------------------------------------
+squeeze_p = Primitive("squeeze")
+
+
+def squeeze(x, dimensions):
+    """Drop the given axes, each of size 1."""
+    return squeeze_p.bind(x, dimensions=canonical_axes(dimensions, get_aval(x).ndim))
+
+
+impl_rules[squeeze_p] = lambda x, *, dimensions: np.squeeze(x, dimensions)
+
+
+def squeeze_abstract_eval(x, *, dimensions):
+    check_axes("squeeze", dimensions, x)
+    if any(x.shape[d] != 1 for d in dimensions):
+        raise ShapeError(f"squeeze: dimensions {dimensions} of {x.str_short()} are not all 1")
+    shape = tuple(n for i, n in enumerate(x.shape) if i not in dimensions)
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+abstract_eval_rules[squeeze_p] = squeeze_abstract_eval
+deflinear(squeeze_p)
+transpose_rules[squeeze_p] = lambda ct, x, *, dimensions: [expand_dims(ct, dimensions)]
+def_recomputable(squeeze_p)
+
+# ---------------------------------------------------------------------------------
+expand_dims_p = Primitive("expand_dims")
+
+
+def expand_dims(x, dimensions):
+    """Insert axes of size 1; `dimensions` are their positions in the result."""
+    ndim = get_aval(x).ndim + len(dimensions)
+    return expand_dims_p.bind(x, dimensions=canonical_axes(dimensions, ndim))
+
+
+impl_rules[expand_dims_p] = lambda x, *, dimensions: np.expand_dims(x, dimensions)
+
+
+def expand_dims_abstract_eval(x, *, dimensions):
+    ndim = x.ndim + len(dimensions)
+    if any(not 0 <= d < ndim for d in dimensions) or len(set(dimensions)) != len(dimensions):
+        raise ShapeError(f"expand_dims: dimensions {dimensions} out of range or repeated for "
+                         f"{x.str_short()}")
+    shape = iter(x.shape)
+    return ShapedArray(tuple(1 if i in dimensions else next(shape) for i in range(ndim)),
+                       x.dtype, x.weak_type)
+
+
+abstract_eval_rules[expand_dims_p] = expand_dims_abstract_eval
+deflinear(expand_dims_p)
+transpose_rules[expand_dims_p] = lambda ct, x, *, dimensions: [squeeze(ct, dimensions)]
+def_recomputable(expand_dims_p)
+
+# ---------------------------------------------------------------------------------
+rev_p = Primitive("rev")
+
+
+def rev(x, dimensions):
+    """Reverse the order of the elements along the given axes (numpy's `flip`)."""
+    dimensions = canonical_axes(dimensions, get_aval(x).ndim)
+    return rev_p.bind(x, dimensions=dimensions) if dimensions else x
+
+
+impl_rules[rev_p] = lambda x, *, dimensions: np.flip(x, dimensions)
+
+
+def rev_abstract_eval(x, *, dimensions):
+    check_axes("rev", dimensions, x)
+    return x
+
+
+abstract_eval_rules[rev_p] = rev_abstract_eval
+deflinear(rev_p)
+transpose_rules[rev_p] = lambda ct, x, *, dimensions: [rev(ct, dimensions)]
+def_recomputable(rev_p)
+
+# ---------------------------------------------------------------------------------
+iota_p = Primitive("iota")
+
+
+def iota(dtype, shape, dimension):
+    """0, 1, 2, ... along axis `dimension`, broadcast to `shape` (lax.broadcasted_iota)."""
+    return iota_p.bind(dtype=np.dtype(dtype), shape=tuple(int(d) for d in shape),
+                       dimension=int(dimension))
+
+
+def iota_abstract_eval(*, dtype, shape, dimension):
+    if not 0 <= dimension < len(shape) or any(d < 0 for d in shape):
+        raise ShapeError(f"iota: dimension {dimension} out of range for shape {shape}")
+    return ShapedArray(shape, dtype)
+
+
+def iota_impl(*, dtype, shape, dimension):
+    values = np.arange(shape[dimension], dtype=dtype)
+    return broadcast_in_dim_impl(values, shape=shape, broadcast_dimensions=(dimension,))
+
+
+impl_rules[iota_p] = checked_impl(iota_impl, iota_abstract_eval)
+abstract_eval_rules[iota_p] = iota_abstract_eval
+defjvp_zero(iota_p)
+# transpose: none, iota has no operands
+def_recomputable(iota_p)
+
+# ---------------------------------------------------------------------------------
+concatenate_p = Primitive("concatenate")
+
+
+def concatenate(operands, dimension):
+    """Join arrays of one dtype along axis `dimension` (their other axes must agree)."""
+    operands = list(operands)
+    if len(operands) == 1:
+        return operands[0]
+    dimension = int(dimension)
+    if operands and dimension < 0:
+        dimension += get_aval(operands[0]).ndim
+    return concatenate_p.bind(*operands, dimension=dimension)
+
+
+# casting="no": numpy would promote operands of different dtypes
+impl_rules[concatenate_p] = lambda *xs, dimension: np.concatenate(xs, dimension, casting="no")
+
+
+def concatenate_abstract_eval(*xs, dimension):
+    shapes = [list(x.shape) for x in xs]
+    for s in shapes:
+        s[dimension:dimension + 1] = []
+    if not xs or not 0 <= dimension < xs[0].ndim or any(
+            x.ndim != xs[0].ndim or s != shapes[0] for x, s in zip(xs, shapes)):
+        raise ShapeError(f"concatenate: cannot join {', '.join(x.str_short() for x in xs)} "
+                         f"along dimension {dimension}")
+    if any(x.dtype != xs[0].dtype for x in xs):
+        raise DTypeError(f"concatenate: operands of different dtypes "
+                         f"{', '.join(x.str_short() for x in xs)}")
+    shape = list(xs[0].shape)
+    shape[dimension] = sum(x.shape[dimension] for x in xs)
+    return ShapedArray(shape, xs[0].dtype, all(x.weak_type for x in xs))
+
+
+abstract_eval_rules[concatenate_p] = concatenate_abstract_eval
+deflinear(concatenate_p)
+
+
+def concatenate_transpose(ct, *xs, dimension):
+    cts, start = [], 0
+    for x in xs:
+        stop = start + aval_of(x).shape[dimension]
+        cts.append(slice_in_dim(ct, start, stop, axis=dimension) if is_linear(x) else None)
+        start = stop
+    return cts
+
+
+transpose_rules[concatenate_p] = concatenate_transpose
+def_recomputable(concatenate_p)
+
+# ---------------------------------------------------------------------------------
+pad_p = Primitive("pad")
+
+
+def pad(x, padding_value, padding_config):
+    """lax.pad: `(low, high, interior)` per axis puts `interior` padding values between
+    neighbours and `low`/`high` ones at the ends; a negative `low`/`high` crops."""
+    padding_config = tuple(tuple(int(p) for p in c) for c in padding_config)
+    if len(padding_config) == get_aval(x).ndim and all(c == (0, 0, 0) for c in padding_config):
+        return x
+    return pad_p.bind(x, padding_value, padding_config=padding_config)
+
+
+def _dilated_size(n: int, interior: int) -> int:
+    return (n - 1) * (interior + 1) + 1 if n else 0
+
+
+def pad_abstract_eval(x, padding_value, *, padding_config):
+    if len(padding_config) != x.ndim or any(len(c) != 3 or c[2] < 0 for c in padding_config):
+        raise ShapeError(f"pad: padding_config {padding_config} needs one (low, high, "
+                         f"interior >= 0) per axis of {x.str_short()}")
+    shape = tuple(lo + _dilated_size(n, interior) + hi
+                  for n, (lo, hi, interior) in zip(x.shape, padding_config))
+    if any(d < 0 for d in shape):
+        raise ShapeError(f"pad: padding_config {padding_config} crops {x.str_short()} to a "
+                         f"negative size {shape}")
+    if padding_value.shape != ():
+        raise ShapeError(f"pad: the padding value must be a scalar, not "
+                         f"{padding_value.str_short()}")
+    if padding_value.dtype != x.dtype and not (
+            padding_value.weak_type and result_dtype(x, padding_value) == x.dtype):
+        raise DTypeError(f"pad: padding value {padding_value.str_short()} for an operand "
+                         f"{x.str_short()} of another dtype")
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+def pad_impl(x, padding_value, *, padding_config):
+    x = np.asarray(x)
+    grown = [max(lo, 0) + _dilated_size(n, interior) + max(hi, 0)
+             for n, (lo, hi, interior) in zip(x.shape, padding_config)]
+    out = np.full(grown, padding_value, x.dtype)
+    out[tuple(builtins.slice(max(lo, 0), max(lo, 0) + _dilated_size(n, interior), interior + 1)
+              for n, (lo, _, interior) in zip(x.shape, padding_config))] = x
+    return out[tuple(builtins.slice(-min(lo, 0), g + min(hi, 0))
+                     for g, (lo, hi, _) in zip(grown, padding_config))]
+
+
+impl_rules[pad_p] = checked_impl(pad_impl, pad_abstract_eval)
+abstract_eval_rules[pad_p] = pad_abstract_eval
+
+
+def pad_jvp(primals, tangents, *, padding_config):
+    """Linear in both operands; an inactive padding value pads with a zero tangent."""
+    (x, padding_value), (tx, tv) = primals, tangents
+    out = pad(x, padding_value, padding_config)
+    tv = 0 if type(tv) is Zero else convert_element_type(tv, get_aval(out).dtype)
+    return [out], [pad(instantiate_zeros(tx), tv, padding_config)]
+
+
+jvp_rules[pad_p] = pad_jvp
+
+
+def pad_transpose(ct, x, padding_value, *, padding_config):
+    ct_value = None
+    if is_linear(padding_value):
+        ct_value = _padding_sum(ct, x, padding_config)
+        if type(ct_value) is not Zero:
+            ct_value = convert_element_type(ct_value, padding_value.aval.dtype)
+    return [_unpad(ct, padding_config) if is_linear(x) else None, ct_value]
+
+
+transpose_rules[pad_p] = pad_transpose
+
+
+def _unpad(ct, padding_config):
+    """The operand's elements of a padded array: undo the low/high padding (cropped
+    elements come back as zeros), then step over the interior padding."""
+    whole = pad(ct, 0, [(-lo, -hi, 0) for lo, hi, _ in padding_config])
+    shape = get_aval(whole).shape
+    return slice(whole, [0] * len(shape), shape, [interior + 1 for _, _, interior in
+                                                  padding_config])
+
+
+def _padding_sum(ct, x, padding_config):
+    """The sum of `ct` over the positions `pad` filled with the padding value.
+
+    It is sum(ct) minus the operand's part, but this family cannot subtract, so the
+    padding is peeled off one axis at a time (`_peel_axis`); what is left of `ct` after
+    an axis, the operand's part along it, goes on to the next axis.
+    """
+    total = Zero(ShapedArray((), get_aval(ct).dtype))
+    for axis, (n, (lo, hi, interior)) in enumerate(zip(aval_of(x).shape, padding_config)):
+        if (lo, hi, interior) != (0, 0, 0):
+            ct, pieces = _peel_axis(ct, axis, n, lo, interior + 1)
+            for piece in pieces:
+                total = add_tangents(total, reduce_sum(piece, range(get_aval(piece).ndim)))
+    return total
+
+
+def _peel_axis(ct, axis: int, n: int, low: int, stride: int):
+    """Split `ct` along `axis` into the operand's part and the padding: the margins,
+    and, once operand element i sits at i * stride and the axis is cut into n blocks
+    of `stride`, every column of the blocks but the first (the operand's)."""
+    shape = get_aval(ct).shape
+    length, end = shape[axis], low + n * stride
+    margins = [slice_in_dim(ct, 0, min(max(low, 0), length), axis=axis),
+               slice_in_dim(ct, min(max(end, 0), length), length, axis=axis)]
+    config = [(0, 0, 0)] * len(shape)
+    config[axis] = (-low, end - length, 0)
+    blocks = reshape(pad(ct, 0, config), (*shape[:axis], n, stride, *shape[axis + 1:]))
+    interior = slice_in_dim(blocks, 1, stride, axis=axis + 1)
+    operand = reshape(slice_in_dim(blocks, 0, 1, axis=axis + 1),
+                      (*shape[:axis], n, *shape[axis + 1:]))
+    return operand, [p for p in (*margins, interior) if get_aval(p).size]
+
+
+def_recomputable(pad_p)
+
+# ---------------------------------------------------------------------------------
+slice_p = Primitive("slice")
+
+
+def slice(x, start_indices, limit_indices, strides=None):  # noqa: A001 — lax's name
+    """`x[start:limit:stride]` along every axis (lax.slice); the indices must be in range."""
+    start_indices = tuple(int(i) for i in start_indices)
+    limit_indices = tuple(int(i) for i in limit_indices)
+    strides = (1,) * len(start_indices) if strides is None else tuple(int(s) for s in strides)
+    shape = get_aval(x).shape
+    if limit_indices == tuple(shape) and not any(start_indices) and set(strides) <= {1}:
+        return x
+    return slice_p.bind(x, start_indices=start_indices, limit_indices=limit_indices,
+                        strides=strides)
+
+
+def slice_in_dim(x, start_index, limit_index, stride=1, axis=0):
+    """`slice` along one axis only (lax.slice_in_dim)."""
+    shape = get_aval(x).shape
+    starts, limits, strides = [0] * len(shape), list(shape), [1] * len(shape)
+    starts[axis], limits[axis], strides[axis] = start_index, limit_index, stride
+    return slice(x, starts, limits, strides)
+
+
+def slice_abstract_eval(x, *, start_indices, limit_indices, strides):
+    fits = len(start_indices) == len(limit_indices) == len(strides) == x.ndim and all(
+        0 <= a <= b <= n and s >= 1
+        for a, b, s, n in zip(start_indices, limit_indices, strides, x.shape))
+    if not fits:
+        raise ShapeError(f"slice: start_indices {start_indices}, limit_indices "
+                         f"{limit_indices} and strides {strides} do not fit {x.str_short()}")
+    shape = tuple(-(-(b - a) // s) for a, b, s in zip(start_indices, limit_indices, strides))
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+def slice_impl(x, *, start_indices, limit_indices, strides):
+    return np.asarray(x)[tuple(builtins.slice(a, b, s) for a, b, s in
+                               zip(start_indices, limit_indices, strides))]
+
+
+impl_rules[slice_p] = checked_impl(slice_impl, slice_abstract_eval)
+abstract_eval_rules[slice_p] = slice_abstract_eval
+deflinear(slice_p)
+
+
+def slice_transpose(ct, x, *, start_indices, limit_indices, strides):
+    """Put the cotangent back where the elements came from, zeros elsewhere."""
+    config = [(a, n - a - _dilated_size(m, s - 1), s - 1) for a, n, m, s in
+              zip(start_indices, x.aval.shape, get_aval(ct).shape, strides)]
+    return [pad(ct, 0, config)]
+
+
+transpose_rules[slice_p] = slice_transpose
+def_recomputable(slice_p)
 
 
 # ---------------------------------------------------------------------------------

@@ -52,8 +52,9 @@ def check_jvp(f, args, rng, rtol=1e-5, atol=1e-5):
 
 
 def _inner(a, b) -> float:
-    la, _ = tree_flatten(a)
-    lb, _ = tree_flatten(b)
+    """Sum of elementwise products of matching leaves (a None cotangent counts 0)."""
+    la, _ = tree_flatten(a, is_leaf=lambda x: x is None)
+    lb, _ = tree_flatten(b, is_leaf=lambda x: x is None)
     return float(sum(np.sum(np.asarray(x, np.float64) * np.asarray(y, np.float64))
                      for x, y in zip(la, lb) if x is not None and y is not None
                      and np.asarray(x).dtype != inert.float0))

@@ -2,11 +2,10 @@
 
 import threading
 
-import numpy as np
-import pytest
-
 import inert
 import inert.numpy as inp
+import numpy as np
+import pytest
 from inert.errors import ConcretizationError, EscapedTracerError
 
 

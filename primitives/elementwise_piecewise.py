@@ -1,0 +1,340 @@
+"""Piecewise-constant elementwise primitives, and selection.
+
+Comparisons, bitwise logic and rounding have zero derivatives (`defjvp_zero`): their
+outputs are integers or booleans, or floats that are locally constant. `select_n`
+chooses between its cases elementwise; its derivative is the same choice between
+the cases' tangents, and it is linear in its cases.
+
+All of them are cheap, so partial evaluation may recompute them (`def_recomputable`)
+rather than keep their outputs for the backward pass.
+"""
+
+from __future__ import annotations
+
+import enum
+
+import numpy as np
+
+from ..core.activity import Zero
+from ..core.avals import ShapedArray, is_float, result_dtype
+from ..core.errors import DTypeError, ShapeError
+from ..core.trace import Primitive, abstract_eval_rules, impl_rules
+from ..interpreters.ad import defjvp_zero, jvp_rules
+from ..interpreters.partial_eval import def_recomputable
+from ..interpreters.transpose import is_linear, transpose_rules
+from .ufunc_rules import (
+    broadcast_shapes,
+    fit_tangent,
+    ufunc_abstract_eval,
+    unbroadcast_cotangent,
+    zero_scalar,
+)
+
+# ---------------------------------------------------------------------------------
+# Comparisons: boolean results, zero derivatives
+
+eq_p = Primitive("eq")
+
+
+def eq(x, y):
+    return eq_p.bind(x, y)
+
+
+impl_rules[eq_p] = np.equal
+abstract_eval_rules[eq_p] = ufunc_abstract_eval(np.equal, "eq")
+defjvp_zero(eq_p)
+def_recomputable(eq_p)
+
+ne_p = Primitive("ne")
+
+
+def ne(x, y):
+    return ne_p.bind(x, y)
+
+
+impl_rules[ne_p] = np.not_equal
+abstract_eval_rules[ne_p] = ufunc_abstract_eval(np.not_equal, "ne")
+defjvp_zero(ne_p)
+def_recomputable(ne_p)
+
+lt_p = Primitive("lt")
+
+
+def lt(x, y):
+    return lt_p.bind(x, y)
+
+
+impl_rules[lt_p] = np.less
+abstract_eval_rules[lt_p] = ufunc_abstract_eval(np.less, "lt")
+defjvp_zero(lt_p)
+def_recomputable(lt_p)
+
+le_p = Primitive("le")
+
+
+def le(x, y):
+    return le_p.bind(x, y)
+
+
+impl_rules[le_p] = np.less_equal
+abstract_eval_rules[le_p] = ufunc_abstract_eval(np.less_equal, "le")
+defjvp_zero(le_p)
+def_recomputable(le_p)
+
+gt_p = Primitive("gt")
+
+
+def gt(x, y):
+    return gt_p.bind(x, y)
+
+
+impl_rules[gt_p] = np.greater
+abstract_eval_rules[gt_p] = ufunc_abstract_eval(np.greater, "gt")
+defjvp_zero(gt_p)
+def_recomputable(gt_p)
+
+ge_p = Primitive("ge")
+
+
+def ge(x, y):
+    return ge_p.bind(x, y)
+
+
+impl_rules[ge_p] = np.greater_equal
+abstract_eval_rules[ge_p] = ufunc_abstract_eval(np.greater_equal, "ge")
+defjvp_zero(ge_p)
+def_recomputable(ge_p)
+
+is_finite_p = Primitive("is_finite")
+
+
+def is_finite(x):
+    return is_finite_p.bind(x)
+
+
+impl_rules[is_finite_p] = np.isfinite
+abstract_eval_rules[is_finite_p] = ufunc_abstract_eval(np.isfinite, "is_finite")
+defjvp_zero(is_finite_p)
+def_recomputable(is_finite_p)
+
+# ---------------------------------------------------------------------------------
+# Bitwise logic on booleans and integers (logical on booleans); floats are an error
+
+and_p = Primitive("and")
+
+
+def and_(x, y):
+    return and_p.bind(x, y)
+
+
+impl_rules[and_p] = np.bitwise_and
+abstract_eval_rules[and_p] = ufunc_abstract_eval(np.bitwise_and, "and")
+defjvp_zero(and_p)
+def_recomputable(and_p)
+
+or_p = Primitive("or")
+
+
+def or_(x, y):
+    return or_p.bind(x, y)
+
+
+impl_rules[or_p] = np.bitwise_or
+abstract_eval_rules[or_p] = ufunc_abstract_eval(np.bitwise_or, "or")
+defjvp_zero(or_p)
+def_recomputable(or_p)
+
+xor_p = Primitive("xor")
+
+
+def xor(x, y):
+    return xor_p.bind(x, y)
+
+
+impl_rules[xor_p] = np.bitwise_xor
+abstract_eval_rules[xor_p] = ufunc_abstract_eval(np.bitwise_xor, "xor")
+defjvp_zero(xor_p)
+def_recomputable(xor_p)
+
+not_p = Primitive("not")
+
+
+def not_(x):
+    return not_p.bind(x)
+
+
+impl_rules[not_p] = np.invert
+abstract_eval_rules[not_p] = ufunc_abstract_eval(np.invert, "not")
+defjvp_zero(not_p)
+def_recomputable(not_p)
+
+# ---------------------------------------------------------------------------------
+# Rounding: float results, zero derivatives
+
+sign_p = Primitive("sign")
+
+
+def sign(x):
+    return sign_p.bind(x)
+
+
+impl_rules[sign_p] = np.sign
+abstract_eval_rules[sign_p] = ufunc_abstract_eval(np.sign)
+defjvp_zero(sign_p)
+def_recomputable(sign_p)
+
+floor_p = Primitive("floor")
+
+
+def floor(x):
+    return floor_p.bind(x)
+
+
+impl_rules[floor_p] = np.floor
+abstract_eval_rules[floor_p] = ufunc_abstract_eval(np.floor)
+defjvp_zero(floor_p)
+def_recomputable(floor_p)
+
+ceil_p = Primitive("ceil")
+
+
+def ceil(x):
+    return ceil_p.bind(x)
+
+
+impl_rules[ceil_p] = np.ceil
+abstract_eval_rules[ceil_p] = ufunc_abstract_eval(np.ceil)
+defjvp_zero(ceil_p)
+def_recomputable(ceil_p)
+
+
+class RoundingMethod(enum.IntEnum):
+    """How `round` breaks ties; the values are jax.lax.RoundingMethod's."""
+
+    AWAY_FROM_ZERO = 0
+    TO_NEAREST_EVEN = 1
+
+
+round_p = Primitive("round")
+
+
+def round(x, rounding_method=RoundingMethod.TO_NEAREST_EVEN):  # noqa: A001 — lax's name
+    """Round to integral values; ties to even by default, as numpy.round does (note
+    that jax.lax.round's default is AWAY_FROM_ZERO). Integers are returned as they are."""
+    return round_p.bind(x, rounding_method=RoundingMethod(rounding_method))
+
+
+_ROUNDABLE = "fiu"  # dtype kinds; numpy would round booleans to float16
+
+
+def round_impl(x, *, rounding_method):
+    dtype = np.result_type(x)
+    if dtype.kind not in _ROUNDABLE:
+        raise TypeError("round of a non-number")  # the abstract eval explains
+    if rounding_method is RoundingMethod.TO_NEAREST_EVEN or not is_float(dtype):
+        return np.round(x)
+    whole = np.trunc(x)  # the fraction x - whole is exact
+    return whole + np.where(np.abs(x - whole) >= 0.5, np.sign(x), 0)
+
+
+impl_rules[round_p] = round_impl
+
+
+def round_abstract_eval(x, *, rounding_method):
+    if x.dtype.kind not in _ROUNDABLE:
+        raise DTypeError(f"round: not defined for operand dtype {x.dtype.name}")
+    return x
+
+
+abstract_eval_rules[round_p] = round_abstract_eval
+defjvp_zero(round_p)
+def_recomputable(round_p)
+
+# ---------------------------------------------------------------------------------
+# Selection
+
+select_n_p = Primitive("select_n", operand_names=("which",))
+
+
+def select_n(which, *cases):
+    """`cases[which]` elementwise, like jax.lax.select_n: `which` is boolean (at most
+    two cases: False picks the first) or integer; all operands broadcast like numpy
+    and the cases' dtypes promote like numpy's."""
+    return select_n_p.bind(which, *cases)
+
+
+def _check_which(which_dtype: np.dtype, n_cases: int) -> None:
+    """Checked by the impl too: numpy would accept a float `which`, or a boolean one
+    with more cases, where a staged select_n would not."""
+    if which_dtype.kind not in "biu":
+        raise DTypeError(f"select_n: `which` must be boolean or integer, got {which_dtype.name}")
+    if which_dtype == np.bool_ and n_cases > 2:
+        raise DTypeError(f"select_n: a boolean `which` selects from at most two cases, "
+                         f"got {n_cases}")
+
+
+def select_n_impl(which, *cases):
+    which_dtype = np.result_type(which)
+    _check_which(which_dtype, len(cases))
+    dtype = np.result_type(*cases)
+    cases = [np.asarray(c, dtype) for c in cases]
+    if len(cases) == 2 and which_dtype == np.bool_:
+        return np.where(which, cases[1], cases[0])
+    return np.choose(which, cases)
+
+
+impl_rules[select_n_p] = select_n_impl
+
+
+def select_n_abstract_eval(which: ShapedArray, *cases: ShapedArray) -> ShapedArray:
+    if not cases:
+        raise ShapeError("select_n: needs at least one case")
+    _check_which(which.dtype, len(cases))
+    shape = broadcast_shapes("select_n", (which, *cases))
+    return ShapedArray(shape, result_dtype(*cases), all(c.weak_type for c in cases))
+
+
+abstract_eval_rules[select_n_p] = select_n_abstract_eval
+
+
+def select_n_jvp(primals, tangents):
+    """The same choice between the cases' tangents; an inactive case's tangent is a
+    scalar zero that broadcasts, never an array of zeros. `which`, boolean or
+    integer, is always inactive."""
+    which, *cases = primals
+    out = select_n(which, *cases)
+    zero = zero_scalar(out)
+    t = select_n(which, *(zero if type(t) is Zero else t for t in tangents[1:]))
+    return [out], [fit_tangent(t, out)]
+
+
+jvp_rules[select_n_p] = select_n_jvp
+
+
+def select_n_transpose(ct, which, *cases):
+    """Linear in the cases: case i gets the cotangent where it was chosen, else zero."""
+    assert not is_linear(which), "select_n is not linear in `which`"
+    zero = zero_scalar(ct)
+    return [None] + [
+        unbroadcast_cotangent(select_n(which, *(ct if j == i else zero for j in
+                                                 range(len(cases)))), case.aval)
+        if is_linear(case) else None
+        for i, case in enumerate(cases)]
+
+
+transpose_rules[select_n_p] = select_n_transpose
+def_recomputable(select_n_p)
+
+# ---------------------------------------------------------------------------------
+stop_gradient_p = Primitive("stop_gradient")
+
+
+def stop_gradient(x):
+    """`x`, inactive at every level: no derivative flows through it."""
+    return stop_gradient_p.bind(x)
+
+
+impl_rules[stop_gradient_p] = lambda x: x
+abstract_eval_rules[stop_gradient_p] = lambda x: x
+defjvp_zero(stop_gradient_p)
+# transpose: none; the output is never linear in anything
