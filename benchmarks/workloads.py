@@ -11,10 +11,9 @@ from __future__ import annotations
 from typing import Callable
 
 import attrs
-import numpy as np
-
 import inert
 import inert.numpy as inp
+import numpy as np
 
 F64 = 8
 

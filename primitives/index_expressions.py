@@ -141,7 +141,9 @@ def basic_getitem(x, entries, shape):
         limits.append(first + (count - 1) * step + 1 if count else 0)
         strides.append(step)
         axis += 1
-    sliced = structural.slice(rev(x, tuple(flipped)), starts, limits, strides)
+    sliced = structural.slice(rev(x, tuple(flipped)) if flipped else x, starts, limits, strides)
+    if len(out_shape) == len(shape) and None not in entries:  # no int, no None: same rank
+        return sliced
     return reshape(sliced, out_shape)
 
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..core.trace import get_aval
 from . import structural
+from .cond import cond, switch
 from .elementwise import (
     RoundingMethod,
     abs,
@@ -84,6 +85,7 @@ from .reductions import (
     reduce_or,
     reduce_prod,
 )
+from .scan import scan
 from .special import betainc as regularized_incomplete_beta
 from .special import digamma, erf, erfc, erfinv, igamma, igammac, polygamma, zeta
 from .special import gammaln as lgamma
@@ -101,6 +103,7 @@ from .structural import (
     squeeze,
     transpose,
 )
+from .while_loop import fori_loop, while_loop
 
 
 def select(pred, on_true, on_false):
