@@ -29,7 +29,7 @@ import numpy as np
 from ..core.activity import Zero
 from ..core.avals import ShapedArray, tangent_aval
 from ..core.errors import DTypeError, ShapeError
-from ..core.trace import Primitive, Tracer, abstract_eval_rules, get_aval, impl_rules
+from ..core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ..interpreters.ad import add_tangents, instantiate_zeros, jvp_rules, zeros
 from ..interpreters.transpose import is_linear, transpose_rules
 from .elementwise import div, eq, mul, select_n
@@ -394,8 +394,7 @@ def getitem(x, idx):
     integer arrays (numpy or traced, traced scalars included) and concrete boolean
     masks. Basic indexing is a reverse, a strided slice and a reshape; any integer
     array makes the whole index one gather."""
-    if isinstance(idx, Tracer) and idx.dtype.kind in "iu" or (
-            isinstance(idx, np.ndarray) and idx.dtype.kind in "iu"):
+    if is_index_array(idx) and idx.dtype.kind in "iu":
         return gather(x, idx, axes=(0,))  # the most common advanced index, directly
     shape = get_aval(x).shape
     entries = normalize_index(idx, shape)

@@ -164,7 +164,7 @@ INDEX_EXPRESSIONS = [
     np.s_[:, 1:3, [[0], [1]]], np.s_[None, ..., None], np.s_[[[0, 1]], 2:0:-1, np.array([1, 2])],
     np.s_[[]], np.s_[X3[..., 0] > 0], np.s_[1:2, X3[0, :, 0] > 0], np.s_[[2, 2, 0]],
     np.s_[..., ::-2], np.s_[np.int32(1), -3:], np.s_[:, :, 4:1:-1], (), np.s_[2:2],
-    np.s_[[1, 0], ..., [-1, 1]],
+    np.s_[[1, 0], ..., [-1, 1]], np.array([2, -1, 2]), np.array([[0], [1]]),
 ]
 EXPR_IDS = [str(i) for i in range(len(INDEX_EXPRESSIONS))]
 
