@@ -1,18 +1,20 @@
 """Staging: tracing a Python function into a jaxpr.
 
-The staging trace records every operation as an equation. It can also carry *known*
-values: a tracer whose inputs are all known gets its value computed at once, one
-level down, while the equation is still recorded. This one mechanism serves
+The staging trace records every operation as an equation. It can also know some
+values: an equation whose inputs are all known is *known*. This one mechanism serves
 
-* `make_jaxpr`/`jit`: no input is known; the trace only records;
-* linearization (`vjp`, `grad`): primal inputs are known and tangents are not, so
-  the forward pass runs eagerly (Python `if` on a primal works, as in JAX's eager
-  grad) while the whole program, known and unknown, is recorded for partial
-  evaluation to choose the residuals from. The values of known variables read by
-  unknown equations, or by the known equations that partial evaluation may
-  recompute (`keep_inputs_of`), are kept in `JaxprBuilder.known_values`: they are
-  the only candidates for residuals. Every other known value is dropped as soon as
-  the user's code drops it.
+* `make_jaxpr`/`jit` (`stage`): no input is known; the trace only records;
+* linearization (`stage_with_known`): primal inputs are known and tangents are not,
+  so the whole program, known and unknown, is recorded for partial evaluation to
+  choose the residuals from.
+
+Known values are computed *lazily*: a known equation is only recorded, and runs
+when its value is asked for — by Python control flow on a primal value (`if x > 0`
+works under `grad`, as in JAX's eager mode), or at the end for the values the
+backward pass keeps and the outputs. So work that turns out not to be needed (the
+known half of a tangent rule feeding only a `has_aux` output, a coefficient partial
+evaluation chose to recompute from a saved value) never runs, and the forward pass
+frees each intermediate after its last use.
 
 The staging trace is *dynamic*: operations on plain constants (`zeros`, a broadcast
 of a literal in a jvp rule) are recorded too, so partial evaluation sees where every
@@ -21,12 +23,12 @@ value came from and can recompute cheap ones instead of saving them.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 import attrs
 
 from .avals import ShapedArray
-from .ir import Jaxpr, JaxprEqn, Var, is_literalable, literal
+from .ir import Jaxpr, JaxprEqn, Literal, Var, is_literalable, literal
 from .trace import (
     MainTrace,
     Trace,
@@ -41,48 +43,38 @@ from .trace import (
 )
 
 
-class _NotKnown:
-    def __repr__(self) -> str:
-        return "NOT_KNOWN"
-
-
-NOT_KNOWN = _NotKnown()
-
-
 class StagingTracer(Tracer):
-    __slots__ = ("_aval", "atom", "known")
+    __slots__ = ("_aval", "atom", "is_known")
 
-    def __init__(self, trace, aval: ShapedArray, atom, known=NOT_KNOWN):
+    def __init__(self, trace, aval: ShapedArray, atom, is_known: bool = False):
         self._trace = trace
         self._aval = aval
         self.atom = atom
-        self.known = known
+        self.is_known = is_known
 
     @property
     def aval(self) -> ShapedArray:
         return self._aval
 
     def concrete_value(self, why: str):
-        if self.known is NOT_KNOWN:
+        if not self.is_known:
             return super().concrete_value(why)
-        if isinstance(self.known, Tracer):
-            return self.known.concrete_value(why)
-        return self.known
+        value = self._trace.main.global_data.values_of([self.atom])[0]
+        return value.concrete_value(why) if isinstance(value, Tracer) else value
 
 
 @attrs.define(eq=False)
 class JaxprBuilder:
-    """What a staging trace has recorded so far."""
+    """What a staging trace has recorded so far, and the known values it has computed."""
 
     parent_dynamic: MainTrace
-    track_known: bool
-    keep_inputs_of: Callable[[Any], bool] = staticmethod(lambda prim: False)
     split_rules: dict = attrs.Factory(dict)
     eqns: list[JaxprEqn] = attrs.Factory(list)
     constvars: list[Var] = attrs.Factory(list)
     consts: list[Any] = attrs.Factory(list)
     const_index: dict[int, Var] = attrs.Factory(dict)
-    known_values: dict[Var, Any] = attrs.Factory(dict)
+    values: dict[Var, Any] = attrs.Factory(dict)  # known values computed so far
+    known_defs: dict[Var, int] = attrs.Factory(dict)  # known var -> index of its equation
 
     def const_var(self, val) -> Var:
         var = self.const_index.get(id(val))
@@ -91,7 +83,48 @@ class JaxprBuilder:
             self.const_index[id(val)] = var
             self.constvars.append(var)
             self.consts.append(val)  # also keeps id(val) from being reused
+            self.values[var] = val
         return var
+
+    def add_eqn(self, eqn: JaxprEqn, known: bool) -> None:
+        if known:
+            self.known_defs.update(dict.fromkeys(eqn.outputs, len(self.eqns)))
+        self.eqns.append(eqn)
+
+    def values_of(self, atoms) -> list:
+        """The values of known atoms: runs the known equations they need, once each,
+        in program order, freeing every intermediate after its last use."""
+        wanted = [a for a in atoms if type(a) is Var and a not in self.values]
+        needed = self._needed_eqns(wanted)
+        env = self.values
+        keep = set(wanted)
+        last_use = {}
+        for i in needed:
+            for a in self.eqns[i].inputs:
+                if type(a) is Var and a in self.known_defs:
+                    last_use[a] = i
+        for i in needed:
+            eqn = self.eqns[i]
+            args = [a.val if type(a) is Literal else env[a] for a in eqn.inputs]
+            out = bind_at(self.parent_dynamic, eqn.primitive, args, eqn.params,
+                          eqn.source_info)
+            env.update(zip(eqn.outputs, out if eqn.primitive.multiple_results else [out]))
+            for a in eqn.inputs:
+                if last_use.get(a) == i and a not in keep:
+                    env.pop(a, None)  # pop: an equation may read a value twice
+        return [a.val if type(a) is Literal else env[a] for a in atoms]
+
+    def _needed_eqns(self, wanted: list[Var]) -> list[int]:
+        """Indices of the not-yet-run known equations the wanted values depend on."""
+        needed, stack = set(), list(wanted)
+        while stack:
+            i = self.known_defs[stack.pop()]
+            if i in needed:
+                continue
+            needed.add(i)
+            stack.extend(a for a in self.eqns[i].inputs
+                         if type(a) is Var and a not in self.values)
+        return sorted(needed)
 
     def build(self, in_tracers, out_tracers) -> tuple[Jaxpr, list]:
         jaxpr = Jaxpr(
@@ -110,91 +143,77 @@ class StagingTrace(Trace):
     def builder(self) -> JaxprBuilder:
         return self.main.global_data
 
-    def new_arg(self, aval: ShapedArray, known=NOT_KNOWN) -> StagingTracer:
-        return StagingTracer(self, aval, Var(aval), known)
+    def new_arg(self, aval: ShapedArray) -> StagingTracer:
+        return StagingTracer(self, aval, Var(aval))
 
     def lift(self, val) -> StagingTracer:
         if is_literalable(val):
             lit = literal(val)
-            return StagingTracer(self, lit.aval, lit, val)
+            return StagingTracer(self, lit.aval, lit, True)
         var = self.builder.const_var(val)
-        return StagingTracer(self, var.aval, var, val)
+        return StagingTracer(self, var.aval, var, True)
 
     def process_primitive(self, prim, tracers, params):
         builder = self.builder
-        if builder.track_known and prim in builder.split_rules and _mixed(tracers):
+        known = [t.is_known for t in tracers]
+        if prim in builder.split_rules and any(known) and not all(known):
             return self._split(prim, tracers, params)
-        known_out = self._known_outputs(prim, tracers, params)
-        if known_out is None:
-            avals_out = abstract_eval(prim, [t.aval for t in tracers], params)
-            known_out = [NOT_KNOWN] * len(avals_out)
-        else:  # computed already: its type is the value's (no abstract eval needed)
-            avals_out = [get_aval(k) for k in known_out]
+        avals_out = abstract_eval(prim, [t.aval for t in tracers], params)
         outvars = [Var(aval) for aval in avals_out]
-        eqn = JaxprEqn(prim, tuple(t.atom for t in tracers), tuple(outvars), params,
-                       user_source_info())
-        self.builder.eqns.append(eqn)
-        return [StagingTracer(self, v.aval, v, k) for v, k in zip(outvars, known_out)]
-
-    def _known_outputs(self, prim, tracers, params) -> list | None:
-        """The outputs' values if every input is known, else None."""
-        builder = self.builder
-        if not builder.track_known:
-            return None
-        all_known = all(t.known is not NOT_KNOWN for t in tracers)
-        if not all_known or builder.keep_inputs_of(prim):
-            for t in tracers:  # residual candidates
-                if t.known is not NOT_KNOWN and isinstance(t.atom, Var):
-                    builder.known_values[t.atom] = t.known
-        if not all_known:
-            return None
-        out = bind_at(builder.parent_dynamic, prim, [t.known for t in tracers], params)
-        return out if prim.multiple_results else [out]
-
+        is_known = all(known)
+        builder.add_eqn(JaxprEqn(prim, tuple(t.atom for t in tracers), tuple(outvars),
+                                 params, user_source_info()), is_known)
+        return [StagingTracer(self, v.aval, v, is_known) for v in outvars]
 
     def _split(self, prim, tracers, params):
         """An equation with known and unknown inputs and a partial-eval rule (control
-        flow): record the rule's known part, run it now, and record the unknown part."""
+        flow): record the rule's known part and its unknown part."""
         builder = self.builder
         avals_out = abstract_eval(prim, [t.aval for t in tracers], params)
         outvars = tuple(Var(a) for a in avals_out)
         eqn = JaxprEqn(prim, tuple(t.atom for t in tracers), outvars, params,
                        user_source_info())
         known_eqns, unknown_eqns = builder.split_rules[prim](
-            eqn, [t.known is NOT_KNOWN for t in tracers])
-        values = {t.atom: t.known for t in tracers if t.known is not NOT_KNOWN}
+            eqn, [not t.is_known for t in tracers])
         for e in known_eqns:
-            builder.eqns.append(e)
-            args = [values[a] if isinstance(a, Var) else a.val for a in e.inputs]
-            out = bind_at(builder.parent_dynamic, e.primitive, args, e.params)
-            values.update(zip(e.outputs, out if e.primitive.multiple_results else [out]))
+            builder.add_eqn(e, True)
         for e in unknown_eqns:
-            builder.eqns.append(e)
-            builder.known_values.update((a, values[a]) for a in e.inputs if a in values)
-        return [StagingTracer(self, v.aval, v, values.get(v, NOT_KNOWN)) for v in outvars]
+            builder.add_eqn(e, False)
+        return [StagingTracer(self, v.aval, v, v in builder.known_defs) for v in outvars]
 
 
-def _mixed(tracers) -> bool:
-    known = [t.known is not NOT_KNOWN for t in tracers]
-    return any(known) and not all(known)
-
-
-def stage(fun, in_avals, knowns=None, keep_inputs_of=None, split_rules=None):
-    """Trace `fun` (flat list in, flat list out) into a jaxpr.
-
-    With `knowns` (one value or NOT_KNOWN per input), known values are computed as
-    the trace goes. Returns the jaxpr, its consts, the known value of each output
-    and the builder's `known_values`.
-    """
-    builder = JaxprBuilder(current_dynamic(), track_known=knowns is not None)
-    if keep_inputs_of is not None:
-        builder.keep_inputs_of = keep_inputs_of
-    if split_rules is not None:
-        builder.split_rules = split_rules
-    knowns = knowns if knowns is not None else [NOT_KNOWN] * len(in_avals)
+def stage(fun, in_avals) -> tuple[Jaxpr, list]:
+    """Trace `fun` (flat list in, flat list out) into a jaxpr and its consts."""
+    builder = JaxprBuilder(current_dynamic())
     with new_main(StagingTrace, builder, dynamic=True) as main:
-        in_tracers = [main.trace.new_arg(a, k) for a, k in zip(in_avals, knowns)]
-        outs = fun(*in_tracers)
-        out_tracers = [full_raise(main.trace, o) for o in outs]
+        in_tracers = [main.trace.new_arg(a) for a in in_avals]
+        out_tracers = [full_raise(main.trace, o) for o in fun(*in_tracers)]
+        return builder.build(in_tracers, out_tracers)
+
+
+@attrs.frozen
+class KnownStaging:
+    """A staged jaxpr some of whose values are known; `values_of` computes them."""
+
+    jaxpr: Jaxpr
+    consts: list
+    out_known: list[bool]
+    builder: JaxprBuilder
+
+    def values_of(self, atoms) -> list:
+        return self.builder.values_of(atoms)
+
+
+def stage_with_known(fun, in_avals, knowns: list, split_rules: dict) -> KnownStaging:
+    """Trace `fun` where input i has the known value `knowns[i]` (or is unknown where
+    that is `None`); equations with `split_rules` and mixed inputs are split."""
+    builder = JaxprBuilder(current_dynamic(), split_rules)
+    with new_main(StagingTrace, builder, dynamic=True) as main:
+        in_tracers = [main.trace.new_arg(a) for a in in_avals]
+        for t, k in zip(in_tracers, knowns):
+            if k is not None:
+                t.is_known = True
+                builder.values[t.atom] = k
+        out_tracers = [full_raise(main.trace, o) for o in fun(*in_tracers)]
         jaxpr, consts = builder.build(in_tracers, out_tracers)
-    return jaxpr, consts, [t.known for t in out_tracers], builder.known_values
+    return KnownStaging(jaxpr, consts, [t.is_known for t in out_tracers], builder)

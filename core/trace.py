@@ -102,13 +102,13 @@ def new_main(trace_type: type, global_data: Any = None, dynamic: bool = False):
         stack.pop()
 
 
-def bind_at(main: MainTrace, prim: Primitive, args, params):
+def bind_at(main: MainTrace, prim: Primitive, args, params, source=None):
     """Bind with `main` as the dynamic trace: how a staging trace computes known
     values one level down (nested binds, e.g. in a control-flow impl, go there too)."""
     state = _state
     previous, state.dynamic = state.dynamic, main
     try:
-        return bind(prim, args, params)
+        return bind(prim, args, params, source)
     finally:
         state.dynamic = previous
 

@@ -275,5 +275,5 @@ def jvp_jaxpr(jaxpr: Jaxpr, nonzeros: list[bool], instantiate: list[bool]
 
     in_avals = [v.aval for v in jaxpr.invars]
     tangent_avals = [tangent_aval(a) for a, nz in zip(in_avals, nonzeros) if nz]
-    new_jaxpr, consts, _, _ = stage(jvp_fun, [*in_avals, *tangent_avals])
+    new_jaxpr, consts = stage(jvp_fun, [*in_avals, *tangent_avals])
     return new_jaxpr, consts, out_nonzeros

@@ -138,7 +138,7 @@ def _trace_to_closed_jaxpr(f, args, static) -> tuple[ClosedJaxpr, list]:
     out_store: list = []
     fun = flat_fun(with_static, flat_args, out_store)
     avals = [get_aval(x) for x in flat_args.leaves]  # Python scalars stay weakly typed
-    jaxpr, consts, _, _ = stage(fun, avals)
+    jaxpr, consts = stage(fun, avals)
     closed = ClosedJaxpr(jaxpr, tuple(consts))
     if checks_enabled():
         check_jaxpr(closed)

@@ -1,9 +1,9 @@
 """Reverse mode as `transpose ∘ partial_eval ∘ jvp`.
 
 `linearize_flat` stages the jvp of a function with its primal inputs *known* and its
-tangents unknown: the forward pass runs at once, the whole program is recorded, and
-partial evaluation keeps as residuals only the known values the (pruned) tangent
-program reads. The result is a `LinearFunction`: the tangent program plus its
+tangents unknown: the whole program is recorded, partial evaluation chooses as
+residuals the known values the (pruned) tangent program must read, and only then
+does the forward pass run — just the known work the outputs and residuals need. The result is a `LinearFunction`: the tangent program plus its
 residuals, which can be run forwards (`linearize`) or transposed (`vjp`).
 """
 
@@ -16,11 +16,11 @@ import attrs
 from ..core.activity import Zero
 from ..core.avals import ShapedArray, tangent_aval
 from ..core.ir import Jaxpr, SourceInfo, Var
-from ..core.staging import NOT_KNOWN, stage
+from ..core.staging import stage_with_known
 from ..core.trace import get_aval
 from .ad import jvp_flat
 from .eval import eval_jaxpr
-from .partial_eval import is_recomputable, partial_eval_jaxpr, partial_eval_rules
+from .partial_eval import partial_eval_jaxpr, partial_eval_rules
 from .transpose import backward_pass
 
 
@@ -83,23 +83,21 @@ def linearize_flat(fun, primals: list, active: list[bool], n_diff_outputs=None
         out_zero.extend(type(t) is Zero for t in out_tangents[:n_diff])
         return [*out_primals, *(t for t in out_tangents[:n_diff] if type(t) is not Zero)]
 
-    knowns = [*primals, *[NOT_KNOWN] * len(tangent_avals)]
-    jaxpr, consts, out_knowns, known_values = stage(jvp_fun, primal_avals + tangent_avals,
-                                                     knowns, is_recomputable,
-                                                     partial_eval_rules)
-    n_out = len(out_knowns) - (len(out_zero) - sum(out_zero))
+    staged = stage_with_known(jvp_fun, primal_avals + tangent_avals,
+                              [*primals, *[None] * len(tangent_avals)], partial_eval_rules)
+    jaxpr = staged.jaxpr
+    n_out = len(jaxpr.outvars) - (len(out_zero) - sum(out_zero))
     unknown_inputs = [False] * len(primals) + [True] * len(tangent_avals)
     split = partial_eval_jaxpr(jaxpr, unknown_inputs,
-                               [False] * n_out + [True] * (len(out_knowns) - n_out),
+                               [False] * n_out + [True] * (len(jaxpr.outvars) - n_out),
                                online=True)
-    values = {**known_values, **dict(zip(jaxpr.constvars, consts)),
-              **dict(zip(jaxpr.invars, primals)),
-              **{v: k for v, k in zip(jaxpr.outvars, out_knowns) if k is not NOT_KNOWN}}
-    out_primals = out_knowns[:n_out]
+    # the forward pass: only the outputs and the residuals are computed
+    values = staged.values_of([*jaxpr.outvars[:n_out], *split.residuals])
+    out_primals, residuals = values[:n_out], values[n_out:]
     diff_avals = [tangent_aval(get_aval(p)) for p in out_primals[:len(out_zero)]]
     linear = LinearFunction(
         split.unknown,
-        tuple(values[v] for v in split.residuals),
+        tuple(residuals),
         _residual_infos(split.residuals, jaxpr),
         tuple(tangent_avals),
         tuple(diff_avals),

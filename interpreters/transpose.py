@@ -112,5 +112,5 @@ def transpose_jaxpr(jaxpr: Jaxpr, linear_mask: list[bool]) -> tuple[Jaxpr, list]
 
     known_avals = [v.aval for v, lin in zip(jaxpr.invars, linear_mask) if not lin]
     ct_avals = [tangent_aval(v.aval) for v in jaxpr.outvars]
-    new_jaxpr, consts, _, _ = stage(transposed, [*known_avals, *ct_avals])
+    new_jaxpr, consts = stage(transposed, [*known_avals, *ct_avals])
     return new_jaxpr, consts

@@ -157,7 +157,7 @@ def _known_branches(splits, res_avals: list[ShapedArray]) -> list[Jaxpr]:
             res[offsets[i]:offsets[i + 1]] = outs[n_known:]
             return [*outs[:n_known], *res]
 
-        jaxpr, consts, _, _ = stage(branch, [v.aval for v in s.known.invars])
+        jaxpr, consts = stage(branch, [v.aval for v in s.known.invars])
         assert not consts
         out.append(jaxpr)
     return out

@@ -39,7 +39,7 @@ def stage_body(f: Callable, in_tree: PyTreeDef, in_avals: Sequence[ShapedArray])
         out_trees.append(out_tree)
         return out_leaves
 
-    jaxpr, consts, _, _ = stage(flat_f, list(in_avals))
+    jaxpr, consts = stage(flat_f, list(in_avals))
     return Body(with_consts_as_invars(jaxpr), consts, out_trees[0])
 
 
@@ -68,7 +68,7 @@ def inline_jaxpr(jaxpr: Jaxpr, args: Sequence) -> tuple[list[JaxprEqn], list]:
 
 def staged_eqns(f: Callable, args: Sequence) -> tuple[list[JaxprEqn], list]:
     """The equations `f` (on flat lists) stages when applied to the atoms `args`."""
-    jaxpr, consts, _, _ = stage(lambda *xs: f(*xs), [a.aval for a in args])
+    jaxpr, consts = stage(lambda *xs: f(*xs), [a.aval for a in args])
     assert not consts, "staged_eqns is for functions of their arguments only"
     return inline_jaxpr(jaxpr, args)
 

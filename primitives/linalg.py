@@ -48,8 +48,10 @@ def dot_general_impl(x, y, *, dimension_numbers, preferred_element_type):
     flattened to a matrix (a stack of them with batch dimensions). For 2-d operands
     the layout change is a transposed view, which BLAS reads without a copy."""
     (lc, rc), (lb, rb) = dimension_numbers
-    dtype = preferred_element_type or np.result_type(x, y)
+    dtype = np.result_type(x, y) if preferred_element_type is None else preferred_element_type
     x, y = np.asarray(x, dtype), np.asarray(y, dtype)
+    if not lb and lc == (x.ndim - 1,) and rc == (0,) and x.ndim <= 2 and y.ndim <= 2:
+        return np.matmul(x, y)  # the common case, with the least Python around it
     if [x.shape[d] for d in lc + lb] != [y.shape[d] for d in rc + rb]:
         # the matmul could succeed on equal products of mismatched sizes: let
         # eval_primitive ask the abstract eval for the error

@@ -345,7 +345,7 @@ def _transposed_body(jaxpr: Jaxpr, num_consts, num_carry, const_lin, xs_lin, ys_
              *(tangent_aval(v.aval) for v in carry_in),
              *(v.aval for v, lin in zip(xs_in, xs_lin) if not lin),
              *(tangent_aval(v.aval) for v, nz in zip(ys_out, ys_nz) if nz)]
-    body, consts, _, _ = stage(step, avals)
+    body, consts = stage(step, avals)
     assert not consts, "a transposed scan body closes over nothing"
     return body
 
