@@ -3,8 +3,9 @@
 `linearize_flat` stages the jvp of a function with its primal inputs *known* and its
 tangents unknown: the whole program is recorded, partial evaluation chooses as
 residuals the known values the (pruned) tangent program must read, and only then
-does the forward pass run — just the known work the outputs and residuals need. The result is a `LinearFunction`: the tangent program plus its
-residuals, which can be run forwards (`linearize`) or transposed (`vjp`).
+does the forward pass run — just the known work the outputs and residuals need.
+The result is a `LinearFunction`: the tangent program plus its residuals, which can
+be run forwards (`linearize`) or transposed (`vjp`).
 """
 
 from __future__ import annotations
