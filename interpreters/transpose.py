@@ -13,18 +13,27 @@ nothing.
 
 Equations of a linear jaxpr that read no linear input (cheap values recomputed
 instead of saved) are evaluated first, forwards.
+
+A cotangent may also be `Masked`: zero outside a mask, which is what `select_n`
+gives each case. It stays symbolic through transposes that act elementwise on the
+cotangent (`def_elementwise_transpose`) and the mask is applied last. So where a
+case was not chosen, its cotangent is exactly 0 even if a coefficient there is
+infinite: the gradient of `where(x > 0, sqrt(x), 0)` is 0 at 0, not 0 * inf = NaN.
 """
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import attrs
+import numpy as np
 
 from ..core.activity import Zero
 from ..core.avals import ShapedArray, tangent_aval
 from ..core.ir import Jaxpr, Literal, Var
 from ..core.rules import RuleTable
 from ..core.staging import stage
-from ..core.trace import bind
+from ..core.trace import Primitive, bind
 from .ad import add_any_p, add_tangents, zeros, zeros_p
 
 transpose_rules = RuleTable("transpose")
@@ -41,7 +50,30 @@ def is_linear(x) -> bool:
     return type(x) is LinearInput
 
 
+@attrs.frozen(eq=False)
+class Masked:
+    """A cotangent known to be zero outside a mask: `apply_mask(value)` is its value."""
+
+    value: Any
+    apply_mask: Callable[[Any], Any]
+
+
+def materialize(ct):
+    return ct.apply_mask(ct.value) if type(ct) is Masked else ct
+
+
+_elementwise_transposes: set[Primitive] = set()
+
+
+def def_elementwise_transpose(*prims: Primitive) -> None:
+    """Primitives whose transpose is elementwise in the cotangent when no operand is
+    broadcast (neg, a product with a known coefficient, ...): a masked cotangent
+    passes through them still masked."""
+    _elementwise_transposes.update(prims)
+
+
 transpose_rules[add_any_p] = lambda ct, x, y: [ct, ct]
+def_elementwise_transpose(add_any_p)
 # zeros is the zero linear map (of no inputs): staying on the linear side keeps a loop
 # whose carry tangent starts at zero linear in that carry
 transpose_rules[zeros_p] = lambda ct, **params: []
@@ -52,7 +84,14 @@ def backward_pass(jaxpr: Jaxpr, consts, known_args, linear_mask, cts_out) -> lis
 
     `known_args` are the values of the non-linear inputs, `linear_mask` says which
     inputs are linear; cotangents may be `Zero`. One pass each way, no recursion.
+    Floating-point warnings are silenced: an infinite coefficient where a `Masked`
+    cotangent is zero is expected, and the user did not write these operations.
     """
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return _backward_pass(jaxpr, consts, known_args, linear_mask, cts_out)
+
+
+def _backward_pass(jaxpr: Jaxpr, consts, known_args, linear_mask, cts_out) -> list:
     env = dict(zip(jaxpr.constvars, consts))
     linear_vars = set()
     known = iter(known_args)
@@ -66,7 +105,7 @@ def backward_pass(jaxpr: Jaxpr, consts, known_args, linear_mask, cts_out) -> lis
     ct_env: dict[Var, object] = {}
     for var, ct in zip(jaxpr.outvars, cts_out):
         if type(var) is Var and var in linear_vars and type(ct) is not Zero:
-            ct_env[var] = add_tangents(ct_env.get(var, Zero(var.aval)), ct)
+            _accumulate(ct_env, var, ct)
     for eqn in reversed(linear_eqns):
         cts = [ct_env.pop(v, None) for v in eqn.outputs]
         if all(ct is None for ct in cts):
@@ -74,12 +113,33 @@ def backward_pass(jaxpr: Jaxpr, consts, known_args, linear_mask, cts_out) -> lis
         cts = [Zero(v.aval) if ct is None else ct for v, ct in zip(eqn.outputs, cts)]
         operands = [LinearInput(a.aval) if a in linear_vars else _value(a, env)
                     for a in eqn.inputs]
-        ct_arg = cts if eqn.primitive.multiple_results else cts[0]
-        cts_in = transpose_rules[eqn.primitive](ct_arg, *operands, **eqn.params)
-        for atom, ct in zip(eqn.inputs, cts_in):
+        for atom, ct in zip(eqn.inputs, _transpose_eqn(eqn, cts, operands)):
             if ct is not None and type(ct) is not Zero and atom in linear_vars:
-                ct_env[atom] = add_tangents(ct_env.get(atom, Zero(atom.aval)), ct)
-    return [ct_env.pop(v, Zero(v.aval)) for v, lin in zip(jaxpr.invars, linear_mask) if lin]
+                _accumulate(ct_env, atom, ct)
+    return [materialize(ct_env.pop(v, Zero(v.aval)))
+            for v, lin in zip(jaxpr.invars, linear_mask) if lin]
+
+
+def _transpose_eqn(eqn, cts: list, operands: list) -> list:
+    rule = transpose_rules[eqn.primitive]
+    if eqn.primitive.multiple_results:
+        return rule([materialize(ct) for ct in cts], *operands, **eqn.params)
+    (ct,) = cts
+    if type(ct) is Masked and eqn.primitive in _elementwise_transposes and all(
+            o.aval.shape == eqn.outputs[0].aval.shape for o in operands if is_linear(o)):
+        return [c if c is None or type(c) is Zero else Masked(c, ct.apply_mask)
+                for c in rule(ct.value, *operands, **eqn.params)]
+    return rule(materialize(ct), *operands, **eqn.params)
+
+
+def _accumulate(ct_env: dict, var: Var, ct) -> None:
+    old = ct_env.get(var)
+    if old is None:
+        ct_env[var] = ct
+    elif type(old) is Masked and type(ct) is Masked and old.apply_mask is ct.apply_mask:
+        ct_env[var] = Masked(add_tangents(old.value, ct.value), ct.apply_mask)
+    else:
+        ct_env[var] = add_tangents(materialize(old), materialize(ct))
 
 
 def _forward_nonlinear(jaxpr: Jaxpr, env: dict, linear_vars: set) -> list:

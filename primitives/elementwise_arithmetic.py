@@ -21,7 +21,7 @@ from ..core.errors import DTypeError
 from ..core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ..interpreters.ad import jvp_rules
 from ..interpreters.partial_eval import def_recomputable
-from ..interpreters.transpose import is_linear, transpose_rules
+from ..interpreters.transpose import def_elementwise_transpose, is_linear, transpose_rules
 from .elementwise_piecewise import and_, eq, ge, gt, lt, round, select_n
 from .structural import convert_element_type
 from .ufunc_rules import (
@@ -43,6 +43,7 @@ impl_rules[neg_p] = np.negative
 abstract_eval_rules[neg_p] = ufunc_abstract_eval(np.negative, "neg")
 defjvp_elementwise(neg_p, lambda t, out, x: neg(t))
 transpose_rules[neg_p] = lambda ct, x: [neg(ct)]
+def_elementwise_transpose(neg_p)
 def_recomputable(neg_p)
 
 add_p = Primitive("add")
@@ -65,6 +66,7 @@ def add_transpose(ct, x, y):
 
 
 transpose_rules[add_p] = add_transpose
+def_elementwise_transpose(add_p)
 def_recomputable(add_p)
 
 sub_p = Primitive("sub")
@@ -87,6 +89,7 @@ def sub_transpose(ct, x, y):
 
 
 transpose_rules[sub_p] = sub_transpose
+def_elementwise_transpose(sub_p)
 def_recomputable(sub_p)
 
 mul_p = Primitive("mul")
@@ -111,6 +114,7 @@ def mul_transpose(ct, x, y):
 
 
 transpose_rules[mul_p] = mul_transpose
+def_elementwise_transpose(mul_p)
 def_recomputable(mul_p)
 
 div_p = Primitive("div")
@@ -133,6 +137,7 @@ def div_transpose(ct, x, y):
 
 
 transpose_rules[div_p] = div_transpose
+def_elementwise_transpose(div_p)
 def_recomputable(div_p)
 
 rem_p = Primitive("rem")

@@ -18,10 +18,10 @@ import numpy as np
 from ..core.activity import Zero
 from ..core.avals import ShapedArray, is_float, result_dtype
 from ..core.errors import DTypeError, ShapeError
-from ..core.trace import Primitive, abstract_eval_rules, impl_rules
+from ..core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ..interpreters.ad import defjvp_zero, jvp_rules
 from ..interpreters.partial_eval import def_recomputable
-from ..interpreters.transpose import is_linear, transpose_rules
+from ..interpreters.transpose import Masked, is_linear, transpose_rules
 from .ufunc_rules import (
     broadcast_shapes,
     fit_tangent,
@@ -312,14 +312,23 @@ jvp_rules[select_n_p] = select_n_jvp
 
 
 def select_n_transpose(ct, which, *cases):
-    """Linear in the cases: case i gets the cotangent where it was chosen, else zero."""
+    """Linear in the cases: case i gets the cotangent where it was chosen, else zero.
+    A case of the output's type gets it `Masked`, the mask applied as late as possible
+    (see interpreters.transpose), so an infinite coefficient upstream in an unchosen
+    case gives 0, not NaN."""
     assert not is_linear(which), "select_n is not linear in `which`"
     zero = zero_scalar(ct)
-    return [None] + [
-        unbroadcast_cotangent(select_n(which, *(ct if j == i else zero for j in
-                                                 range(len(cases)))), case.aval)
-        if is_linear(case) else None
-        for i, case in enumerate(cases)]
+    ct_aval = get_aval(ct)
+
+    def case_ct(i, case):
+        def apply_mask(value):
+            return select_n(which, *(value if j == i else zero for j in range(len(cases))))
+
+        if case.aval.shape == ct_aval.shape and case.aval.dtype == ct_aval.dtype:
+            return Masked(ct, apply_mask)
+        return unbroadcast_cotangent(apply_mask(ct), case.aval)
+
+    return [None] + [case_ct(i, c) if is_linear(c) else None for i, c in enumerate(cases)]
 
 
 transpose_rules[select_n_p] = select_n_transpose

@@ -20,7 +20,7 @@ from ..core.errors import DTypeError, ShapeError
 from ..core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ..interpreters.ad import add_tangents, defjvp_zero, deflinear, instantiate_zeros, jvp_rules
 from ..interpreters.partial_eval import def_recomputable
-from ..interpreters.transpose import is_linear, transpose_rules
+from ..interpreters.transpose import def_elementwise_transpose, is_linear, transpose_rules
 
 
 def canonical_axes(axes, ndim: int) -> tuple[int, ...]:
@@ -179,6 +179,7 @@ jvp_rules[convert_element_type_p] = convert_element_type_jvp
 transpose_rules[convert_element_type_p] = lambda ct, x, *, new_dtype: [
     convert_element_type(ct, x.aval.dtype)]
 def_recomputable(convert_element_type_p)
+def_elementwise_transpose(convert_element_type_p)
 
 # ---------------------------------------------------------------------------------
 transpose_p = Primitive("transpose")

@@ -2,6 +2,7 @@
 
 import inert
 import inert.numpy as inp
+import numpy as np
 from test_residuals_helpers import reachable_array_bytes
 
 
@@ -59,3 +60,15 @@ def test_print_saved_residuals_table(rng, capsys):
     inert.print_saved_residuals(lambda x: inp.sum(inp.sin(x)), x)
     out = capsys.readouterr().out
     assert "cos" in out and "1 residual, 32 bytes in total" in out
+
+
+def test_where_against_a_constant_keeps_no_zeros_and_has_no_nan(rng):
+    x = rng.uniform(0.1, 2.0, 1000)
+    x[::10] = 0.0
+    f = lambda x: inp.sum(inp.where(x > 0, inp.sqrt(x), 0.0))
+    infos = inert.saved_residuals(f, x)
+    assert sum(r.nbytes for r in infos) == 8 * x.size + x.size  # sqrt output and the mask
+    g = inert.grad(f)(x)
+    np.testing.assert_array_equal(g[::10], 0.0)  # the true derivative, not 0 * inf = NaN
+    np.testing.assert_allclose(g[x > 0], 0.5 / np.sqrt(x[x > 0]))
+    assert np.all(np.isfinite(inert.hessian(f)(x[:20])))
