@@ -268,16 +268,19 @@ class EvalTrace(Trace):
         return out if prim.multiple_results else [out]
 
 
-def eval_primitive(prim: Primitive, values, params):
+def eval_primitive(prim: Primitive, values, params, source: SourceInfo | None = None):
     """Run the impl; if numpy fails, let abstract evaluation explain why."""
     try:
         out = impl_rules[prim](*values, **params)
     except InertError as e:
-        raise e.with_source(user_source_info()) from None
+        raise e.with_source(source or user_source_info()) from None
     except Exception as numpy_error:
         # Shape and dtype checks live in the abstract eval rules, run only on failure
         # so that eager evaluation pays nothing for them.
-        abstract_eval(prim, [get_aval(v) for v in values], params)
+        try:
+            abstract_eval(prim, [get_aval(v) for v in values], params)
+        except InertError as e:
+            raise e.with_source(source or user_source_info()) from None
         raise numpy_error
     if type(out) in _NUMPY_SCALARS and values and all(type(v) in _WEAK for v in values):
         return out.item()  # Python scalars in, a Python scalar out: it stays weakly typed

@@ -20,9 +20,9 @@ from ..core.check import check_jaxpr, checks_enabled
 from ..core.ir import ClosedJaxpr, pp_jaxpr
 from ..core.pytree import PyTreeDef, tree_flatten, tree_unflatten
 from ..core.staging import stage
-from ..core.trace import get_aval
+from ..core.trace import Tracer, current_dynamic, get_aval
 from .ad import active_vars, jvp_flat
-from .eval import eval_jaxpr
+from .eval import compile_jaxpr, eval_jaxpr
 from .linearize import LinearFunction, ResidualInfo, linearize_flat
 
 
@@ -146,7 +146,8 @@ def _trace_to_closed_jaxpr(f, args, static) -> tuple[ClosedJaxpr, list]:
 
 
 def jit(f: Callable, static_argnums: int | Sequence[int] = ()):
-    """Trace `f` once per argument signature and evaluate the cached jaxpr."""
+    """Trace `f` once per argument signature; later calls run the cached jaxpr, compiled
+    to a Python function (or interpreted, under another transformation)."""
     static = _as_tuple(static_argnums)
     cache: dict = {}
 
@@ -157,9 +158,13 @@ def jit(f: Callable, static_argnums: int | Sequence[int] = ()):
                tuple(args[i] for i in static))
         entry = cache.get(key)
         if entry is None:
-            entry = cache[key] = _trace_to_closed_jaxpr(f, args, static)
-        closed, out_store = entry
-        outs = eval_jaxpr(closed.jaxpr, closed.consts, flat.leaves)
+            closed, out_store = _trace_to_closed_jaxpr(f, args, static)
+            entry = cache[key] = (closed, out_store, compile_jaxpr(closed.jaxpr))
+        closed, out_store, compiled = entry
+        if current_dynamic().level == 0 and not any(isinstance(x, Tracer) for x in flat.leaves):
+            outs = compiled(closed.consts, flat.leaves)
+        else:
+            outs = eval_jaxpr(closed.jaxpr, closed.consts, flat.leaves)
         return tree_unflatten(out_store[0], outs)
 
     return jitted
