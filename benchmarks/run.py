@@ -21,6 +21,7 @@ import time  # noqa: E402
 import inert  # noqa: E402
 import inert.numpy as inp  # noqa: E402
 import numpy as np  # noqa: E402
+from inert import lax  # noqa: E402
 
 from .workloads import Workload, _unwrap, rosenbrock, rosenbrock_hvp, workloads  # noqa: E402
 
@@ -132,6 +133,24 @@ def overhead_lines(repeat: int, scale: float) -> list[str]:
         t_trace = median_time(lambda n=n: inert.make_jaxpr(lambda x: _scalar_chain(x, n))(x), r)
         lines.append(f"make_jaxpr of {n:,} equations: {t_trace / n * 1e6:.2f} µs per equation")
     lines.append(_inactive_tangent_count())
+    lines += _long_scan_lines()
+    return lines
+
+
+def _long_scan_lines() -> list[str]:
+    """A scan's residual memory and gradient time grow linearly with its length."""
+    def loss(x, steps):
+        return lax.scan(lambda c, _: (inp.sin(c) * 0.5 + 0.1, None), x, length=steps)[0]
+
+    lines = []
+    for steps in (1_000, 10_000, 100_000):
+        def f(x, steps=steps):
+            return loss(x, steps)
+
+        kept = sum(r.nbytes for r in inert.saved_residuals(f, 0.3))
+        seconds = median_time(lambda f=f: inert.grad(f)(0.3), 1)
+        lines.append(f"grad of a {steps:,}-step scan: {kept:,} residual bytes, "
+                     f"{seconds / steps * 1e6:.1f} µs per step")
     return lines
 
 

@@ -14,6 +14,7 @@ import attrs
 import inert
 import inert.numpy as inp
 import numpy as np
+from inert import lax
 
 F64 = 8
 
@@ -74,6 +75,34 @@ def w2_all_numpy(W1, b1, W2, b2, W3, b3, X, Y):
     d_z1 = (d_z2 @ W2.T) * (1 - h1 * h1)
     grads = (X.T @ d_z1, d_z1.sum(0), h1.T @ d_z2, d_z2.sum(0), h2.T @ d_out, d_out.sum(0))
     return 0.5 * np.sum(diff ** 2) / batch, grads
+
+
+# W3, W4 ------------------------------------------------------------------------
+def rnn_loss(W, h0, xs):
+    def step(h, x):
+        h = inp.tanh(W @ h + x)
+        return h, None
+
+    return inp.sum(lax.scan(step, h0, xs)[0])
+
+
+def rnn_numpy(W, h0, xs):
+    """Forward keeping every state, then the backward loop by hand."""
+    hs = [h0]
+    for x in xs:
+        hs.append(np.tanh(W @ hs[-1] + x))
+    dh, dW, dxs = np.ones_like(h0), np.zeros_like(W), np.empty_like(xs)
+    for t in range(len(xs) - 1, -1, -1):
+        dz = dh * (1.0 - hs[t + 1] * hs[t + 1])
+        dxs[t] = dz
+        dW += np.outer(dz, hs[t])
+        dh = W.T @ dz
+    return hs[-1].sum(), (dW, dh, dxs)
+
+
+def rnn_args(rng, steps, hidden):
+    return (rng.standard_normal((hidden, hidden)) / np.sqrt(hidden),
+            rng.standard_normal(hidden), rng.standard_normal((steps, hidden)))
 
 
 # W5, W6 --------------------------------------------------------------------------
@@ -187,6 +216,11 @@ def workloads(scale: float = 1.0, seed: int = 0) -> list[Workload]:
         return F64 * (X.size + 2 * hidden + W2.size + W3.size + Y.size)
 
     n_w9 = max(8, int(512 * np.sqrt(scale)))
+    steps, hidden = max(4, int(200 * scale)), max(4, int(128 * np.sqrt(scale)))
+
+    def rnn(active_w: bool):
+        W, h0, xs = rnn_args(rng, steps, hidden)
+        return (W if active_w else inactive(W), h0, xs)
     return [
         Workload("W1", "sum(x*y), x active", w1,
                  lambda: (rng.standard_normal(n), inactive(rng.standard_normal(n))),
@@ -195,6 +229,11 @@ def workloads(scale: float = 1.0, seed: int = 0) -> list[Workload]:
                  mlp_min_w3, w2_numpy),
         Workload("W2-all", "3-layer tanh MLP, all weights active", mlp_loss,
                  lambda: mlp(True), mlp_min_all, w2_all_numpy),
+        Workload("W3", "tanh RNN by lax.scan, T=200, H=128, W inactive", rnn_loss,
+                 lambda: rnn(False),
+                 lambda a: F64 * (_size(a[2]) + _size(_unwrap(a)[0])), rnn_numpy),
+        Workload("W4", "the same, W active", rnn_loss, lambda: rnn(True),
+                 lambda a: F64 * (_size(a[2]) + _size(a[1]) + _size(a[0])), rnn_numpy),
         Workload("W5", "sum(x*2+1)", w5, lambda: (rng.standard_normal(n),),
                  lambda a: 0, w5_numpy),
         Workload("W6", "sum(where(x>0, sqrt(x), 0)), 10% zeros", w6, lambda: w6_args(rng, n),
