@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
+import numpy as np
 
 from ..core.activity import Zero
 from ..core.avals import ShapedArray, tangent_aval
@@ -98,13 +99,22 @@ def linearize_flat(fun, primals: list, active: list[bool], n_diff_outputs=None
     diff_avals = [tangent_aval(get_aval(p)) for p in out_primals[:len(out_zero)]]
     linear = LinearFunction(
         split.unknown,
-        tuple(residuals),
+        tuple(map(_unviewed, residuals)),
         _residual_infos(split.residuals, jaxpr),
         tuple(tangent_avals),
         tuple(diff_avals),
         tuple(out_zero),
     )
     return out_primals, linear
+
+
+def _unviewed(value):
+    """A residual that is a view of a larger array (a strided slice) is copied, so the
+    backward pass does not keep the whole base alive for it."""
+    if isinstance(value, np.ndarray) and value.base is not None and \
+            value.base.nbytes > value.nbytes:
+        return value.copy()
+    return value
 
 
 def _residual_infos(residuals: list[Var], jaxpr: Jaxpr) -> tuple[ResidualInfo, ...]:

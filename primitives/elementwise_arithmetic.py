@@ -197,7 +197,7 @@ def integer_pow_jvp(t, out, x, *, y):
         return Zero(tangent_aval(get_aval(out)))
     if y == 1:
         return t
-    return mul(t, mul(y, integer_pow(x, y - 1)))
+    return mul(t, mul(y, x if y == 2 else integer_pow(x, y - 1)))
 
 
 defjvp_elementwise(integer_pow_p, integer_pow_jvp)

@@ -3,21 +3,25 @@
 import gc
 
 import numpy as np
+from inert.core.ir import Literal
 
 
 def reachable_array_bytes(obj) -> int:
-    """Bytes of the distinct numpy arrays reachable from `obj` (an independent count)."""
+    """Bytes of the distinct numpy arrays and scalars reachable from `obj`, a view
+    charged its whole base (an independent count). The literals of a jaxpr are part
+    of the program, not residuals, and are not counted."""
     seen, stack, total = set(), [obj], 0
     while stack:
         o = stack.pop()
-        if id(o) in seen or isinstance(o, (type, str, bytes, int, float)):
+        if id(o) in seen:
             continue
         seen.add(id(o))
-        if isinstance(o, np.ndarray):
-            base = o if o.base is None else o.base
-            if isinstance(base, np.ndarray) and id(base) not in seen or base is o:
+        if isinstance(o, (np.ndarray, np.generic)):  # before float: np.float64 is one
+            base = o.base if isinstance(o, np.ndarray) and o.base is not None else o
+            if id(base) not in seen or base is o:
                 seen.add(id(base))
-                total += base.nbytes if o.ndim else 0
+                total += base.nbytes
             continue
-        stack.extend(gc.get_referents(o))
+        if not isinstance(o, (type, str, bytes, int, float, Literal)):
+            stack.extend(gc.get_referents(o))
     return total
