@@ -72,15 +72,24 @@ _PYTHON_SCALAR_AVALS = {t: ShapedArray((), d, weak_type=t is not bool)
                         for t, d in _PYTHON_SCALAR_DTYPES.items()}
 
 
+_array_avals: dict[tuple, ShapedArray] = {}  # avals are values: one per (shape, dtype)
+
+
 def concrete_aval(x) -> ShapedArray:
     """The aval of a concrete value: a numpy array or scalar, or a Python scalar."""
     scalar_aval = _PYTHON_SCALAR_AVALS.get(type(x))
     if scalar_aval is not None:
         return scalar_aval
     if isinstance(x, (np.ndarray, np.generic)):
-        if x.dtype == object:
-            raise DTypeError(f"arrays of dtype object are not supported (got {x!r:.60})")
-        return ShapedArray(x.shape, x.dtype)
+        key = (x.shape, x.dtype)
+        aval = _array_avals.get(key)
+        if aval is None:
+            if x.dtype == object:
+                raise DTypeError(f"arrays of dtype object are not supported (got {x!r:.60})")
+            if len(_array_avals) > 4096:  # a bounded cache, not a registry
+                _array_avals.clear()
+            aval = _array_avals[key] = ShapedArray(x.shape, x.dtype)
+        return aval
     raise TypeError(f"{type(x).__name__} {x!r:.60} is not a valid inert value: "
                     "use numpy arrays, numpy scalars or Python numbers")
 
@@ -111,4 +120,6 @@ def tangent_dtype(dtype: np.dtype) -> np.dtype:
 
 
 def tangent_aval(aval: ShapedArray) -> ShapedArray:
+    if is_float(aval.dtype) and not aval.weak_type:
+        return aval
     return ShapedArray(aval.shape, tangent_dtype(aval.dtype))

@@ -28,6 +28,9 @@ from .structural import broadcast_in_dim, convert_element_type, unbroadcast_to
 
 def broadcast_shapes(name: str, avals) -> tuple[int, ...]:
     """numpy's broadcast shape of the operands, or a ShapeError naming `name`."""
+    shape = avals[0].shape if avals else ()
+    if all(a.shape == shape for a in avals):
+        return shape
     try:
         return np.broadcast_shapes(*(a.shape for a in avals))
     except ValueError:
@@ -44,7 +47,8 @@ def ufunc_abstract_eval(ufunc: np.ufunc, name: str | None = None):
     """Abstract eval of a numpy ufunc: broadcast shapes, numpy's result dtype."""
     name = name or ufunc.__name__
 
-    def abstract_eval(*avals: ShapedArray, **_params) -> ShapedArray:
+    @functools.lru_cache(maxsize=4096)  # programs repeat a handful of operand types
+    def abstract_eval(*avals: ShapedArray) -> ShapedArray:
         shape = broadcast_shapes(name, avals)
         operand_types = tuple(type(a.dtype.type(0).item()) if a.weak_type else a.dtype
                               for a in avals)
@@ -70,6 +74,8 @@ def fit_tangent(t, out):
         return t
     want = tangent_aval(get_aval(out))
     have = get_aval(t)
+    if have == want:
+        return t
     if have.shape != want.shape:
         t = broadcast_in_dim(t, want.shape, range(want.ndim - have.ndim, want.ndim))
     return convert_element_type(t, want.dtype)
