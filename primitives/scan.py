@@ -21,6 +21,7 @@ Integer counters are inactive by type, so they never reach the backward loop.
 
 from __future__ import annotations
 
+import attrs
 import numpy as np
 
 from ..core.activity import Zero
@@ -43,7 +44,7 @@ from .control_flow import (
     stage_body,
     staged_eqns,
 )
-from .structural import concatenate, expand_dims, slice_in_dim
+from .structural import concatenate, expand_dims, reshape, slice_in_dim
 
 scan_p = Primitive("scan", multiple_results=True)
 
@@ -205,10 +206,37 @@ def scan_partial_eval(eqn: JaxprEqn, unknown_inputs: list[bool]):
             res_xs.append(stacked[var])
     unknown_eqn = _unknown_scan(eqn, split, ways, res_consts, res_xs, unknown_in,
                                 const_uk, carry_uk)
-    return known_eqns, [unknown_eqn]
+    return _final_carries_from_stacks(known_eqns, eqn, stacked, carry_uk), [unknown_eqn]
 
 
 partial_eval_rules[scan_p] = scan_partial_eval
+
+
+def _final_carries_from_stacks(known_eqns: list, eqn: JaxprEqn, stacked: dict, carry_uk):
+    """A known final carry whose every value is stacked anyway is the stack's last row:
+    defined so, by cheap equations, the backward pass can read it without keeping a
+    copy. The known loop's own output for it is renamed and left unused."""
+    p = eqn.params
+    jaxpr, num_carry = p["jaxpr"], p["num_carry"]
+    if p["length"] == 0:
+        return known_eqns
+    loop, rest = known_eqns[0], known_eqns[1:]
+    renamed = {}
+    for i, final in enumerate(eqn.outputs[:num_carry]):
+        stack = stacked.get(jaxpr.outvars[i])
+        if carry_uk[i] or stack is None:
+            continue
+        eqns, _ = staged_eqns(lambda ys: [_last_row(ys, p["reverse"])], [stack])
+        rest += [*eqns[:-1], attrs.evolve(eqns[-1], outputs=(final,))]
+        renamed[final] = Var(final.aval)
+    outputs = tuple(renamed.get(v, v) for v in loop.outputs)
+    return [attrs.evolve(loop, outputs=outputs), *rest]
+
+
+def _last_row(ys, reverse: bool):
+    length = get_aval(ys).shape[0]
+    row = slice_in_dim(ys, 0, 1) if reverse else slice_in_dim(ys, length - 1, length)
+    return reshape(row, get_aval(ys).shape[1:])
 
 
 def _residual_ways(split, jaxpr: Jaxpr, num_consts: int, num_carry: int, const_uk, carry_uk):
