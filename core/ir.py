@@ -41,7 +41,12 @@ class SourceInfo:
     function: str
 
     def __str__(self) -> str:
-        return f"{self.filename}:{self.lineno} ({self.function})"
+        return f"{_short_filename(self.filename)}:{self.lineno} ({self.function})"
+
+
+def _short_filename(filename: str) -> str:
+    """A notebook cell's temporary file (a new name in every kernel) as `<cell>`."""
+    return "<cell>" if "ipykernel_" in filename else filename
 
 
 @attrs.frozen(eq=False)
