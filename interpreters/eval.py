@@ -79,6 +79,17 @@ def last_uses(jaxpr: Jaxpr) -> list[tuple[Var, ...]]:
 # traffic, just one call per equation.
 
 
+_compiled: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def compiled(jaxpr: Jaxpr) -> Callable:
+    """`compile_jaxpr(jaxpr)`, once per jaxpr: for loop bodies, run at every step."""
+    run = _compiled.get(jaxpr)
+    if run is None:
+        run = _compiled[jaxpr] = compile_jaxpr(jaxpr)
+    return run
+
+
 def compile_jaxpr(jaxpr: Jaxpr) -> Callable:
     """A Python function `(*consts, *args) -> list` running `jaxpr` on plain values.
 

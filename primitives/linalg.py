@@ -52,6 +52,8 @@ def dot_general_impl(x, y, *, dimension_numbers, preferred_element_type):
     x, y = np.asarray(x, dtype), np.asarray(y, dtype)
     if not lb and lc == (x.ndim - 1,) and rc == (0,) and x.ndim <= 2 and y.ndim <= 2:
         return np.matmul(x, y)  # the common case, with the least Python around it
+    if not lb and not lc:
+        return np.multiply.outer(x, y)  # an outer product (a weight's cotangent)
     if [x.shape[d] for d in lc + lb] != [y.shape[d] for d in rc + rb]:
         # the matmul could succeed on equal products of mismatched sizes: let
         # eval_primitive ask the abstract eval for the error

@@ -33,7 +33,7 @@ from ..core.staging import stage
 from ..core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ..interpreters.ad import add_tangents, instantiate_zeros, jvp_jaxpr, jvp_rules, zeros
 from ..interpreters.dce import dce_jaxpr, dce_rules
-from ..interpreters.eval import eval_jaxpr
+from ..interpreters.eval import compiled
 from ..interpreters.partial_eval import partial_eval_jaxpr, partial_eval_rules
 from ..interpreters.transpose import backward_pass, is_linear, transpose_rules
 from .control_flow import (
@@ -87,10 +87,11 @@ def _scan_length(xs_leaves, length) -> int:
 
 def scan_impl(*args, jaxpr, num_consts, num_carry, length, reverse):
     consts, carry, xs = split_list(args, [num_consts, num_carry])
+    step = compiled(jaxpr)  # the body runs `length` times: compile it once
     steps = range(length - 1, -1, -1) if reverse else range(length)
     per_step = []
     for i in steps:
-        outs = eval_jaxpr(jaxpr, (), [*consts, *carry, *(x[i] for x in xs)])
+        outs = step((), [*consts, *carry, *(x[i] for x in xs)])
         carry, ys = outs[:num_carry], outs[num_carry:]
         per_step.append(ys)
     if reverse:
