@@ -281,6 +281,7 @@ def eval_primitive(prim: Primitive, values, params, source: SourceInfo | None = 
             abstract_eval(prim, [get_aval(v) for v in values], params)
         except InertError as e:
             raise e.with_source(source or user_source_info()) from None
+        numpy_error.add_note(f"in primitive {prim.name}, at {source or user_source_info()}")
         raise numpy_error
     if type(out) in _NUMPY_SCALARS and values and all(type(v) in _WEAK for v in values):
         return out.item()  # Python scalars in, a Python scalar out: it stays weakly typed
