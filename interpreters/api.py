@@ -22,6 +22,7 @@ from ..core.pytree import PyTreeDef, tree_flatten, tree_unflatten
 from ..core.staging import stage
 from ..core.trace import Tracer, current_dynamic, get_aval
 from .ad import active_vars, jvp_flat
+from .dce import dce_jaxpr
 from .eval import compile_jaxpr, eval_jaxpr
 from .linearize import LinearFunction, ResidualInfo, linearize_flat
 
@@ -159,7 +160,9 @@ def jit(f: Callable, static_argnums: int | Sequence[int] = ()):
         entry = cache.get(key)
         if entry is None:
             closed, out_store = _trace_to_closed_jaxpr(f, args, static)
-            entry = cache[key] = (closed, out_store, compile_jaxpr(closed.jaxpr))
+            jaxpr, _ = dce_jaxpr(closed.jaxpr, [True] * len(closed.jaxpr.outvars))
+            closed = ClosedJaxpr(jaxpr, closed.consts)
+            entry = cache[key] = (closed, out_store, compile_jaxpr(jaxpr))
         closed, out_store, compiled = entry
         if current_dynamic().level == 0 and not any(isinstance(x, Tracer) for x in flat.leaves):
             outs = compiled(closed.consts, flat.leaves)
@@ -325,7 +328,7 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool 
             raise TypeError("grad requires a function returning a float scalar, but it returned "
                             f"{aval.str_short() if aval else vjp_fn.out_tree}; use vjp or "
                             "jacrev for other outputs")
-        cts = vjp_fn(np.ones((), aval.dtype))
+        cts = vjp_fn(aval.dtype.type(1))  # a scalar: staged as a literal, not a constant
         grads = tuple(cts[i] for i in nums)
         g = grads if isinstance(argnums, (tuple, list)) else grads[0]
         return ((out, aux), g) if has_aux else (out, g)
