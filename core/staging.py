@@ -56,11 +56,11 @@ class StagingTracer(Tracer):
     def aval(self) -> ShapedArray:
         return self._aval
 
-    def concrete_value(self, why: str):
+    def concrete_value(self, why: str, lossy: bool = False):
         if not self.is_known:
-            return super().concrete_value(why)
+            return super().concrete_value(why, lossy)
         value = self._trace.main.global_data.values_of([self.atom])[0]
-        return value.concrete_value(why) if isinstance(value, Tracer) else value
+        return value.concrete_value(why, lossy) if isinstance(value, Tracer) else value
 
 
 @attrs.define(eq=False)
@@ -97,7 +97,8 @@ class JaxprBuilder:
         wanted = [a for a in atoms if type(a) is Var and a not in self.values]
         needed = self._needed_eqns(wanted)
         env = self.values
-        keep = set(wanted)
+        keep = {a for a in atoms if type(a) is Var}
+        computed: set[Var] = set()  # only these may be freed: earlier values stay
         last_use = {}
         for i in needed:
             for a in self.eqns[i].inputs:
@@ -109,8 +110,9 @@ class JaxprBuilder:
             out = bind_at(self.parent_dynamic, eqn.primitive, args, eqn.params,
                           eqn.source_info)
             env.update(zip(eqn.outputs, out if eqn.primitive.multiple_results else [out]))
+            computed.update(eqn.outputs)
             for a in eqn.inputs:
-                if last_use.get(a) == i and a not in keep:
+                if last_use.get(a) == i and a in computed and a not in keep:
                     env.pop(a, None)  # pop: an equation may read a value twice
         return [a.val if type(a) is Literal else env[a] for a in atoms]
 

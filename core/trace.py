@@ -158,8 +158,12 @@ class Tracer:
     def full_lower(self):
         return self
 
-    def concrete_value(self, why: str):
-        """The value as a numpy array, if this trace knows it; else a clear error."""
+    def concrete_value(self, why: str, lossy: bool = False):
+        """The value as a numpy array, if this trace knows it; else a clear error.
+
+        `lossy` conversions (float(), numpy arrays) keep computing with the number,
+        which would silently drop a derivative: they are refused for active values.
+        """
         raise ConcretizationError(
             f"{why} needs the concrete value of a traced array {self.aval.str_short()}, "
             "but its value is not known while tracing (it depends on an input of "
@@ -175,16 +179,17 @@ class Tracer:
         return int(self.concrete_value("int()"))
 
     def __float__(self):
-        return float(self.concrete_value("float()"))
+        return float(self.concrete_value("float()", lossy=True))
 
     def __complex__(self):
-        return complex(self.concrete_value("complex()"))
+        return complex(self.concrete_value("complex()", lossy=True))
 
     def __index__(self):
         return int(self.concrete_value("using an array as a Python index"))
 
     def __array__(self, dtype=None, copy=None):
-        return np.asarray(self.concrete_value("converting to a numpy array"), dtype=dtype)
+        return np.asarray(self.concrete_value("converting to a numpy array (a numpy or math "
+                                              "function)", lossy=True), dtype=dtype)
 
     def __len__(self):
         if not self.shape:
@@ -208,6 +213,8 @@ def find_top_trace(args) -> Trace:
             main = x._trace.main
             if main.level > top.level:
                 top = main
+    if not top.active:
+        raise _escaped_error(top)
     return top.trace
 
 
@@ -219,16 +226,20 @@ def full_raise(trace: Trace, val) -> Tracer:
     if main is trace.main:
         return val
     if not main.active:
-        raise EscapedTracerError(
-            f"a tracer {val.aval.str_short()} of a finished transformation was used: "
-            "a traced value escaped (e.g. stored in a global or a closure) and was used "
-            "after the transformation that created it returned"
-        ).with_source(user_source_info())
+        raise _escaped_error(main)
     if main.level < trace.main.level:
         return trace.lift(val)
     raise EscapedTracerError(
         f"a tracer of level {main.level} met a trace of level {trace.main.level}: "
         "a traced value escaped into an enclosing transformation"
+    ).with_source(user_source_info())
+
+
+def _escaped_error(main: MainTrace) -> EscapedTracerError:
+    return EscapedTracerError(
+        f"a tracer of a finished transformation ({main.trace_type.__name__}) was used: a "
+        "traced value escaped (e.g. stored in a global or a closure) and was used after "
+        "the transformation that created it returned"
     ).with_source(user_source_info())
 
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..core.activity import Zero
 from ..core.avals import ShapedArray, tangent_aval
-from ..core.errors import DTypeError, NonDifferentiableError
+from ..core.errors import ConcretizationError, DTypeError, NonDifferentiableError
 from ..core.ir import Jaxpr, Literal, Var
 from ..core.rules import RuleTable
 from ..core.staging import stage
@@ -165,9 +165,15 @@ class JVPTracer(Tracer):
             return self.primal.full_lower() if isinstance(self.primal, Tracer) else self.primal
         return self
 
-    def concrete_value(self, why: str):
+    def concrete_value(self, why: str, lossy: bool = False):
+        if lossy and type(self.tangent) is not Zero:
+            raise ConcretizationError(
+                f"{why} of a value being differentiated would lose its derivative. Compute "
+                "with inert.numpy functions instead of numpy/math ones, compare it to branch "
+                "(`if x > 0:`), or wrap it in inert.stop_gradient if its derivative should "
+                "indeed be dropped.").with_source(user_source_info())
         if isinstance(self.primal, Tracer):
-            return self.primal.concrete_value(why)
+            return self.primal.concrete_value(why, lossy)
         return self.primal
 
 

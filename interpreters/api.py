@@ -79,7 +79,12 @@ def flatten_args(args: tuple, argnums: Sequence[int] | None = None) -> FlatArgs:
         else:
             leaves.append(item)
             selected = argnums is None or argnum in argnums
-            active.append(selected and is_float(get_aval(item).dtype))
+            dtype = get_aval(item).dtype
+            if selected and dtype.kind == "c":
+                raise TypeError(f"argument {argnum} has a complex leaf ({dtype}): inert's "
+                                "derivative rules are for real values; differentiate with "
+                                "respect to its real and imaginary parts, or pass it Inactive")
+            active.append(selected and is_float(dtype))
             kinds.append(1)
     return FlatArgs(leaves, active, treedef, kinds)
 
@@ -122,7 +127,7 @@ def make_jaxpr(f: Callable, static_argnums: int | Sequence[int] = ()):
 
     @functools.wraps(f)
     def make(*args):
-        closed, _ = _trace_to_closed_jaxpr(f, args, static)
+        closed, _ = _trace_to_closed_jaxpr(f, args, _static_positions(static, len(args)))
         return closed
 
     return make
@@ -154,12 +159,17 @@ def jit(f: Callable, static_argnums: int | Sequence[int] = ()):
 
     @functools.wraps(f)
     def jitted(*args):
-        flat = flatten_args(tuple(a for i, a in enumerate(args) if i not in static))
+        positions = _static_positions(static, len(args))
+        flat = flatten_args(tuple(a for i, a in enumerate(args) if i not in positions))
         key = (flat.treedef, tuple(_signature(x) for x in flat.leaves),
-               tuple(args[i] for i in static))
-        entry = cache.get(key)
+               tuple(args[i] for i in sorted(positions)))
+        try:
+            entry = cache.get(key)
+        except TypeError:
+            raise TypeError(f"jit: static arguments must be hashable, got "
+                            f"{[type(args[i]).__name__ for i in sorted(positions)]}") from None
         if entry is None:
-            closed, out_store = _trace_to_closed_jaxpr(f, args, static)
+            closed, out_store = _trace_to_closed_jaxpr(f, args, positions)
             jaxpr, _ = dce_jaxpr(closed.jaxpr, [True] * len(closed.jaxpr.outvars))
             closed = ClosedJaxpr(jaxpr, closed.consts)
             entry = cache[key] = (closed, out_store, compile_jaxpr(jaxpr))
@@ -171,6 +181,14 @@ def jit(f: Callable, static_argnums: int | Sequence[int] = ()):
         return tree_unflatten(out_store[0], outs)
 
     return jitted
+
+
+def _static_positions(static: tuple, nargs: int) -> frozenset[int]:
+    for i in static:
+        if not -nargs <= i < nargs:
+            raise ValueError(f"static_argnums {i} is out of range for a function called "
+                             f"with {nargs} positional arguments")
+    return frozenset(i % nargs for i in static)
 
 
 def _signature(x):
@@ -192,7 +210,7 @@ def jvp(f: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = Fals
     if len(primals) != len(tangents):
         raise ValueError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
     flat = flatten_args(primals)
-    flat_tangents = _flat_tangents(primals, tangents, flat)
+    flat_tangents = _flat_tangents(primals, tangents)
     out_store: list = []
     fun = flat_fun(f, flat, out_store, has_aux)
     out_primals, out_tangents = jvp_flat(fun, flat.leaves, flat_tangents)
@@ -202,22 +220,25 @@ def jvp(f: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = Fals
     return (*result, tree_unflatten(aux_tree, out_primals[n_out:])) if has_aux else result
 
 
-def _flat_tangents(primals: tuple, tangents: tuple, flat: FlatArgs) -> list:
-    """Check tangents against primals argument by argument; `Zero` for inactive ones."""
+def _flat_tangents(primals: tuple, tangents: tuple) -> list:
+    """Check tangents against primals argument by argument; `Zero` for inactive ones.
+    An `Inactive` part of an argument takes `None` as its tangent, and so may an
+    integer leaf (or a float0 array, JAX's convention)."""
     out = []
     for i, (p, t) in enumerate(zip(primals, tangents)):
-        if isinstance(p, Inactive):
-            if t is not None:
-                raise ValueError(f"jvp: argument {i} is Inactive, so its tangent must be "
-                                 f"None (got {type(t).__name__})")
-            out += [Zero(tangent_aval(get_aval(x))) for x in tree_flatten(p.value)[0]]
-            continue
-        p_leaves, p_tree = tree_flatten(p)
-        t_leaves, t_tree = tree_flatten(t)
+        p_items, p_tree = tree_flatten(p, is_leaf=_is_inactive)
+        t_items, t_tree = tree_flatten(t, is_leaf=lambda x: x is None)
         if p_tree != t_tree:
             raise ValueError(f"jvp: the tangent of argument {i} has structure {t_tree}, "
                              f"but its primal has {p_tree}")
-        out += [_check_tangent(x, tx, i) for x, tx in zip(p_leaves, t_leaves)]
+        for item, tx in zip(p_items, t_items):
+            if not isinstance(item, Inactive):
+                out.append(_check_tangent(item, tx, i))
+            elif tx is not None:
+                raise ValueError(f"jvp: argument {i} is (or holds) an Inactive value, so its "
+                                 f"tangent there must be None (got {type(tx).__name__})")
+            else:
+                out += [Zero(tangent_aval(get_aval(x))) for x in tree_flatten(item.value)[0]]
     return out
 
 
@@ -255,7 +276,7 @@ def linearize(f: Callable, *primals):
     out_tree = out_store[0]
 
     def f_jvp(*tangents):
-        flat_t = _flat_tangents(primals, tangents, flat)
+        flat_t = _flat_tangents(primals, tangents)
         active_t = [t for t, act in zip(flat_t, flat.active) if act]
         outs = lin.apply(active_t)
         return tree_unflatten(out_tree, [_materialize(t, p) for t, p in zip(outs, out_primals)])
@@ -278,7 +299,7 @@ class VJPFunction:
         cts_in = iter(self.linear.transpose(cts))
         leaves = [_materialize(next(cts_in), x) if act else None
                   for x, act in zip(self.flat_args.leaves, self.flat_args.active)]
-        return self.flat_args.cotangents(leaves)
+        return tuple(self.flat_args.cotangents(leaves))
 
 
 def _check_cotangent(ct, out_tree: PyTreeDef, out_avals) -> list:
@@ -358,9 +379,9 @@ def check_argnums(argnums: tuple, nargs: int) -> tuple[int, ...]:
 
 def check_grad_inputs(args: tuple, argnums: tuple) -> None:
     for a in argnums:
-        if isinstance(args[a], Inactive):
-            continue
-        for leaf in tree_flatten(args[a])[0]:
+        for leaf in tree_flatten(args[a], is_leaf=_is_inactive)[0]:
+            if isinstance(leaf, Inactive):
+                continue
             dtype = get_aval(leaf).dtype
             if not is_float(dtype):
                 raise TypeError(f"grad requires float inputs, but argument {a} has a leaf of "

@@ -126,7 +126,7 @@ def _transpose_eqn(eqn, cts: list, operands: list) -> list:
         return rule([materialize(ct) for ct in cts], *operands, **eqn.params)
     (ct,) = cts
     if type(ct) is Masked and eqn.primitive in _elementwise_transposes and all(
-            o.aval.shape == eqn.outputs[0].aval.shape for o in operands if is_linear(o)):
+            o.aval.strong() == eqn.outputs[0].aval.strong() for o in operands if is_linear(o)):
         return [c if c is None or type(c) is Zero else Masked(c, ct.apply_mask)
                 for c in rule(ct.value, *operands, **eqn.params)]
     return rule(materialize(ct), *operands, **eqn.params)

@@ -186,7 +186,8 @@ def scan_partial_eval(eqn: JaxprEqn, unknown_inputs: list[bool]):
     uk = [*const_uk, *carry_uk, *xs_uk]
     known_in = [a for a, u in zip(eqn.inputs, uk) if not u]
     unknown_in = [a for a, u in zip(eqn.inputs, uk) if u]
-    ways = _residual_ways(split, jaxpr, num_consts, num_carry, const_uk, carry_uk)
+    ways = _residual_ways(split, jaxpr, num_consts, num_carry, p["length"], const_uk,
+                          carry_uk)
     stacked_res = [v for v, (way, _) in zip(split.residuals, ways) if way == "stacked"]
     known_eqn, stacked = _known_scan(eqn, split, known_in, stacked_res, const_uk, carry_uk)
     known_eqns, res_consts, res_xs = [known_eqn], [], []
@@ -240,11 +241,12 @@ def _last_row(ys, reverse: bool):
     return reshape(row, get_aval(ys).shape[1:])
 
 
-def _residual_ways(split, jaxpr: Jaxpr, num_consts: int, num_carry: int, const_uk, carry_uk):
+def _residual_ways(split, jaxpr: Jaxpr, num_consts: int, num_carry: int, length: int,
+                   const_uk, carry_uk):
     """How each residual is kept: ("invariant", None) if computed from known consts
     only, ("xs", operand index) for a known scanned input, ("shifted", i) for known
-    carry i whose next value is a stacked residual anyway, ("stacked", None)
-    otherwise."""
+    carry i whose next value the body computes and stacks anyway (a loop of at least
+    one step), ("stacked", None) otherwise."""
     invariant = set(split.known.invars[:sum(not u for u in const_uk)])
     for e in split.known.eqns:
         if all(type(a) is not Var or a in invariant for a in e.inputs):
@@ -253,15 +255,15 @@ def _residual_ways(split, jaxpr: Jaxpr, num_consts: int, num_carry: int, const_u
     next_value = {v: jaxpr.outvars[i] for i, v in enumerate(carry_in) if not carry_uk[i]}
     xs_operand = {v: num_consts + num_carry + i
                   for i, v in enumerate(jaxpr.invars[num_consts + num_carry:])}
-    residuals = set(split.residuals)
+    residuals, body_inputs = set(split.residuals), set(jaxpr.invars)
     ways = []
     for var in split.residuals:
         if var in invariant:
             ways.append(("invariant", None))
         elif var in xs_operand:
             ways.append(("xs", xs_operand[var]))
-        elif var in next_value and next_value[var] in residuals and \
-                next_value[var] not in invariant and next_value[var] not in next_value:
+        elif length and var in next_value and next_value[var] in residuals and \
+                next_value[var] not in invariant and next_value[var] not in body_inputs:
             ways.append(("shifted", carry_in.index(var)))
         else:
             ways.append(("stacked", None))

@@ -72,3 +72,13 @@ def test_where_against_a_constant_keeps_no_zeros_and_has_no_nan(rng):
     np.testing.assert_array_equal(g[::10], 0.0)  # the true derivative, not 0 * inf = NaN
     np.testing.assert_allclose(g[x > 0], 0.5 / np.sqrt(x[x > 0]))
     assert np.all(np.isfinite(inert.hessian(f)(x[:20])))
+
+
+def test_masked_cotangents_keep_the_operand_dtype():
+    c = np.array([True, False, True])
+    x = np.ones(3, np.float32)
+    for f in (lambda x: inp.sum(inp.where(c, x.astype(np.float64), 0.0)),
+              lambda x: inp.sum(inp.where(c, x * np.ones(3), 0.0))):
+        g = inert.grad(f)(x)
+        assert g.dtype == np.float32
+        np.testing.assert_array_equal(g, c.astype(np.float32))

@@ -218,3 +218,36 @@ def test_random_loop_bodies(ops, T, reverse, seed):
         return scan(step, c, xs, reverse=reverse)
 
     check_grads(f, (rng.standard_normal(2) * 0.5, rng.standard_normal((T, 2)) * 0.5), rng)
+
+
+def test_scan_whose_next_carry_is_a_scanned_input(rng):
+    def loss(w, xs):
+        return inp.sum(inert.lax.scan(lambda c, x: (x, c * w + x * w), 0.5, xs)[1])
+
+    assert inert.grad(loss)(2.0, np.arange(1.0, 5.0)) == pytest.approx(16.5)
+    check_grads(loss, (2.0, rng.standard_normal(4)), rng)
+
+
+def test_empty_scan_differentiates():
+    f = lambda w: inp.sum(scan(lambda c, x: (inp.tanh(c * w), inp.tanh(c * w)), w, None,
+                               length=0)[1])
+    assert inert.grad(f)(0.7) == 0.0
+
+
+def test_final_carry_is_not_kept_twice(rng):
+    W, h0, xs = rnn_args(rng, 7, 3)
+
+    def loss(W, h0, xs):
+        h_T = scan(lambda h, x: (inp.tanh(W @ h + x), None), h0, xs)[0]
+        return inp.sum(h_T ** 2)
+
+    infos = inert.saved_residuals(loss, inert.Inactive(W), h0, xs)
+    assert sum(r.nbytes for r in infos) == 8 * (7 * 3 + 3 * 3)
+    check_grads(loss, (W, h0, xs), rng)
+
+
+def test_reverse_mode_under_jit_with_cond():
+    f = lambda x: inert.lax.cond(x > 0, lambda y: inp.sin(y) * y, lambda y: inp.cos(y), x)
+    for x in (0.5, -0.5):
+        np.testing.assert_allclose(inert.jit(inert.grad(f))(x), inert.grad(f)(x))
+    np.testing.assert_allclose(inert.jit(inert.grad(f))(0.5), np.cos(0.5) * 0.5 + np.sin(0.5))
