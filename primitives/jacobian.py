@@ -15,7 +15,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..core.activity import Zero
-from ..core.avals import tangent_aval
+from ..core.avals import float0, tangent_aval
 from ..core.pytree import tree_unflatten
 from ..core.trace import get_aval
 from ..interpreters.ad import instantiate_zeros, jvp_flat
@@ -64,17 +64,14 @@ def _jacobian_columns_fwd(fun, flat: FlatArgs, n_out):
     columns = {j: [] for j in active}
     outs = None
     for j in active:
-        aval = get_aval(flat.leaves[j])
-        for k in range(aval.size):
-            basis = np.zeros(aval.size, aval.dtype)
-            basis[k] = 1
+        for basis in _one_hot(tangent_aval(get_aval(flat.leaves[j]))):
             tangents = [Zero(tangent_aval(get_aval(x))) for x in flat.leaves]
-            tangents[j] = basis.reshape(aval.shape)
+            tangents[j] = basis
             outs, out_t = jvp_flat(fun, flat.leaves, tangents)
             columns[j].append([instantiate_zeros(t) for t in out_t[:n_out()]])
     if outs is None:
         outs = fun(*flat.leaves)
-    return outs, [[_stack_last(outs[i], [c[i] for c in columns[j]], flat.leaves[j])
+    return outs, [[_block(outs[i], flat.leaves[j], [c[i] for c in columns[j]], last=True)
                    for j in active] for i in range(n_out())]
 
 
@@ -83,36 +80,40 @@ def _jacobian_rows_rev(fun, flat: FlatArgs, n_out):
     active = [j for j, a in enumerate(flat.active) if a]
     blocks = []
     for i, out in enumerate(outs[:n_out()]):
-        aval = tangent_aval(get_aval(out))
         rows = []
-        for k in range(aval.size):
-            basis = np.zeros(aval.size, aval.dtype)
-            basis[k] = 1
+        for basis in _one_hot(tangent_aval(get_aval(out))):
             cts = [Zero(a) for a in linear.out_avals]
-            cts[i] = basis.reshape(aval.shape)
+            cts[i] = basis
             rows.append([instantiate_zeros(c) for c in linear.transpose(cts)])
-        blocks.append([_stack_first(out, [r[n] for r in rows], flat.leaves[j])
+        blocks.append([_block(out, flat.leaves[j], [r[n] for r in rows], last=False)
                        for n, j in enumerate(active)])
     return outs, blocks
 
 
-def _stack_last(out, columns: list, x):
-    """Columns (each out-shaped) for the elements of `x`: out.shape + x.shape."""
-    out_shape, x_shape = get_aval(out).shape, get_aval(x).shape
-    if not columns:
-        return np.zeros(out_shape + x_shape)
-    stacked = concatenate([reshape(c, (1, *out_shape)) for c in columns], 0)
-    perm = (*range(1, len(out_shape) + 1), 0)
-    return reshape(transpose(stacked, perm), out_shape + x_shape)
+def _one_hot(aval):
+    """The standard basis of a tangent space, one array per element (none for the
+    float0 tangents of integer values: they have no derivative)."""
+    if aval.dtype == float0:
+        return
+    for k in range(aval.size):
+        basis = np.zeros(aval.size, aval.dtype)
+        basis[k] = 1
+        yield basis.reshape(aval.shape)
 
 
-def _stack_first(out, rows: list, x):
-    """Rows (each x-shaped) for the elements of `out`: out.shape + x.shape."""
-    out_shape, x_shape = get_aval(out).shape, get_aval(x).shape
-    if not rows:
-        return np.zeros(out_shape + x_shape)
-    stacked = concatenate([reshape(r, (1, *x_shape)) for r in rows], 0)
-    return reshape(stacked, out_shape + x_shape)
+def _block(out, x, pieces: list, last: bool):
+    """One Jacobian block, shaped out.shape + x.shape, from the jvps of x's basis
+    (each out-shaped: `last`) or the cotangents of out's basis (each x-shaped)."""
+    out_aval, x_aval = get_aval(out), get_aval(x)
+    shape = (*out_aval.shape, *x_aval.shape)
+    if not pieces:  # an empty input or output, or an integer output
+        dtype = tangent_aval(out_aval if last else x_aval).dtype
+        return np.zeros(shape, float0 if tangent_aval(out_aval).dtype == float0 else dtype)
+    piece_shape = out_aval.shape if last else x_aval.shape
+    stacked = concatenate([reshape(p, (1, *piece_shape)) for p in pieces], 0)
+    if last:
+        stacked = transpose(stacked, (*range(1, len(piece_shape) + 1), 0))
+    return reshape(stacked, shape)
 
 
 def _assemble(args, nums, flat: FlatArgs, outs, blocks, out_tree, tuple_argnums: bool):

@@ -138,10 +138,14 @@ def log10(x):
 
 
 def logaddexp(x1, x2):
-    """log(exp(x1) + exp(x2)) without overflow; NaN only where an input is NaN."""
+    """log(exp(x1) + exp(x2)) without overflow; NaN only where an input is NaN. The
+    shift by the larger input is a constant (stop_gradient), as in logsumexp, so the
+    derivative is the softmax weights everywhere, ties included."""
     x1, x2 = promote(x1, x2)
     delta = ew.sub(x1, x2)
-    stable = ew.add(ew.max(x1, x2), ew.log1p(ew.exp(ew.neg(ew.abs(delta)))))
+    shift = ew.stop_gradient(ew.max(x1, x2))
+    shift = where(ew.is_finite(shift), shift, 0.0)
+    stable = ew.add(shift, ew.log(ew.add(ew.exp(ew.sub(x1, shift)), ew.exp(ew.sub(x2, shift)))))
     return where(isnan(delta), ew.add(x1, x2), stable)
 
 

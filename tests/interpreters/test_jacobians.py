@@ -80,3 +80,19 @@ def test_jacobian_modes_agree_on_random_shapes(m, n, seed):
     np.testing.assert_allclose(inert.jacfwd(f)(x), inert.jacrev(f)(x), rtol=1e-10, atol=1e-12)
     h = inert.hessian(lambda x: inp.sum(f(x)))(x)
     np.testing.assert_allclose(h, h.T, rtol=1e-9, atol=1e-12)
+
+
+def test_integer_outputs_empty_inputs_and_float32():
+    for jac in (inert.jacfwd, inert.jacrev):
+        j, k = jac(lambda x: (x * 2.0, inp.argmax(x)))(np.ones(2))
+        np.testing.assert_array_equal(j, 2 * np.eye(2))
+        assert k.dtype == inert.float0 and k.shape == (2,)
+        assert jac(lambda x: x * 2)(np.ones(0, np.float32)).dtype == np.float32
+        assert jac(lambda x: x * 2)(np.ones(2, np.float32)).dtype == np.float32
+
+
+def test_logaddexp_gradient_at_ties_is_one_half_each():
+    g = inert.grad(lambda a, b: inp.logaddexp(a, b), argnums=(0, 1))(1.0, 1.0)
+    np.testing.assert_allclose(g, (0.5, 0.5))
+    g = inert.grad(lambda a, b: inp.logaddexp(a, b), argnums=(0, 1))(1.0, 3.0)
+    np.testing.assert_allclose(g, (1 / (1 + np.exp(2)), 1 / (1 + np.exp(-2))))
