@@ -28,6 +28,7 @@ from typing import Any
 import attrs
 
 from .avals import ShapedArray
+from .check import check_jaxpr, checks_enabled
 from .ir import Jaxpr, JaxprEqn, Literal, Var, is_literalable, literal
 from .trace import (
     MainTrace,
@@ -190,7 +191,10 @@ def stage(fun, in_avals) -> tuple[Jaxpr, list]:
     with new_main(StagingTrace, builder, dynamic=True) as main:
         in_tracers = [main.trace.new_arg(a) for a in in_avals]
         out_tracers = [full_raise(main.trace, o) for o in fun(*in_tracers)]
-        return builder.build(in_tracers, out_tracers)
+        jaxpr, consts = builder.build(in_tracers, out_tracers)
+    if checks_enabled():
+        check_jaxpr(jaxpr)
+    return jaxpr, consts
 
 
 @attrs.frozen
@@ -218,4 +222,6 @@ def stage_with_known(fun, in_avals, knowns: list, split_rules: dict) -> KnownSta
                 builder.values[t.atom] = k
         out_tracers = [full_raise(main.trace, o) for o in fun(*in_tracers)]
         jaxpr, consts = builder.build(in_tracers, out_tracers)
+    if checks_enabled():
+        check_jaxpr(jaxpr)
     return KnownStaging(jaxpr, consts, [t.is_known for t in out_tracers], builder)

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import attrs
 
+from ..core.check import check_jaxpr, checks_enabled
 from ..core.ir import Jaxpr, JaxprEqn, Literal, Var
 from ..core.rules import RuleTable
 from ..core.trace import Primitive
@@ -103,6 +104,10 @@ def partial_eval_jaxpr(jaxpr: Jaxpr, unknown_inputs: list[bool],
         known_jaxpr = Jaxpr(jaxpr.constvars, tuple(known_invars), tuple(known_eqns),
                             (*known_outvars, *residuals))
         known_jaxpr, _ = dce_jaxpr(known_jaxpr, [True] * len(known_jaxpr.outvars))
+    if checks_enabled():
+        for checked in (known_jaxpr, unknown_jaxpr):
+            if checked is not None:
+                check_jaxpr(checked)
     return Split(known_jaxpr, unknown_jaxpr, out_unknowns, residuals)
 
 
