@@ -1,9 +1,10 @@
 """`python -m inert`: a short tour — a function, its jaxpr, its value, its gradient,
 and what activity analysis saves between the forward and the backward pass."""
 
+import numpy as np
+
 import inert
 import inert.numpy as inp
-import numpy as np
 
 
 def loss(w, x):

@@ -18,9 +18,10 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import argparse  # noqa: E402
 import time  # noqa: E402
 
+import numpy as np  # noqa: E402
+
 import inert  # noqa: E402
 import inert.numpy as inp  # noqa: E402
-import numpy as np  # noqa: E402
 from inert import lax  # noqa: E402
 
 from .workloads import Workload, _unwrap, rosenbrock, rosenbrock_hvp, workloads  # noqa: E402

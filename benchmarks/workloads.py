@@ -11,9 +11,10 @@ from __future__ import annotations
 from typing import Callable
 
 import attrs
+import numpy as np
+
 import inert
 import inert.numpy as inp
-import numpy as np
 from inert import lax
 
 F64 = 8

@@ -15,7 +15,6 @@ from .errors import DTypeError
 # JAX's dtype of tangents of integer and boolean values: zero bytes per element.
 float0 = np.dtype([("float0", np.void, 0)])
 
-_SHORT_NAMES = {"f": "f", "i": "i", "u": "u", "c": "c"}
 
 
 @attrs.frozen(slots=True, cache_hash=True)
@@ -53,7 +52,7 @@ def dtype_short_name(dtype: np.dtype) -> str:
         return "float0"
     if dtype == np.bool_:
         return "bool"
-    return f"{_SHORT_NAMES.get(dtype.kind, dtype.kind)}{dtype.itemsize * 8}"
+    return f"{dtype.kind}{dtype.itemsize * 8}"
 
 
 _PYTHON_SCALAR_DTYPES = {
@@ -108,10 +107,6 @@ def result_dtype(*avals: ShapedArray) -> np.dtype:
 
 def is_float(dtype: np.dtype) -> bool:
     return dtype.kind in "fc"
-
-
-def is_integer_or_bool(dtype: np.dtype) -> bool:
-    return dtype.kind in "iub"
 
 
 def tangent_dtype(dtype: np.dtype) -> np.dtype:

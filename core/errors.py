@@ -39,9 +39,5 @@ class NonDifferentiableError(InertError, TypeError):
     """An operand without a derivative (an order, an index, ...) was active."""
 
 
-class ActivityError(InertError, TypeError):
-    """An active value would be written into an inactive mutable buffer."""
-
-
 class EscapedTracerError(InertError, RuntimeError):
     """A tracer was used after the transformation that created it had finished."""

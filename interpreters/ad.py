@@ -20,6 +20,7 @@ import numpy as np
 
 from ..core.activity import Zero
 from ..core.avals import ShapedArray, tangent_aval
+from ..core.check import checks_enabled
 from ..core.errors import ConcretizationError, DTypeError, NonDifferentiableError
 from ..core.ir import Jaxpr, Literal, Var
 from ..core.rules import RuleTable
@@ -186,12 +187,22 @@ class JVPTrace(Trace):
     def process_primitive(self, prim, tracers, params):
         primals = [t.primal for t in tracers]
         tangents = [t.tangent for t in tracers]
+        if checks_enabled():
+            self._check_levels(prim, tangents)
         if all(type(t) is Zero for t in tangents):
             out = prim.bind(*primals, **params)  # inactive: no tangent work at all
             return out if prim.multiple_results else [out]
         primals_out, tangents_out = jvp_rules[prim](primals, tangents, **params)
         return [p if type(t) is Zero else JVPTracer(self, p, t)
                 for p, t in zip(primals_out, tangents_out)]
+
+
+    def _check_levels(self, prim, tangents) -> None:
+        level = self.main.level
+        for t in tangents:
+            if type(t) is Zero and t.level not in (None, level):
+                raise AssertionError(f"{prim.name}: a Zero tangent of level {t.level} reached "
+                                     f"the jvp of level {level}")
 
 
 # ---------------------------------------------------------------------------------

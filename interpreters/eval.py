@@ -16,7 +16,7 @@ import functools
 import weakref
 from typing import Callable
 
-from ..core.ir import ClosedJaxpr, Jaxpr, Literal, Var
+from ..core.ir import Jaxpr, Literal, Var
 from ..core.trace import Tracer, bind, current_dynamic, eval_primitive, impl_rules
 
 
@@ -39,10 +39,6 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, args) -> list:
         for v in dead:
             del env[v]
     return [env[a] for a in jaxpr.outvars]
-
-
-def eval_closed_jaxpr(closed: ClosedJaxpr, args) -> list:
-    return eval_jaxpr(closed.jaxpr, closed.consts, args)
 
 
 _plans: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

@@ -18,7 +18,22 @@ from ..core.activity import Zero
 from ..core.avals import ShapedArray, is_float, result_dtype, tangent_aval
 from ..core.errors import DTypeError, ShapeError
 from ..core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
-from ..interpreters.ad import add_tangents, defjvp_zero, deflinear, instantiate_zeros, jvp_rules
+from ..interpreters.ad import (
+    add_any_p,
+    add_tangents,
+    defjvp_zero,
+    deflinear,
+    instantiate_zeros,
+    jvp_rules,
+)
+from ..interpreters.batching import (
+    batch_rules,
+    batch_size,
+    batched_axis,
+    defnullary,
+    defreducer,
+    defvectorized,
+)
 from ..interpreters.partial_eval import def_recomputable
 from ..interpreters.transpose import def_elementwise_transpose, is_linear, transpose_rules
 
@@ -557,3 +572,37 @@ def unbroadcast_to(ct, aval: ShapedArray, broadcast_dimensions=None):
         d for i, d in enumerate(broadcast_dimensions) if aval.shape[i] == 1 != ct_shape[d]]
     out = reduce_sum(ct, summed) if summed else ct
     return reshape(out, aval.shape)
+
+
+# ---------------------------------------------------------------------------------
+# Batch axes: moving and materialising them, for every family's batching rules
+
+
+def moveaxis(x, src: int, dst: int):
+    """`x` with axis `src` moved to position `dst` (numpy's `moveaxis`)."""
+    if src == dst:
+        return x
+    perm = [i for i in range(get_aval(x).ndim) if i != src]
+    perm.insert(dst, src)
+    return transpose(x, perm)
+
+
+def matchaxis(x, src: int | None, dst: int, size: int):
+    """`x` batched along `dst`: its batch axis moved there from `src`, or, if it has
+    none (`src` None, the same value for every lane), `size` copies stacked there."""
+    if src is not None:
+        return moveaxis(x, src, dst)
+    shape = list(get_aval(x).shape)
+    shape.insert(dst, size)
+    return broadcast_in_dim(x, shape, [i for i in range(len(shape)) if i != dst])
+
+
+def add_any_batch(vals, dims):
+    """`add_any` lives in interpreters.ad, which cannot move axes: its rule is here,
+    next to `matchaxis` (as interpreters.transpose registers its transpose)."""
+    size = batch_size(vals, dims)
+    dim = next(d for d in dims if d is not None)
+    return [add_any_p.bind(*(matchaxis(v, d, dim, size) for v, d in zip(vals, dims)))], [dim]
+
+
+batch_rules[add_any_p] = add_any_batch

@@ -3,8 +3,9 @@ differences, transposes by the inner-product identity `<J v, u> = <v, Jᵀ u>`."
 
 from __future__ import annotations
 
-import inert
 import numpy as np
+
+import inert
 from inert.core.check import check_jaxpr
 from inert.core.trace import get_aval
 from inert.core.tree_util import tree_flatten, tree_map, tree_unflatten

@@ -4,9 +4,10 @@ vjp."""
 
 from __future__ import annotations
 
-import inert
 import numpy as np
 from harness import check_grads
+
+import inert
 from inert.core.check import check_jaxpr
 from inert.core.tree_util import tree_flatten, tree_unflatten
 

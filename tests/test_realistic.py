@@ -11,11 +11,12 @@ what numpy lacks (`x.at[...]`) have a numpy reference written out.
 import functools
 
 import attrs
-import inert
-import inert.numpy as inp
 import numpy as np
 import pytest
 from harness import assert_allclose, check_grads
+
+import inert
+import inert.numpy as inp
 from inert.core.check import check_jaxpr
 from inert.core.tree_util import tree_leaves
 

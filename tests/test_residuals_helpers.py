@@ -3,6 +3,7 @@
 import gc
 
 import numpy as np
+
 from inert.core.ir import Literal
 
 

@@ -2,11 +2,12 @@
 its analytic minimum of residual bytes (W8 less: it recomputes `1 - a` from `a`), as
 counted both by saved_residuals and by the arrays the vjp function really holds."""
 
-import inert
 import numpy as np
 import pytest
-from inert.benchmarks import workloads as W
 from test_residuals_helpers import reachable_array_bytes
+
+import inert
+from inert.benchmarks import workloads as W
 
 WORKLOADS = {w.key: w for w in W.workloads(scale=0.02)}
 

@@ -3,10 +3,11 @@
 import collections
 
 import attrs
-import inert
-import inert.numpy as inp
 import numpy as np
 import pytest
+
+import inert
+import inert.numpy as inp
 from inert.core.avals import ShapedArray
 from inert.core.check import JaxprTypeError, check_jaxpr
 from inert.core.ir import Jaxpr, JaxprEqn, Var

@@ -2,10 +2,11 @@
 
 import threading
 
-import inert
-import inert.numpy as inp
 import numpy as np
 import pytest
+
+import inert
+import inert.numpy as inp
 from inert.errors import ConcretizationError, EscapedTracerError
 
 

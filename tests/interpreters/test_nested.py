@@ -1,11 +1,12 @@
 """Nested differentiation: levels keep derivatives apart (no perturbation confusion)."""
 
-import inert
-import inert.numpy as inp
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+import inert
+import inert.numpy as inp
 
 
 def test_classic_perturbation_confusion():

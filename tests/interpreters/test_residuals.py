@@ -1,9 +1,10 @@
 """What reverse mode keeps between the passes: only what active derivatives need."""
 
-import inert
-import inert.numpy as inp
 import numpy as np
 from test_residuals_helpers import reachable_array_bytes
+
+import inert
+import inert.numpy as inp
 
 
 def total_bytes(f, *args) -> int:

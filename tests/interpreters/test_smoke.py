@@ -1,7 +1,8 @@
-import inert
-import inert.numpy as inp
 import numpy as np
 from harness import check_grads, check_staged
+
+import inert
+import inert.numpy as inp
 
 
 def test_tanh_mul_sum_grads(rng):

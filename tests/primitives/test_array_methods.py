@@ -3,11 +3,12 @@
 Each case is written once: run eagerly on numpy arrays it *is* the numpy reference,
 and traced it uses the methods installed on `Tracer`."""
 
-import inert
 import numpy as np
 import pytest
 from harness import check_grads
 from numpy_checks import assert_like_numpy, check_like_numpy
+
+import inert
 
 R = np.random.default_rng(0)
 X = R.uniform(0.5, 2.0, (3, 4))

@@ -1,17 +1,18 @@
 """cond, switch, scan, while_loop and fori_loop through every interpreter."""
 
-import inert
-import inert.numpy as inp
 import numpy as np
 import pytest
 from harness import assert_allclose, check_grads, check_staged
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_residuals_helpers import reachable_array_bytes
+
+import inert
+import inert.numpy as inp
 from inert.errors import ConcretizationError, DTypeError, NonDifferentiableError, ShapeError
 from inert.primitives.cond import cond, switch
 from inert.primitives.scan import scan
 from inert.primitives.while_loop import fori_loop, while_loop
-from test_residuals_helpers import reachable_array_bytes
 
 
 def rnn(W, h0, xs):

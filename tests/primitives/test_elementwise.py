@@ -9,7 +9,6 @@ import functools
 from typing import Callable
 
 import attrs
-import inert
 import numpy as np
 import pytest
 from harness import (
@@ -23,6 +22,8 @@ from harness import (
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+
+import inert
 from inert.core.avals import tangent_dtype
 from inert.core.trace import Primitive, abstract_eval_rules, impl_rules
 from inert.errors import DTypeError, ShapeError

@@ -10,12 +10,13 @@ import math
 from typing import Callable
 
 import attrs
-import inert
 import numpy as np
 import pytest
 from harness import check_abstract_eval, check_grads, check_jvp, check_staged, check_vjp
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+import inert
 from inert.core.trace import Primitive
 from inert.errors import ConcretizationError, DTypeError, ShapeError
 from inert.primitives import indexing as ix

@@ -7,12 +7,13 @@ from __future__ import annotations
 import string
 
 import attrs
-import inert
 import numpy as np
 import pytest
 from harness import check_abstract_eval, check_grads, check_jvp, check_staged, check_vjp
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+import inert
 from inert.errors import ShapeError
 from inert.primitives.linalg import dot_general, dot_general_p, free_dims
 

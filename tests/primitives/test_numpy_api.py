@@ -4,13 +4,14 @@ numpy's dtypes, stages operations on traced values, and reports misuse at the
 user's line. The functions themselves are tested family by family in
 test_numpy_{ufuncs,reductions,shape,dot}.py."""
 
-import inert
-import inert.lax as lax
-import inert.numpy as inp
 import numpy as np
 import pytest
 from harness import check_grads
 from numpy_checks import assert_like_numpy
+
+import inert
+import inert.lax as lax
+import inert.numpy as inp
 
 COMMON_NAMES = """
 float16 float32 float64 int8 int16 int32 int64 uint8 bool_ complex64 dtype finfo iinfo

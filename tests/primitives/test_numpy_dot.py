@@ -3,11 +3,12 @@ and inert.numpy.linalg.norm against numpy; staged; derivatives."""
 
 import importlib
 
-import inert
-import inert.numpy as inp
 import numpy as np
 import pytest
 from numpy_checks import check_like_numpy
+
+import inert
+import inert.numpy as inp
 
 R = np.random.default_rng(0)
 

@@ -2,13 +2,14 @@
 negative, tuples), keepdims and dtypes; staged; derivatives."""
 
 import hypothesis.extra.numpy as hnp
-import inert
-import inert.numpy as inp
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 from numpy_checks import assert_like_numpy, check_like_numpy
+
+import inert
+import inert.numpy as inp
 
 REDUCTIONS = ["sum", "prod", "max", "min", "amax", "amin", "mean", "var", "std", "any", "all",
               "count_nonzero"]

@@ -1,11 +1,12 @@
 """inert.numpy's shape functions against numpy: values and dtypes, staged, and
 derivatives (all of them are linear, so the vjp test checks their transposes)."""
 
-import inert
-import inert.numpy as inp
 import numpy as np
 import pytest
 from numpy_checks import check_like_numpy
+
+import inert
+import inert.numpy as inp
 
 R = np.random.default_rng(0)
 X = R.standard_normal((2, 3, 4))

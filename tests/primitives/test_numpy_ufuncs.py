@@ -4,12 +4,13 @@ float32, integer and Python-scalar operands, broadcasting), staged, and derivati
 import functools
 
 import hypothesis.extra.numpy as hnp
-import inert.numpy as inp
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 from numpy_checks import assert_like_numpy, check_like_numpy
+
+import inert.numpy as inp
 
 R = np.random.default_rng(0)
 

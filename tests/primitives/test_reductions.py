@@ -3,12 +3,13 @@ eval against the impl, staging, jvp against finite differences and vjp by the
 dot-product test (to second order); then derivatives where x has zeros or ties, what
 the backward pass keeps, properties over random shapes, and errors."""
 
-import inert
 import numpy as np
 import pytest
 from harness import check_abstract_eval, check_grads, check_staged, check_vjp
 from hypothesis import given, settings
 from hypothesis import strategies as hs
+
+import inert
 from inert.errors import DTypeError, ShapeError
 from inert.primitives import reductions as rd
 

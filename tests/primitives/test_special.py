@@ -8,14 +8,15 @@ from typing import Callable
 
 import attrs
 import hypothesis.extra.numpy as hnp
-import inert
-import inert.scipy.special as isp
 import numpy as np
 import pytest
 import scipy.special as sc
 from harness import check_abstract_eval, check_grads, check_jvp, check_staged, check_vjp
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+import inert
+import inert.scipy.special as isp
 from inert.core.trace import abstract_eval, get_aval
 from inert.errors import DTypeError, NonDifferentiableError, ShapeError
 from inert.primitives import special as sp

@@ -3,12 +3,13 @@ eval against the impl, staging, jvp against finite differences and the exactness
 every transpose (the dot-product test); then properties over random shapes, pad's
 cotangent for its padding value, and the errors bad parameters give."""
 
-import inert
 import numpy as np
 import pytest
 from harness import check_abstract_eval, check_grads, check_staged
 from hypothesis import given, settings
 from hypothesis import strategies as hs
+
+import inert
 from inert.errors import DTypeError, ShapeError
 from inert.primitives import structural as st
 

@@ -1,0 +1,171 @@
+"""Vectorization: the batching interpreter behind `vmap`.
+
+Rule signature::
+
+    batch_rules[prim](vals: list, dims: list[int | None], **params)
+        -> (outs: list, out_dims: list[int | None])
+
+`vals` are the operands with their batch axis still in them, `dims[i]` says where it
+is in `vals[i]` (None: operand i is the same for every lane, i.e. not batched). A rule
+returns the outputs and where their batch axis is; it may put it wherever is cheapest,
+so most rules only rewrite params (a reduction's axes, a slice's bounds) and never move
+data. The trace binds an equation with no batched operand directly, without a rule, so
+a rule always has at least one batched operand to read the batch size from.
+
+Why the helpers that *move* batch axes are not here: moving an axis is a `transpose`,
+and materialising one a `broadcast_in_dim`, which are primitives, and primitives import
+the interpreters (core <- interpreters <- primitives). So `moveaxis`/`matchaxis` live
+with the structural family (`primitives.structural`), every rule that needs them lives
+with its primitive, and the pytree-level `vmap`, which moves the outputs' axes to
+`out_axes`, is `primitives.vmap` (as `jacfwd` is `primitives.jacobian`). This module
+only tracks where the axes are: `defvectorized` and `defreducer` need no moves. For
+the same reason `add_any`'s rule, which must align its operands, is registered by
+`primitives.structural` next to `matchaxis`; `zeros`' rule is here.
+
+A value from an outer transformation (or a constant) is unbatched here: it is the same
+for every lane, and rules see it with dim None. Nested `vmap`s therefore compose, and
+`vmap` commutes with `jvp`/`grad` at any nesting.
+"""
+
+from __future__ import annotations
+
+from ..core.avals import ShapedArray
+from ..core.errors import ConcretizationError
+from ..core.rules import RuleTable
+from ..core.trace import (
+    Primitive,
+    Trace,
+    Tracer,
+    full_lower,
+    get_aval,
+    new_main,
+    user_source_info,
+)
+from .ad import zeros_p
+
+batch_rules = RuleTable("batching")
+
+
+def batched_axis(axis: int, dim: int) -> int:
+    """Where axis `axis` of the unbatched value is, once a batch axis sits at `dim`."""
+    return axis + (axis >= dim)
+
+
+def batch_size(vals, dims) -> int:
+    """The number of lanes, read off the first batched operand."""
+    return next(get_aval(v).shape[d] for v, d in zip(vals, dims) if d is not None)
+
+
+def batched_aval(aval: ShapedArray, dim: int | None, size: int) -> ShapedArray:
+    """The aval of `size` lanes of `aval` stacked along `dim` (None: `aval` itself)."""
+    if dim is None:
+        return aval
+    shape = list(aval.shape)
+    shape.insert(dim, size)
+    return ShapedArray(tuple(shape), aval.dtype, aval.weak_type)
+
+
+def defvectorized(prim: Primitive) -> None:
+    """Operations that act on each element (or each lane) alike with one operand
+    (`sin`, `convert_element_type`, `integer_pow`): the batch axis stays in place."""
+
+    def rule(vals, dims, **params):
+        return [prim.bind(*vals, **params)], list(dims)
+
+    batch_rules[prim] = rule
+
+
+def defreducer(prim: Primitive, axes_param: str = "axes") -> None:
+    """Operations that remove the axes listed in a param (the reductions, `squeeze`):
+    the axes are renumbered around the batch axis, which stays, shifted left by the
+    removed axes before it."""
+
+    def rule(vals, dims, **params):
+        (x,), (d,) = vals, dims
+        axes = params[axes_param]
+        params[axes_param] = tuple(batched_axis(a, d) for a in axes)
+        return [prim.bind(x, **params)], [d - sum(a < d for a in axes)]
+
+    batch_rules[prim] = rule
+
+
+def defnullary(prim: Primitive) -> None:
+    """Operations without operands (`zeros`, `iota`) give the same value to every lane.
+    The trace never sees them (they have no batched operand); the rule is what a rule
+    that calls this one's table directly would expect."""
+    batch_rules[prim] = lambda vals, dims, **params: ([prim.bind(**params)], [None])
+
+
+# `add_any`'s rule aligns its operands' batch axes, so it needs the structural
+# primitives: `primitives.structural` registers it. `zeros` needs nothing:
+defnullary(zeros_p)
+
+
+# ---------------------------------------------------------------------------------
+# Tracer and trace
+
+
+class BatchTracer(Tracer):
+    """`val` holds every lane, stacked along `batch_dim`; None marks a value lifted into
+    this trace (a constant or an outer tracer), which lowers back to itself."""
+
+    __slots__ = ("val", "batch_dim")
+
+    def __init__(self, trace, val, batch_dim: int | None):
+        self._trace = trace
+        self.val = val
+        self.batch_dim = batch_dim
+
+    @property
+    def aval(self) -> ShapedArray:
+        aval, d = get_aval(self.val), self.batch_dim
+        if d is None:
+            return aval
+        return ShapedArray(aval.shape[:d] + aval.shape[d + 1:], aval.dtype, aval.weak_type)
+
+    def full_lower(self):
+        return full_lower(self.val) if self.batch_dim is None else self
+
+    def concrete_value(self, why: str):
+        raise ConcretizationError(
+            f"{why} needs one concrete value, but under vmap this array "
+            f"{self.aval.str_short()} has one value per lane. Use inert.numpy.where for "
+            "a data-dependent choice, inert.lax.cond for a branch, and "
+            "inert.lax.while_loop for a loop: vmap batches those."
+        ).with_source(user_source_info())
+
+
+class BatchTrace(Trace):
+    __slots__ = ()
+
+    def lift(self, val) -> BatchTracer:
+        return BatchTracer(self, val, None)
+
+    def process_primitive(self, prim, tracers, params):
+        vals = [t.val for t in tracers]
+        dims = [t.batch_dim for t in tracers]
+        if all(d is None for d in dims):
+            out = prim.bind(*vals, **params)  # the same for every lane
+            return out if prim.multiple_results else [out]
+        outs, out_dims = batch_rules[prim](vals, dims, **params)
+        return [o if d is None else BatchTracer(self, o, d) for o, d in zip(outs, out_dims)]
+
+
+# ---------------------------------------------------------------------------------
+# Flat API
+
+
+def vmap_flat(fun, vals: list, dims: list) -> tuple[list, list]:
+    """Run `fun` once on all lanes: input i batched along `dims[i]` (None: the same
+    for every lane). Returns the outputs and where their batch axes are (None for an
+    output that is the same for every lane)."""
+    with new_main(BatchTrace) as main:
+        tracers = [v if d is None else BatchTracer(main.trace, v, d) for v, d in zip(vals, dims)]
+        pairs = [_val_and_dim(main, o) for o in fun(*tracers)]
+        return [v for v, _ in pairs], [d for _, d in pairs]
+
+
+def _val_and_dim(main, out):
+    if isinstance(out, BatchTracer) and out._trace.main is main:
+        return out.val, out.batch_dim
+    return out, None
