@@ -109,6 +109,20 @@ def broadcast_in_dim_transpose(ct, x, *, shape, broadcast_dimensions):
 
 
 transpose_rules[broadcast_in_dim_p] = broadcast_in_dim_transpose
+
+
+def broadcast_in_dim_batch(vals, dims, *, shape, broadcast_dimensions):
+    """The batch axis lands right after where the operand's axis before it lands, so
+    `broadcast_dimensions` stay increasing and no data moves."""
+    (x,), (d,) = vals, dims
+    out_dim = broadcast_dimensions[d - 1] + 1 if d else 0
+    new_dims = [batched_axis(b, out_dim) for b in broadcast_dimensions]
+    new_dims.insert(d, out_dim)
+    return [broadcast_in_dim(x, inserted(shape, out_dim, get_aval(x).shape[d]),
+                             new_dims)], [out_dim]
+
+
+batch_rules[broadcast_in_dim_p] = broadcast_in_dim_batch
 def_recomputable(broadcast_in_dim_p)
 
 # ---------------------------------------------------------------------------------
@@ -134,6 +148,15 @@ def reshape_abstract_eval(x, *, new_sizes):
 abstract_eval_rules[reshape_p] = reshape_abstract_eval
 deflinear(reshape_p)
 transpose_rules[reshape_p] = lambda ct, x, *, new_sizes: [reshape(ct, x.aval.shape)]
+
+
+def reshape_batch(vals, dims, *, new_sizes):
+    """Row-major order mixes axes: the batch axis goes first, where it stays separate."""
+    x = moveaxis(vals[0], dims[0], 0)
+    return [reshape(x, (get_aval(x).shape[0], *new_sizes))], [0]
+
+
+batch_rules[reshape_p] = reshape_batch
 def_recomputable(reshape_p)
 
 # ---------------------------------------------------------------------------------
@@ -164,6 +187,7 @@ def reduce_sum_transpose(ct, x, *, axes):
 
 
 transpose_rules[reduce_sum_p] = reduce_sum_transpose
+defreducer(reduce_sum_p)
 
 # ---------------------------------------------------------------------------------
 convert_element_type_p = Primitive("convert_element_type")
@@ -195,6 +219,7 @@ transpose_rules[convert_element_type_p] = lambda ct, x, *, new_dtype: [
     convert_element_type(ct, x.aval.dtype)]
 def_recomputable(convert_element_type_p)
 def_elementwise_transpose(convert_element_type_p)
+defvectorized(convert_element_type_p)
 
 # ---------------------------------------------------------------------------------
 transpose_p = Primitive("transpose")
@@ -222,6 +247,14 @@ abstract_eval_rules[transpose_p] = transpose_abstract_eval
 deflinear(transpose_p)
 transpose_rules[transpose_p] = lambda ct, x, *, permutation: [
     transpose(ct, np.argsort(permutation))]
+
+
+def transpose_batch(vals, dims, *, permutation):
+    (x,), (d,) = vals, dims
+    return [transpose(x, (d, *(batched_axis(p, d) for p in permutation)))], [0]
+
+
+batch_rules[transpose_p] = transpose_batch
 def_recomputable(transpose_p)
 
 # ---------------------------------------------------------------------------------
@@ -247,6 +280,7 @@ def squeeze_abstract_eval(x, *, dimensions):
 abstract_eval_rules[squeeze_p] = squeeze_abstract_eval
 deflinear(squeeze_p)
 transpose_rules[squeeze_p] = lambda ct, x, *, dimensions: [expand_dims(ct, dimensions)]
+defreducer(squeeze_p, "dimensions")
 def_recomputable(squeeze_p)
 
 # ---------------------------------------------------------------------------------
@@ -275,6 +309,17 @@ def expand_dims_abstract_eval(x, *, dimensions):
 abstract_eval_rules[expand_dims_p] = expand_dims_abstract_eval
 deflinear(expand_dims_p)
 transpose_rules[expand_dims_p] = lambda ct, x, *, dimensions: [squeeze(ct, dimensions)]
+
+
+def expand_dims_batch(vals, dims, *, dimensions):
+    """The batch axis lands right after where the operand's axis before it lands."""
+    (x,), (d,) = vals, dims
+    kept = [i for i in range(get_aval(x).ndim - 1 + len(dimensions)) if i not in dimensions]
+    out_dim = kept[d - 1] + 1 if d else 0
+    return [expand_dims(x, [batched_axis(e, out_dim) for e in dimensions])], [out_dim]
+
+
+batch_rules[expand_dims_p] = expand_dims_batch
 def_recomputable(expand_dims_p)
 
 # ---------------------------------------------------------------------------------
@@ -298,6 +343,14 @@ def rev_abstract_eval(x, *, dimensions):
 abstract_eval_rules[rev_p] = rev_abstract_eval
 deflinear(rev_p)
 transpose_rules[rev_p] = lambda ct, x, *, dimensions: [rev(ct, dimensions)]
+
+
+def rev_batch(vals, dims, *, dimensions):
+    (x,), (d,) = vals, dims
+    return [rev(x, [batched_axis(a, d) for a in dimensions])], [d]
+
+
+batch_rules[rev_p] = rev_batch
 def_recomputable(rev_p)
 
 # ---------------------------------------------------------------------------------
@@ -325,6 +378,7 @@ impl_rules[iota_p] = checked_impl(iota_impl, iota_abstract_eval)
 abstract_eval_rules[iota_p] = iota_abstract_eval
 defjvp_zero(iota_p)
 # transpose: none, iota has no operands
+defnullary(iota_p)
 def_recomputable(iota_p)
 
 # ---------------------------------------------------------------------------------
@@ -376,6 +430,17 @@ def concatenate_transpose(ct, *xs, dimension):
 
 
 transpose_rules[concatenate_p] = concatenate_transpose
+
+
+def concatenate_batch(vals, dims, *, dimension):
+    """Unbatched operands are stacked for every lane; all batch axes go to one place."""
+    size = batch_size(vals, dims)
+    d = dims[0] if all(d == dims[0] for d in dims) else 0
+    xs = [matchaxis(x, xd, d, size) for x, xd in zip(vals, dims)]
+    return [concatenate(xs, batched_axis(dimension, d))], [d]
+
+
+batch_rules[concatenate_p] = concatenate_batch
 def_recomputable(concatenate_p)
 
 # ---------------------------------------------------------------------------------
@@ -494,6 +559,44 @@ def _peel_axis(ct, axis: int, n: int, low: int, stride: int):
     return operand, [p for p in (*margins, interior) if get_aval(p).size]
 
 
+def pad_batch(vals, dims, *, padding_config):
+    """A padding value the same for every lane pads the batch axis by nothing. One per
+    lane cannot be `pad`'s scalar: each axis is then padded by concatenating copies of
+    the lanes' values (`_pad_axis_per_lane`)."""
+    (x, value), (dx, dv) = vals, dims
+    if dv is None:
+        return [pad(x, value, inserted(padding_config, dx, (0, 0, 0)))], [dx]
+    x = matchaxis(x, dx, 0, get_aval(value).shape[0])
+    value = convert_element_type(value, get_aval(x).dtype)
+    for axis, (low, high, interior) in enumerate(padding_config, 1):
+        x = _pad_axis_per_lane(x, value, axis, low, high, interior)
+    return [x], [0]
+
+
+def _pad_axis_per_lane(x, value, axis: int, low: int, high: int, interior: int):
+    """`pad` along `axis` of `x` (lanes along axis 0) with `value[lane]`: interleave
+    copies of it between the elements, add copies at the ends, then crop."""
+    shape = get_aval(x).shape
+    n = shape[axis]
+    if interior and n > 1:
+        gaps = _lane_values(value, inserted(shape, axis + 1, interior))
+        x = concatenate([expand_dims(x, (axis + 1,)), gaps], axis + 1)
+        x = reshape(x, (*shape[:axis], n * (interior + 1), *shape[axis + 1:]))
+        x = slice_in_dim(x, 0, _dilated_size(n, interior), axis=axis)
+    shape = get_aval(x).shape
+    ends = [_lane_values(value, (*shape[:axis], k, *shape[axis + 1:])) if k > 0 else None
+            for k in (low, high)]
+    x = concatenate([p for p in (ends[0], x, ends[1]) if p is not None], axis)
+    length = get_aval(x).shape[axis]
+    return slice_in_dim(x, -min(low, 0), length + min(high, 0), axis=axis)
+
+
+def _lane_values(value, shape):
+    """An array of `shape` holding `value[lane]` everywhere in lane `lane` (axis 0)."""
+    return broadcast_in_dim(value, shape, (0,))
+
+
+batch_rules[pad_p] = pad_batch
 def_recomputable(pad_p)
 
 # ---------------------------------------------------------------------------------
@@ -549,6 +652,16 @@ def slice_transpose(ct, x, *, start_indices, limit_indices, strides):
 
 
 transpose_rules[slice_p] = slice_transpose
+
+
+def slice_batch(vals, dims, *, start_indices, limit_indices, strides):
+    (x,), (d,) = vals, dims
+    size = get_aval(x).shape[d]
+    return [slice(x, inserted(start_indices, d, 0), inserted(limit_indices, d, size),
+                  inserted(strides, d, 1))], [d]
+
+
+batch_rules[slice_p] = slice_batch
 def_recomputable(slice_p)
 
 
@@ -587,13 +700,20 @@ def moveaxis(x, src: int, dst: int):
     return transpose(x, perm)
 
 
+def inserted(values, index: int, value) -> tuple:
+    """`values` as a tuple with `value` inserted at `index`: a param of a batched
+    operation gains an entry for the batch axis."""
+    values = list(values)
+    values.insert(index, value)
+    return tuple(values)
+
+
 def matchaxis(x, src: int | None, dst: int, size: int):
     """`x` batched along `dst`: its batch axis moved there from `src`, or, if it has
     none (`src` None, the same value for every lane), `size` copies stacked there."""
     if src is not None:
         return moveaxis(x, src, dst)
-    shape = list(get_aval(x).shape)
-    shape.insert(dst, size)
+    shape = inserted(get_aval(x).shape, dst, size)
     return broadcast_in_dim(x, shape, [i for i in range(len(shape)) if i != dst])
 
 

@@ -70,9 +70,24 @@ def check_vjp(f, args, rng, rtol=1e-7, atol=1e-9):
     u = tree_map(lambda y: random_like(y, rng) if is_float_leaf(y) else
                  np.zeros(np.shape(y), inert.float0), out)
     cts = vjp_fn(u)
+    _check_types_like(cts, args, "cotangent")
+    _check_types_like(out_t, out, "tangent")
     lhs = _inner(out_t, u)
     rhs = _inner(tangents, cts)
     np.testing.assert_allclose(lhs, rhs, rtol=rtol, atol=atol)
+
+
+def _check_types_like(derivatives, primals, what: str) -> None:
+    """Each float primal's (co)tangent has its shape and dtype."""
+    ds, _ = tree_flatten(derivatives, is_leaf=lambda x: x is None)
+    ps, _ = tree_flatten(primals)
+    for d, p in zip(ds, ps):
+        if d is None or not is_float_leaf(p):
+            continue
+        want, got = get_aval(p), get_aval(d)
+        assert got.shape == want.shape, f"{what} shape {got.shape}, primal {want.shape}"
+        assert got.dtype == want.dtype or want.weak_type, \
+            f"{what} dtype {got.dtype}, primal {want.dtype}"
 
 
 def check_staged(f, args, rtol=1e-12, atol=1e-12):
