@@ -1,0 +1,33 @@
+"""Every primitive has every rule it needs, or sits on an explicit list saying why not."""
+
+import inert  # noqa: F401 — registers every primitive
+from inert.core.trace import ALL_PRIMITIVES, abstract_eval_rules, impl_rules
+from inert.interpreters.ad import jvp_rules
+from inert.interpreters.transpose import transpose_rules
+
+# Linear in (some of) their operands, so the backward pass can transpose them. Every
+# other primitive is nonlinear in all its operands: its tangent program is built from
+# these, never from itself.
+LINEAR = {
+    "add", "add_any", "broadcast_in_dim", "concatenate", "cond", "convert_element_type",
+    "cumsum", "div", "dot_general", "dynamic_slice", "dynamic_update_slice", "expand_dims",
+    "gather", "mul", "neg", "pad", "reduce_sum", "reshape", "rev", "scan", "scatter",
+    "scatter_add", "scatter_mul", "select_n", "slice", "squeeze", "sub", "transpose",
+    "xlog1py", "xlogy", "zeros",
+}
+
+
+def test_every_primitive_has_impl_abstract_eval_and_jvp():
+    for table in (impl_rules, abstract_eval_rules, jvp_rules):
+        missing = sorted(p.name for p in ALL_PRIMITIVES if p not in table)
+        assert not missing, f"no {table.kind} rule: {missing}"
+
+
+def test_exactly_the_linear_primitives_have_transposes():
+    with_transpose = {p.name for p in ALL_PRIMITIVES if p in transpose_rules}
+    assert with_transpose == LINEAR
+
+
+def test_primitive_names_are_unique():
+    names = [p.name for p in ALL_PRIMITIVES]
+    assert len(names) == len(set(names))
