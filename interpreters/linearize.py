@@ -74,17 +74,7 @@ def linearize_flat(fun, primals: list, active: list[bool], n_diff_outputs=None
     """
     primal_avals = [get_aval(p) for p in primals]
     tangent_avals = [tangent_aval(a) for a, act in zip(primal_avals, active) if act]
-    out_zero: list[bool] = []
-
-    def jvp_fun(*args):
-        ps, ts = args[:len(primals)], iter(args[len(primals):])
-        tangents = [next(ts) if act else Zero(tangent_aval(a)) for a, act in
-                    zip(primal_avals, active)]
-        out_primals, out_tangents = jvp_flat(fun, ps, tangents)
-        n_diff = len(out_primals) if n_diff_outputs is None else n_diff_outputs()
-        out_zero.extend(type(t) is Zero for t in out_tangents[:n_diff])
-        return [*out_primals, *(t for t in out_tangents[:n_diff] if type(t) is not Zero)]
-
+    jvp_fun, out_zero = _jvp_of(fun, primal_avals, active, n_diff_outputs)
     staged = stage_with_known(jvp_fun, primal_avals + tangent_avals,
                               [*primals, *[None] * len(tangent_avals)], partial_eval_rules)
     jaxpr = staged.jaxpr
@@ -97,15 +87,27 @@ def linearize_flat(fun, primals: list, active: list[bool], n_diff_outputs=None
     values = staged.values_of([*jaxpr.outvars[:n_out], *split.residuals])
     out_primals, residuals = values[:n_out], values[n_out:]
     diff_avals = [tangent_aval(get_aval(p)) for p in out_primals[:len(out_zero)]]
-    linear = LinearFunction(
-        split.unknown,
-        tuple(map(_unviewed, residuals)),
-        _residual_infos(split.residuals, jaxpr),
-        tuple(tangent_avals),
-        tuple(diff_avals),
-        tuple(out_zero),
-    )
+    linear = LinearFunction(split.unknown, tuple(map(_unviewed, residuals)),
+                            _residual_infos(split.residuals, jaxpr), tuple(tangent_avals),
+                            tuple(diff_avals), tuple(out_zero))
     return out_primals, linear
+
+
+def _jvp_of(fun, primal_avals, active, n_diff_outputs):
+    """`(primals, active tangents) -> (primal outputs, nonzero output tangents)`, and
+    the list it fills with which differentiated outputs have a zero tangent."""
+    out_zero: list[bool] = []
+
+    def jvp_fun(*args):
+        ps, ts = args[:len(primal_avals)], iter(args[len(primal_avals):])
+        tangents = [next(ts) if act else Zero(tangent_aval(a)) for a, act in
+                    zip(primal_avals, active)]
+        out_primals, out_tangents = jvp_flat(fun, ps, tangents)
+        n_diff = len(out_primals) if n_diff_outputs is None else n_diff_outputs()
+        out_zero.extend(type(t) is Zero for t in out_tangents[:n_diff])
+        return [*out_primals, *(t for t in out_tangents[:n_diff] if type(t) is not Zero)]
+
+    return jvp_fun, out_zero
 
 
 def _unviewed(value):

@@ -7,11 +7,10 @@ functional index update: traced arrays are immutable.
 
 from __future__ import annotations
 
-import attrs
-
 from ..core.trace import Tracer
 from . import indexing as ix
 from . import numpy_api as inp
+from .eager_array import IndexUpdateHelper
 
 
 def _swap(f):
@@ -27,34 +26,6 @@ def _iter(x):
     if not x.shape:
         raise TypeError("iteration over a 0-d array")
     return (x[i] for i in range(x.shape[0]))
-
-
-@attrs.frozen
-class _IndexUpdateRef:
-    """`x.at[idx]`: what `set`/`add`/`multiply`/`get` apply to."""
-
-    array: Tracer
-    index: object
-
-    def get(self):
-        return ix.getitem(self.array, self.index)
-
-    def set(self, values):
-        return ix.index_update(self.array, self.index, values, "set")
-
-    def add(self, values):
-        return ix.index_update(self.array, self.index, values, "add")
-
-    def multiply(self, values):
-        return ix.index_update(self.array, self.index, values, "multiply")
-
-
-@attrs.frozen
-class _IndexUpdateHelper:
-    array: Tracer
-
-    def __getitem__(self, index) -> _IndexUpdateRef:
-        return _IndexUpdateRef(self.array, index)
 
 
 _OPERATORS = {
@@ -127,7 +98,7 @@ _METHODS = {
 _PROPERTIES = {
     "T": inp.transpose,
     "mT": lambda self: inp.swapaxes(self, -1, -2),
-    "at": _IndexUpdateHelper,
+    "at": IndexUpdateHelper,
 }
 
 for _name, _fn in {**_OPERATORS, **_METHODS}.items():

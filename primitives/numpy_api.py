@@ -10,9 +10,12 @@ modules next to this one); this module is the namespace that gathers them.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from . import numpy_linalg as linalg
+from .eager_array import Array, as_array
 from .numpy_arrays import (
     arange,
     array,
@@ -188,3 +191,23 @@ number, inexact, floating, integer, signedinteger, unsignedinteger = (
 pi, e, inf, nan, euler_gamma = np.pi, np.e, np.inf, np.nan, np.euler_gamma
 newaxis = None
 
+
+def _returning_arrays(fn):
+    """`fn` whose plain numpy results come back as `Array`s (with `.at`)."""
+
+    @functools.wraps(fn)
+    def wrapped(*args, **kwargs):
+        return as_array(fn(*args, **kwargs))
+
+    return wrapped
+
+
+# Every function of this namespace returns Arrays when it runs eagerly (see eager_array);
+# aliases (acos, arccos) stay one function.
+_wrapped: dict = {}
+for _name, _fn in list(globals().items()):
+    if callable(_fn) and getattr(_fn, "__module__", "").startswith(__package__ + ".numpy_") \
+            and not _name.startswith("_") and not isinstance(_fn, type):
+        globals()[_name] = _wrapped.setdefault(id(_fn), _returning_arrays(_fn))
+del _wrapped
+ndarray = Array
