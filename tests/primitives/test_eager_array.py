@@ -1,0 +1,23 @@
+"""jax.numpy code that updates arrays with `.at` runs eagerly too."""
+
+import numpy as np
+
+import inert
+import inert.numpy as jnp
+
+
+def test_eager_results_have_at_and_stay_arrays():
+    x = jnp.zeros(3).at[0].set(1.0)
+    assert isinstance(x, jnp.ndarray) and isinstance(x, np.ndarray)
+    y = (x * 2 + 1).at[1].add(5.0).at[np.array([0, 2])].multiply(10.0)
+    np.testing.assert_array_equal(y, [30.0, 6.0, 10.0])
+    assert y.at[1].get() == 6.0
+    assert type(np.asarray(y)) is np.ndarray
+
+
+def test_at_on_eager_arrays_under_every_transform():
+    f = lambda v: jnp.sum(jnp.zeros(3).at[0].set(v) ** 2)
+    assert inert.grad(f)(3.0) == 6.0
+    assert inert.jvp(f, (3.0,), (1.0,))[1] == 6.0
+    assert inert.jacfwd(f)(3.0) == 6.0
+    assert inert.jit(f)(3.0) == 9.0
