@@ -201,6 +201,8 @@ def identity(n, dtype=None):
 
 def concatenate(arrays, axis=0):
     """numpy.concatenate: dtypes promoted; `axis=None` flattens first."""
+    if not len(arrays):
+        raise shape_error("concatenate: needs at least one array")
     arrays = promote(*arrays)
     if axis is None:
         arrays = [st.reshape(a, (get_aval(a).size,)) for a in arrays]

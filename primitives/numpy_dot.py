@@ -118,7 +118,12 @@ def _parse_einsum(subscripts: str, ndims: list[int]) -> tuple[list[str], str]:
         if len(s) != nd:
             raise shape_error(f"einsum: subscripts '{s}' for an operand of dimension {nd}")
     if arrow:
-        return inputs, output.replace("...", ellipsis)
+        output = output.replace("...", ellipsis)
+        unknown = sorted(set(output) - set("".join(inputs)))
+        if unknown or len(set(output)) != len(output):
+            raise shape_error(f"einsum: output subscripts '{output}' must be distinct labels "
+                              f"of the inputs (unknown: {''.join(unknown) or 'none'})")
+        return inputs, output
     counts = "".join(inputs)
     once = sorted(c for c in set(counts) if counts.count(c) == 1 and c not in ellipsis)
     return inputs, ellipsis + "".join(once)

@@ -209,6 +209,8 @@ def tile(A, reps):
     """numpy.tile: one broadcast to (r0, d0, r1, d1, ...) and a reshape."""
     a = operand(A)
     reps = (reps,) if isinstance(reps, int) else tuple(reps)
+    if any(r < 0 for r in reps):
+        raise shape_error(f"tile: negative repetitions {reps}")
     shape = tuple(get_aval(a).shape)
     ndim = max(len(reps), len(shape))
     shape = (1,) * (ndim - len(shape)) + shape
@@ -225,6 +227,8 @@ def repeat(a, repeats, axis=None):
         a, axis = ravel(a), 0
     shape = tuple(get_aval(a).shape)
     axis = normalize_axis(axis, len(shape), "repeat")
+    if np.any(np.asarray(repeats) < 0):
+        raise shape_error(f"repeat: negative repeats {repeats}")
     if np.ndim(repeats) == 0:
         r = operator.index(repeats)
         expanded = (*shape[:axis + 1], r, *shape[axis + 1:])

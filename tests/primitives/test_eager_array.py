@@ -21,3 +21,17 @@ def test_at_on_eager_arrays_under_every_transform():
     assert inert.jvp(f, (3.0,), (1.0,))[1] == 6.0
     assert inert.jacfwd(f)(3.0) == 6.0
     assert inert.jit(f)(3.0) == 9.0
+
+
+def test_namespace_errors_name_the_function_and_the_line():
+    import pytest
+
+    from inert.errors import ShapeError
+
+    cases = [lambda: jnp.einsum("ij,jk->il", np.ones((2, 2)), np.ones((2, 2))),
+             lambda: jnp.concatenate([]), lambda: jnp.tile(np.ones(2), -1),
+             lambda: jnp.repeat(np.ones(2), -1)]
+    for case, name in zip(cases, ["einsum", "concatenate", "tile", "repeat"]):
+        with pytest.raises(ShapeError, match=name) as info:
+            case()
+        assert __file__ in str(info.value)
