@@ -23,6 +23,8 @@ value came from and can recompute cheap ones instead of saving them.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 from typing import Any
 
 import attrs
@@ -185,10 +187,25 @@ class StagingTrace(Trace):
         return [StagingTracer(self, v.aval, v, v in builder.known_defs) for v in outvars]
 
 
+@contextlib.contextmanager
+def _cyclic_gc_paused():
+    """Tracing builds a long-lived list of equations; the cyclic collector would scan
+    it again and again, making tracing superlinear. Nothing a trace creates is cyclic,
+    so collection waits until the outermost trace is done (refcounting still frees)."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
 def stage(fun, in_avals) -> tuple[Jaxpr, list]:
     """Trace `fun` (flat list in, flat list out) into a jaxpr and its consts."""
     builder = JaxprBuilder(current_dynamic())
-    with new_main(StagingTrace, builder, dynamic=True) as main:
+    with _cyclic_gc_paused(), new_main(StagingTrace, builder, dynamic=True) as main:
         in_tracers = [main.trace.new_arg(a) for a in in_avals]
         out_tracers = [full_raise(main.trace, o) for o in fun(*in_tracers)]
         jaxpr, consts = builder.build(in_tracers, out_tracers)
@@ -214,7 +231,7 @@ def stage_with_known(fun, in_avals, knowns: list, split_rules: dict) -> KnownSta
     """Trace `fun` where input i has the known value `knowns[i]` (or is unknown where
     that is `None`); equations with `split_rules` and mixed inputs are split."""
     builder = JaxprBuilder(current_dynamic(), split_rules)
-    with new_main(StagingTrace, builder, dynamic=True) as main:
+    with _cyclic_gc_paused(), new_main(StagingTrace, builder, dynamic=True) as main:
         in_tracers = [main.trace.new_arg(a) for a in in_avals]
         for t, k in zip(in_tracers, knowns):
             if k is not None:

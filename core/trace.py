@@ -343,12 +343,19 @@ def _walk_to_user_frame() -> SourceInfo | None:
         if internal is None:
             internal = _internal_code[code] = code.co_filename.startswith(_INTERNAL)
         if not internal:
-            return SourceInfo(code.co_filename, frame.f_lineno, code.co_name)
+            key = (code, frame.f_lineno)
+            info = _source_infos.get(key)
+            if info is None:
+                if len(_source_infos) > 65536:  # a bounded cache
+                    _source_infos.clear()
+                info = _source_infos[key] = SourceInfo(code.co_filename, key[1], code.co_name)
+            return info
         frame = frame.f_back
     return None
 
 
 _internal_code: dict = {}  # code object -> is it inert's own? (a cache: frames repeat)
+_source_infos: dict = {}  # (code, line) -> its SourceInfo: a loop's equations share one
 
 
 _state = _TraceState()
