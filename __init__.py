@@ -35,6 +35,7 @@ from .primitives import scipy_api as scipy
 from .primitives import scipy_special as _scipy_special
 from .primitives.elementwise import stop_gradient
 from .primitives.jacobian import hessian, jacfwd, jacrev
+from .primitives.vmap import vmap
 
 for _name, _module in [("numpy", numpy), ("numpy.linalg", _numpy_linalg), ("lax", lax),
                        ("scipy", scipy),
@@ -47,5 +48,5 @@ __all__ = [
     "ClosedJaxpr", "Inactive", "Jaxpr", "check_jaxpr", "enable_checks", "errors", "eval_jaxpr",
     "float0", "grad", "jit", "jvp", "lax", "linearize", "make_jaxpr", "numpy",
     "print_saved_residuals", "saved_residuals", "scipy", "stop_gradient", "tree_util",
-    "value_and_grad", "vjp",
+    "value_and_grad", "vjp", "vmap",
 ]

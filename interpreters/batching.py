@@ -90,9 +90,8 @@ def defreducer(prim: Primitive, axes_param: str = "axes") -> None:
 
 
 def defnullary(prim: Primitive) -> None:
-    """Operations without operands (`zeros`, `iota`) give the same value to every lane.
-    The trace never sees them (they have no batched operand); the rule is what a rule
-    that calls this one's table directly would expect."""
+    """Operations without operands (`zeros`, `iota`): with no operand batched, the
+    trace binds them directly; their rule says the same, one value for every lane."""
     batch_rules[prim] = lambda vals, dims, **params: ([prim.bind(**params)], [None])
 
 
@@ -126,7 +125,7 @@ class BatchTracer(Tracer):
     def full_lower(self):
         return full_lower(self.val) if self.batch_dim is None else self
 
-    def concrete_value(self, why: str):
+    def concrete_value(self, why: str, lossy: bool = False):
         raise ConcretizationError(
             f"{why} needs one concrete value, but under vmap this array "
             f"{self.aval.str_short()} has one value per lane. Use inert.numpy.where for "

@@ -23,13 +23,14 @@ from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.staging import stage
 from ..core.trace import Primitive, Tracer, abstract_eval_rules, get_aval, impl_rules
 from ..interpreters.ad import instantiate_zeros, jvp_flat, jvp_jaxpr, jvp_rules, zeros
+from ..interpreters.batching import batch_rules, batch_size, vmap_flat
 from ..interpreters.dce import dce_jaxpr, dce_rules
 from ..interpreters.eval import eval_jaxpr
 from ..interpreters.partial_eval import partial_eval_jaxpr, partial_eval_rules
 from ..interpreters.transpose import is_linear, transpose_jaxpr, transpose_rules
-from .control_flow import check_same_types, stage_body
-from .elementwise import clamp
-from .structural import convert_element_type
+from .control_flow import batch_jaxpr, check_same_types, stage_body
+from .elementwise import clamp, select_n
+from .structural import batch_axis_first, convert_element_type, matchaxis
 
 cond_p = Primitive("cond", multiple_results=True)
 
@@ -192,6 +193,40 @@ def cond_transpose(cts, index, *ops, branches):
 
 
 transpose_rules[cond_p] = cond_transpose
+
+
+def cond_batch(vals, dims, *, branches):
+    """An index the same for every lane: one cond of the batched branches, which put
+    an output batched by any branch at axis 0 in all. An index per lane: every branch
+    runs on every lane and each lane selects its branch's outputs (as JAX does)."""
+    (index, *ops), (index_dim, *op_dims) = vals, dims
+    size = batch_size(vals, dims)
+    if index_dim is not None:
+        return _select_branch_per_lane(index, branches, ops, op_dims, size)
+    natural = [batch_jaxpr(b, size, op_dims, [None] * len(b.outvars)) for b in branches]
+    want = [0 if any(d is not None for d in out_dims) else None
+            for out_dims in zip(*(dims for _, _, dims in natural))]
+    jaxprs = [batched if batched[2] == want else batch_jaxpr(b, size, op_dims, want)
+              for b, batched in zip(branches, natural)]
+    shared = _sharing_consts(
+        [Jaxpr((), (*j.constvars, *j.invars), j.eqns, j.outvars) for j, _, _ in jaxprs],
+        [len(c) for _, c, _ in jaxprs])
+    outs = cond_p.bind(index, *(c for _, cs, _ in jaxprs for c in cs), *ops,
+                       branches=tuple(shared))
+    return outs, want
+
+
+def _select_branch_per_lane(index, branches, ops, op_dims, size):
+    per_branch = []
+    for b in branches:
+        outs, out_dims = vmap_flat(lambda *xs, b=b: eval_jaxpr(b, (), xs), ops, op_dims)
+        per_branch.append([matchaxis(o, d, 0, size) for o, d in zip(outs, out_dims)])
+    outs = [select_n(batch_axis_first(index, 0, get_aval(cases[0]).ndim - 1), *cases)
+            for cases in zip(*per_branch)]
+    return outs, [0] * len(outs)
+
+
+batch_rules[cond_p] = cond_batch
 
 
 def cond_dce(used_outputs: list[bool], eqn: JaxprEqn):

@@ -1,5 +1,5 @@
-"""What the control-flow primitives share: staging a Python body into a jaxpr, and
-rearranging a jaxpr's inputs and outputs.
+"""What the control-flow primitives share: staging a Python body into a jaxpr,
+rearranging a jaxpr's inputs and outputs, and batching a body (`batch_jaxpr`).
 
 A body closes over values (numpy arrays, or tracers of an enclosing transformation);
 staging turns those into the jaxpr's constvars, which become explicit leading
@@ -19,6 +19,9 @@ from ..core.ir import Jaxpr, JaxprEqn, Var
 from ..core.pytree import PyTreeDef, tree_flatten, tree_unflatten
 from ..core.staging import stage
 from ..core.trace import user_source_info
+from ..interpreters.batching import batched_aval, vmap_flat
+from ..interpreters.eval import eval_jaxpr
+from .structural import matchaxis
 
 
 @attrs.frozen
@@ -45,6 +48,27 @@ def stage_body(f: Callable, in_tree: PyTreeDef, in_avals: Sequence[ShapedArray])
 
 def with_consts_as_invars(jaxpr: Jaxpr) -> Jaxpr:
     return Jaxpr((), (*jaxpr.constvars, *jaxpr.invars), jaxpr.eqns, jaxpr.outvars)
+
+
+def batch_jaxpr(jaxpr: Jaxpr, size: int, dims_in: Sequence[int | None],
+                dims_out: Sequence[int | None]) -> tuple[Jaxpr, list, list]:
+    """`jaxpr` (a body: no constvars) run on `size` lanes at once, as a jaxpr: input i
+    batched along `dims_in[i]` (None: the same for every lane); output i batched along
+    `dims_out[i]` if that is an int (moved or stacked there), else wherever the rules
+    put it. Returns the jaxpr (its constvars hold constants the rules introduced),
+    their values, and the outputs' batch axes. Control flow batches its bodies as
+    programs with it, as it differentiates them with `ad.jvp_jaxpr`."""
+    out_dims: list = []
+
+    def batched(*args):
+        outs, dims = vmap_flat(lambda *xs: eval_jaxpr(jaxpr, (), xs), args, dims_in)
+        out_dims[:] = [d if want is None else want for d, want in zip(dims, dims_out)]
+        return [o if want is None else matchaxis(o, d, want, size)
+                for o, d, want in zip(outs, dims, dims_out)]
+
+    in_avals = [batched_aval(v.aval, d, size) for v, d in zip(jaxpr.invars, dims_in)]
+    new_jaxpr, consts = stage(batched, in_avals)
+    return new_jaxpr, consts, out_dims
 
 
 def reorder(jaxpr: Jaxpr, in_order: Sequence[int], out_order: Sequence[int]) -> Jaxpr:

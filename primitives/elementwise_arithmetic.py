@@ -20,11 +20,13 @@ from ..core.avals import ShapedArray, tangent_aval
 from ..core.errors import DTypeError
 from ..core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ..interpreters.ad import jvp_rules
+from ..interpreters.batching import defvectorized
 from ..interpreters.partial_eval import def_recomputable
 from ..interpreters.transpose import def_elementwise_transpose, is_linear, transpose_rules
 from .elementwise_piecewise import and_, eq, ge, gt, lt, round, select_n
 from .structural import convert_element_type
 from .ufunc_rules import (
+    defbroadcasting,
     defjvp_elementwise,
     fit_tangent,
     ufunc_abstract_eval,
@@ -44,6 +46,7 @@ abstract_eval_rules[neg_p] = ufunc_abstract_eval(np.negative, "neg")
 defjvp_elementwise(neg_p, lambda t, out, x: neg(t))
 transpose_rules[neg_p] = lambda ct, x: [neg(ct)]
 def_elementwise_transpose(neg_p)
+defvectorized(neg_p)
 def_recomputable(neg_p)
 
 add_p = Primitive("add")
@@ -67,6 +70,7 @@ def add_transpose(ct, x, y):
 
 transpose_rules[add_p] = add_transpose
 def_elementwise_transpose(add_p)
+defbroadcasting(add_p)
 def_recomputable(add_p)
 
 sub_p = Primitive("sub")
@@ -90,6 +94,7 @@ def sub_transpose(ct, x, y):
 
 transpose_rules[sub_p] = sub_transpose
 def_elementwise_transpose(sub_p)
+defbroadcasting(sub_p)
 def_recomputable(sub_p)
 
 mul_p = Primitive("mul")
@@ -115,6 +120,7 @@ def mul_transpose(ct, x, y):
 
 transpose_rules[mul_p] = mul_transpose
 def_elementwise_transpose(mul_p)
+defbroadcasting(mul_p)
 def_recomputable(mul_p)
 
 div_p = Primitive("div")
@@ -138,6 +144,7 @@ def div_transpose(ct, x, y):
 
 transpose_rules[div_p] = div_transpose
 def_elementwise_transpose(div_p)
+defbroadcasting(div_p)
 def_recomputable(div_p)
 
 rem_p = Primitive("rem")
@@ -154,6 +161,7 @@ abstract_eval_rules[rem_p] = ufunc_abstract_eval(np.fmod, "rem")
 defjvp_elementwise(rem_p,
                    lambda t, out, x, y: t,
                    lambda t, out, x, y: neg(mul(t, round(div(sub(x, out), y)))))
+defbroadcasting(rem_p)
 def_recomputable(rem_p)
 
 # ---------------------------------------------------------------------------------
@@ -169,6 +177,7 @@ def square(x):
 impl_rules[square_p] = np.square
 abstract_eval_rules[square_p] = ufunc_abstract_eval(np.square)
 defjvp_elementwise(square_p, lambda t, out, x: mul(t, mul(2, x)))
+defvectorized(square_p)
 def_recomputable(square_p)
 
 integer_pow_p = Primitive("integer_pow")
@@ -201,6 +210,7 @@ def integer_pow_jvp(t, out, x, *, y):
 
 
 defjvp_elementwise(integer_pow_p, integer_pow_jvp)
+defvectorized(integer_pow_p)
 def_recomputable(integer_pow_p)
 
 # ---------------------------------------------------------------------------------
@@ -217,6 +227,7 @@ impl_rules[abs_p] = np.abs
 abstract_eval_rules[abs_p] = ufunc_abstract_eval(np.abs, "abs")
 # A boolean mask is all the backward pass keeps (not x, nor a float sign(x)).
 defjvp_elementwise(abs_p, lambda t, out, x: select_n(ge(x, 0), neg(t), t))
+defvectorized(abs_p)
 def_recomputable(abs_p)
 
 
@@ -251,6 +262,7 @@ def max(x, y):  # noqa: A001 — lax's name
 impl_rules[max_p] = np.maximum
 abstract_eval_rules[max_p] = ufunc_abstract_eval(np.maximum, "max")
 jvp_rules[max_p] = _extremum_jvp(max_p, gt)
+defbroadcasting(max_p)
 def_recomputable(max_p)
 
 min_p = Primitive("min")
@@ -263,6 +275,7 @@ def min(x, y):  # noqa: A001 — lax's name
 impl_rules[min_p] = np.minimum
 abstract_eval_rules[min_p] = ufunc_abstract_eval(np.minimum, "min")
 jvp_rules[min_p] = _extremum_jvp(min_p, lt)
+defbroadcasting(min_p)
 def_recomputable(min_p)
 
 clamp_p = Primitive("clamp", operand_names=("min", "x", "max"))
@@ -288,4 +301,5 @@ defjvp_elementwise(clamp_p,
                    lambda t, out, lo, x, hi: _tangent_where(and_(gt(lo, x), lt(lo, hi)), t, out),
                    lambda t, out, lo, x, hi: _tangent_where(and_(gt(x, lo), lt(x, hi)), t, out),
                    lambda t, out, lo, x, hi: _tangent_where(lt(hi, x), t, out))
+defbroadcasting(clamp_p)
 def_recomputable(clamp_p)

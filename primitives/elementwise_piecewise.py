@@ -20,10 +20,12 @@ from ..core.avals import ShapedArray, is_float, result_dtype
 from ..core.errors import DTypeError, ShapeError
 from ..core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ..interpreters.ad import defjvp_zero, jvp_rules
+from ..interpreters.batching import defvectorized
 from ..interpreters.partial_eval import def_recomputable
 from ..interpreters.transpose import Masked, is_linear, transpose_rules
 from .ufunc_rules import (
     broadcast_shapes,
+    defbroadcasting,
     fit_tangent,
     ufunc_abstract_eval,
     unbroadcast_cotangent,
@@ -43,6 +45,7 @@ def eq(x, y):
 impl_rules[eq_p] = np.equal
 abstract_eval_rules[eq_p] = ufunc_abstract_eval(np.equal, "eq")
 defjvp_zero(eq_p)
+defbroadcasting(eq_p)
 def_recomputable(eq_p)
 
 ne_p = Primitive("ne")
@@ -55,6 +58,7 @@ def ne(x, y):
 impl_rules[ne_p] = np.not_equal
 abstract_eval_rules[ne_p] = ufunc_abstract_eval(np.not_equal, "ne")
 defjvp_zero(ne_p)
+defbroadcasting(ne_p)
 def_recomputable(ne_p)
 
 lt_p = Primitive("lt")
@@ -67,6 +71,7 @@ def lt(x, y):
 impl_rules[lt_p] = np.less
 abstract_eval_rules[lt_p] = ufunc_abstract_eval(np.less, "lt")
 defjvp_zero(lt_p)
+defbroadcasting(lt_p)
 def_recomputable(lt_p)
 
 le_p = Primitive("le")
@@ -79,6 +84,7 @@ def le(x, y):
 impl_rules[le_p] = np.less_equal
 abstract_eval_rules[le_p] = ufunc_abstract_eval(np.less_equal, "le")
 defjvp_zero(le_p)
+defbroadcasting(le_p)
 def_recomputable(le_p)
 
 gt_p = Primitive("gt")
@@ -91,6 +97,7 @@ def gt(x, y):
 impl_rules[gt_p] = np.greater
 abstract_eval_rules[gt_p] = ufunc_abstract_eval(np.greater, "gt")
 defjvp_zero(gt_p)
+defbroadcasting(gt_p)
 def_recomputable(gt_p)
 
 ge_p = Primitive("ge")
@@ -103,6 +110,7 @@ def ge(x, y):
 impl_rules[ge_p] = np.greater_equal
 abstract_eval_rules[ge_p] = ufunc_abstract_eval(np.greater_equal, "ge")
 defjvp_zero(ge_p)
+defbroadcasting(ge_p)
 def_recomputable(ge_p)
 
 is_finite_p = Primitive("is_finite")
@@ -115,6 +123,7 @@ def is_finite(x):
 impl_rules[is_finite_p] = np.isfinite
 abstract_eval_rules[is_finite_p] = ufunc_abstract_eval(np.isfinite, "is_finite")
 defjvp_zero(is_finite_p)
+defvectorized(is_finite_p)
 def_recomputable(is_finite_p)
 
 # ---------------------------------------------------------------------------------
@@ -130,6 +139,7 @@ def and_(x, y):
 impl_rules[and_p] = np.bitwise_and
 abstract_eval_rules[and_p] = ufunc_abstract_eval(np.bitwise_and, "and")
 defjvp_zero(and_p)
+defbroadcasting(and_p)
 def_recomputable(and_p)
 
 or_p = Primitive("or")
@@ -142,6 +152,7 @@ def or_(x, y):
 impl_rules[or_p] = np.bitwise_or
 abstract_eval_rules[or_p] = ufunc_abstract_eval(np.bitwise_or, "or")
 defjvp_zero(or_p)
+defbroadcasting(or_p)
 def_recomputable(or_p)
 
 xor_p = Primitive("xor")
@@ -154,6 +165,7 @@ def xor(x, y):
 impl_rules[xor_p] = np.bitwise_xor
 abstract_eval_rules[xor_p] = ufunc_abstract_eval(np.bitwise_xor, "xor")
 defjvp_zero(xor_p)
+defbroadcasting(xor_p)
 def_recomputable(xor_p)
 
 not_p = Primitive("not")
@@ -166,6 +178,7 @@ def not_(x):
 impl_rules[not_p] = np.invert
 abstract_eval_rules[not_p] = ufunc_abstract_eval(np.invert, "not")
 defjvp_zero(not_p)
+defvectorized(not_p)
 def_recomputable(not_p)
 
 # ---------------------------------------------------------------------------------
@@ -181,6 +194,7 @@ def sign(x):
 impl_rules[sign_p] = np.sign
 abstract_eval_rules[sign_p] = ufunc_abstract_eval(np.sign)
 defjvp_zero(sign_p)
+defvectorized(sign_p)
 def_recomputable(sign_p)
 
 floor_p = Primitive("floor")
@@ -193,6 +207,7 @@ def floor(x):
 impl_rules[floor_p] = np.floor
 abstract_eval_rules[floor_p] = ufunc_abstract_eval(np.floor)
 defjvp_zero(floor_p)
+defvectorized(floor_p)
 def_recomputable(floor_p)
 
 ceil_p = Primitive("ceil")
@@ -205,6 +220,7 @@ def ceil(x):
 impl_rules[ceil_p] = np.ceil
 abstract_eval_rules[ceil_p] = ufunc_abstract_eval(np.ceil)
 defjvp_zero(ceil_p)
+defvectorized(ceil_p)
 def_recomputable(ceil_p)
 
 
@@ -248,6 +264,7 @@ def round_abstract_eval(x, *, rounding_method):
 
 abstract_eval_rules[round_p] = round_abstract_eval
 defjvp_zero(round_p)
+defvectorized(round_p)
 def_recomputable(round_p)
 
 # ---------------------------------------------------------------------------------
@@ -332,6 +349,7 @@ def select_n_transpose(ct, which, *cases):
 
 
 transpose_rules[select_n_p] = select_n_transpose
+defbroadcasting(select_n_p)
 def_recomputable(select_n_p)
 
 # ---------------------------------------------------------------------------------
@@ -347,3 +365,4 @@ impl_rules[stop_gradient_p] = lambda x: x
 abstract_eval_rules[stop_gradient_p] = lambda x: x
 defjvp_zero(stop_gradient_p)
 # transpose: none; the output is never linear in anything
+defvectorized(stop_gradient_p)

@@ -31,8 +31,9 @@ from ..core.avals import ShapedArray, tangent_aval
 from ..core.errors import DTypeError, ShapeError
 from ..core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ..interpreters.ad import add_tangents, instantiate_zeros, jvp_rules, zeros
+from ..interpreters.batching import batch_rules, batch_size
 from ..interpreters.transpose import is_linear, transpose_rules
-from .elementwise import div, eq, mul, select_n
+from .elementwise import add, clamp, div, eq, mul, select_n
 from .index_expressions import (
     basic_getitem,
     fit_updates,
@@ -42,11 +43,16 @@ from .index_expressions import (
 )
 from .structural import (
     aval_of,
+    batch_axis_first,
     broadcast_in_dim,
     checked_impl,
     convert_element_type,
+    inserted,
     iota,
+    matchaxis,
+    moveaxis,
     reshape,
+    transpose,
 )
 
 
@@ -85,6 +91,27 @@ def _block(shape, starts, sizes) -> tuple[slice, ...]:
     return tuple(slice(b, b + k) for b, k in zip(begins, sizes))
 
 
+def _block_indices(starts, start_dims, shape, sizes) -> tuple[list, list]:
+    """Index arrays for the block of `sizes` at `starts` (clamped like `_block`), one
+    per axis of `shape`, for a gather or scatter over all axes: what a dynamic slice
+    or update becomes when its starts differ between lanes. Array i is start i plus
+    0, 1, ... along axis i; a batched start (one per lane) puts the lanes first.
+    Returns the arrays and their batch axes."""
+    indices = []
+    for i, (start, d) in enumerate(zip(starts, start_dims)):
+        start = clamp(0, convert_element_type(start, np.int64), shape[i] - sizes[i])
+        if d is not None:
+            start = reshape(start, (get_aval(start).shape[0],) + (1,) * len(shape))
+        offsets = iota(np.int64, tuple(k if j == i else 1 for j, k in enumerate(sizes)), i)
+        indices.append(add(start, offsets))
+    return indices, [None if d is None else 0 for d in start_dims]
+
+
+def _unbatched_shape(x, dim: int | None) -> tuple[int, ...]:
+    shape = get_aval(x).shape
+    return shape if dim is None else shape[:dim] + shape[dim + 1:]
+
+
 # ---------------------------------------------------------------------------------
 dynamic_slice_p = Primitive("dynamic_slice", operand_names=("operand",))
 
@@ -119,6 +146,21 @@ def dynamic_slice_transpose(ct, x, *starts, slice_sizes):
 
 
 transpose_rules[dynamic_slice_p] = dynamic_slice_transpose
+
+
+def dynamic_slice_batch(vals, dims, *, slice_sizes):
+    """Starts the same for every lane: the block spans the whole batch axis. Starts
+    that differ: each lane's block is gathered."""
+    (x, *starts), (dx, *start_dims) = vals, dims
+    if all(d is None for d in start_dims):
+        size = get_aval(x).shape[dx]
+        return [dynamic_slice(x, inserted(starts, dx, 0), inserted(slice_sizes, dx, size))], [dx]
+    shape = _unbatched_shape(x, dx)
+    indices, index_dims = _block_indices(starts, start_dims, shape, slice_sizes)
+    return batch_rules[gather_p]([x, *indices], [dx, *index_dims], axes=tuple(range(len(shape))))
+
+
+batch_rules[dynamic_slice_p] = dynamic_slice_batch
 
 # ---------------------------------------------------------------------------------
 dynamic_update_slice_p = Primitive("dynamic_update_slice", operand_names=("operand", "update"))
@@ -159,6 +201,24 @@ def dynamic_update_slice_transpose(ct, x, update, *starts):
 
 
 transpose_rules[dynamic_update_slice_p] = dynamic_update_slice_transpose
+
+
+def dynamic_update_slice_batch(vals, dims):
+    """Starts the same for every lane: the block spans the whole batch axis. Starts
+    that differ: each lane's block is scattered."""
+    (x, update, *starts), (dx, du, *start_dims) = vals, dims
+    size = batch_size(vals, dims)
+    if all(d is None for d in start_dims):
+        d = dx if dx is not None else du
+        x, update = matchaxis(x, dx, d, size), matchaxis(update, du, d, size)
+        return [dynamic_update_slice(x, update, inserted(starts, d, 0))], [d]
+    shape = _unbatched_shape(x, dx)
+    indices, index_dims = _block_indices(starts, start_dims, shape, _unbatched_shape(update, du))
+    return batch_rules[scatter_p]([x, update, *indices], [dx, du, *index_dims],
+                                  axes=tuple(range(len(shape))))
+
+
+batch_rules[dynamic_update_slice_p] = dynamic_update_slice_batch
 
 
 # ---------------------------------------------------------------------------------
@@ -234,6 +294,72 @@ def axes_param(axes) -> tuple[int, ...]:
     return tuple(int(a) for a in axes)
 
 
+# Batching: with the same indices for every lane, the lanes of `x` go on an axis after
+# the indexed ones, which keep their numbers; with indices that differ, the lanes lead
+# the index arrays, and if `x` is batched too a lane index array picks each lane's `x`.
+
+
+def _index_dims_start(axes) -> int:
+    """Where numpy puts the index dimensions among the unindexed axes (`region_shape`)."""
+    consecutive = tuple(axes) == tuple(range(axes[0], axes[0] + len(axes))) if axes else True
+    return axes[0] if axes and consecutive else 0
+
+
+def _index_rank(indices, dims) -> int:
+    """The rank of the index arrays broadcast together, for one lane."""
+    return max((get_aval(i).ndim - (d is not None) for i, d in zip(indices, dims)), default=0)
+
+
+def _lanes_after_indexed(x, dim, axes, size):
+    """`x` with its lanes (moved or stacked) on an axis after every indexed one."""
+    first_free = max(axes, default=-1) + 1
+    if dim is not None and dim >= first_free:
+        return x, dim
+    return matchaxis(x, dim, first_free, size), first_free
+
+
+def _region_lane_axis(dim: int, axes, k: int) -> int:
+    """Where the lanes axis of `x`, after the indexed axes at `dim`, is in the region."""
+    j = dim - len(axes)  # among the unindexed axes
+    return j if j < _index_dims_start(axes) else j + k
+
+
+def _lanes_first(indices, dims, k: int) -> list:
+    return [i if d is None else batch_axis_first(i, d, k) for i, d in zip(indices, dims)]
+
+
+def _lane_indices(size: int, k: int):
+    """The lane number, shaped to lead `k` index dimensions."""
+    return iota(np.int64, (size,) + (1,) * k, 0)
+
+
+def _swap_blocks(x, a: int, b: int):
+    """Axes 1..a of `x` trade places with the b axes after them."""
+    n = get_aval(x).ndim
+    return transpose(x, (0, *range(1 + a, 1 + a + b), *range(1, 1 + a), *range(1 + a + b, n)))
+
+
+def scatter_batch(prim: Primitive):
+    """The batching rule of a scatter: the updates are laid out like the region the
+    batched scatter writes (see `gather_batch`); a lane's writes stay in their order,
+    so of duplicate indices the same update wins in every lane."""
+
+    def rule(vals, dims, *, axes):
+        (x, updates, *indices), (dx, du, *index_dims) = vals, dims
+        size, k = batch_size(vals, dims), _index_rank(indices, index_dims)
+        if all(d is None for d in index_dims):
+            x, dx = _lanes_after_indexed(x, dx, axes, size)
+            updates = matchaxis(updates, du, _region_lane_axis(dx, axes, k), size)
+            return [prim.bind(x, updates, *indices, axes=axes)], [dx]
+        indices = _lanes_first(indices, index_dims, k)
+        updates = _swap_blocks(matchaxis(updates, du, 0, size), _index_dims_start(axes), k)
+        out = prim.bind(matchaxis(x, dx, 0, size), updates, _lane_indices(size, k), *indices,
+                        axes=(0, *(a + 1 for a in axes)))
+        return [out], [0]
+
+    return rule
+
+
 # ---------------------------------------------------------------------------------
 gather_p = Primitive("gather", operand_names=("operand",))
 
@@ -262,6 +388,24 @@ def gather_transpose(ct, x, *indices, axes):
 
 transpose_rules[gather_p] = gather_transpose
 
+
+def gather_batch(vals, dims, *, axes):
+    (x, *indices), (dx, *index_dims) = vals, dims
+    k = _index_rank(indices, index_dims)
+    if all(d is None for d in index_dims):
+        x, dx = _lanes_after_indexed(x, dx, axes, None)
+        return [gather(x, *indices, axes=axes)], [_region_lane_axis(dx, axes, k)]
+    indices = _lanes_first(indices, index_dims, k)
+    if dx is None:  # the lanes lead the index dimensions, wherever numpy puts those
+        return [gather(x, *indices, axes=axes)], [_index_dims_start(axes)]
+    x = moveaxis(x, dx, 0)
+    region = gather(x, _lane_indices(get_aval(x).shape[0], k), *indices,
+                    axes=(0, *(a + 1 for a in axes)))  # lanes, index dims, unindexed axes
+    return [_swap_blocks(region, k, _index_dims_start(axes))], [0]
+
+
+batch_rules[gather_p] = gather_batch
+
 # ---------------------------------------------------------------------------------
 scatter_add_p = Primitive("scatter_add", operand_names=("operand", "updates"))
 
@@ -283,6 +427,7 @@ def scatter_add_transpose(ct, x, updates, *indices, axes):
 
 
 transpose_rules[scatter_add_p] = scatter_add_transpose
+batch_rules[scatter_add_p] = scatter_batch(scatter_add_p)
 
 # ---------------------------------------------------------------------------------
 scatter_p = Primitive("scatter", operand_names=("operand", "updates"))
@@ -319,6 +464,7 @@ def scatter_transpose(ct, x, updates, *indices, axes):
 
 
 transpose_rules[scatter_p] = scatter_transpose
+batch_rules[scatter_p] = scatter_batch(scatter_p)
 
 # ---------------------------------------------------------------------------------
 scatter_mul_p = Primitive("scatter_mul", operand_names=("operand", "updates"))
@@ -383,6 +529,7 @@ def scatter_mul_transpose(ct, x, updates, *indices, axes):
 
 
 transpose_rules[scatter_mul_p] = scatter_mul_transpose
+batch_rules[scatter_mul_p] = scatter_batch(scatter_mul_p)
 
 
 # ---------------------------------------------------------------------------------

@@ -2,9 +2,10 @@
 
 They sit with the primitives, not with the interpreters, because assembling a
 Jacobian stacks arrays, which needs the structural primitives (and must stay
-traceable: `hessian` stacks the tracers of an outer jvp). `jacfwd` pushes one basis
-tangent per input element; `jacrev` linearizes once and transposes once per output
-element, so the forward pass and its residuals are shared by every row.
+traceable: `hessian` stacks the tracers of an outer jvp). Both are one vmapped
+transformation: `jacfwd` one jvp vmapped over the basis tangents of the inputs;
+`jacrev` one linearization, whose transpose is vmapped over the basis cotangents of
+the outputs, so the forward pass and its residuals are shared by every row.
 """
 
 from __future__ import annotations
@@ -20,17 +21,18 @@ from ..core.pytree import tree_unflatten
 from ..core.trace import get_aval
 from ..interpreters.ad import instantiate_zeros, jvp_flat
 from ..interpreters.api import FlatArgs, check_argnums, check_grad_inputs, flat_fun, flatten_args
+from ..interpreters.batching import vmap_flat
 from ..interpreters.linearize import linearize_flat
-from .structural import concatenate, reshape, transpose
+from .structural import matchaxis, reshape, slice_in_dim, transpose
 
 
 def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
-    """The Jacobian by forward mode: one jvp per element of the differentiated inputs."""
+    """The Jacobian by forward mode: a jvp per element of the differentiated inputs."""
     return _jacobian(f, argnums, has_aux, _jacobian_columns_fwd)
 
 
 def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
-    """The Jacobian by reverse mode: one linearization, one transpose per output element."""
+    """The Jacobian by reverse mode: one linearization, a transpose per output element."""
     return _jacobian(f, argnums, has_aux, _jacobian_rows_rev)
 
 
@@ -59,61 +61,95 @@ def _jacobian(f, argnums, has_aux, blocks_of):
 
 
 def _jacobian_columns_fwd(fun, flat: FlatArgs, n_out):
-    """blocks[i][j]: d out_i / d active input j, shaped out_i.shape + in_j.shape."""
+    """blocks[i][j]: d out_i / d active input j, shaped out_i.shape + in_j.shape. The
+    columns are the jvps of the basis tangents of all active inputs: one jvp, vmapped."""
     active = [j for j, a in enumerate(flat.active) if a]
-    columns = {j: [] for j in active}
-    outs = None
-    for j in active:
-        for basis in _one_hot(tangent_aval(get_aval(flat.leaves[j]))):
-            tangents = [Zero(tangent_aval(get_aval(x))) for x in flat.leaves]
-            tangents[j] = basis
-            outs, out_t = jvp_flat(fun, flat.leaves, tangents)
-            columns[j].append([instantiate_zeros(t) for t in out_t[:n_out()]])
-    if outs is None:
+    inputs = [flat.leaves[j] for j in active]
+    zero_tangents = [Zero(tangent_aval(get_aval(x))) for x in flat.leaves]
+
+    def pushforward(*basis):
+        tangents = list(zero_tangents)
+        for j, t in zip(active, basis):
+            tangents[j] = t
+        outs, out_t = jvp_flat(fun, flat.leaves, tangents)
+        return [*outs, *(instantiate_zeros(t) for t in out_t[:n_out()])]
+
+    basis = _Basis([tangent_aval(get_aval(x)) for x in inputs])
+    if not basis.size:  # no input element to differentiate by
         outs = fun(*flat.leaves)
-    return outs, [[_block(outs[i], flat.leaves[j], [c[i] for c in columns[j]], last=True)
-                   for j in active] for i in range(n_out())]
+        return outs, [[_zeros_block(out, x, last=True) for x in inputs]
+                      for out in outs[:n_out()]]
+    results, dims = vmap_flat(pushforward, basis.lanes(), [0] * len(inputs))
+    n_outs = len(results) - n_out()  # the primal outputs (unbatched), then the columns
+    return results[:n_outs], [
+        [_block(out, x, basis.rows(c, d, k), last=True) for k, x in enumerate(inputs)]
+        for out, c, d in zip(results, results[n_outs:], dims[n_outs:])]
 
 
 def _jacobian_rows_rev(fun, flat: FlatArgs, n_out):
+    """blocks[i][j], from the transposes of the basis cotangents of all (float) outputs:
+    one linearization, its transpose vmapped. Integer outputs have no derivative."""
     outs, linear = linearize_flat(fun, flat.leaves, flat.active, n_out)
-    active = [j for j, a in enumerate(flat.active) if a]
-    blocks = []
-    for i, out in enumerate(outs[:n_out()]):
-        rows = []
-        for basis in _one_hot(tangent_aval(get_aval(out))):
-            cts = [Zero(a) for a in linear.out_avals]
-            cts[i] = basis
-            rows.append([instantiate_zeros(c) for c in linear.transpose(cts)])
-        blocks.append([_block(out, flat.leaves[j], [r[n] for r in rows], last=False)
-                       for n, j in enumerate(active)])
+    inputs = [x for x, a in zip(flat.leaves, flat.active) if a]
+    diff = [i for i, a in enumerate(linear.out_avals) if a.dtype != float0]
+
+    def pullback(*basis):
+        cts = [Zero(a) for a in linear.out_avals]
+        for i, ct in zip(diff, basis):
+            cts[i] = ct
+        return [instantiate_zeros(c) for c in linear.transpose(cts)]
+
+    blocks = [[_zeros_block(out, x, last=False) for x in inputs] for out in outs[:n_out()]]
+    basis = _Basis([linear.out_avals[i] for i in diff])
+    if basis.size:
+        rows, dims = vmap_flat(pullback, basis.lanes(), [0] * len(diff))
+        for k, i in enumerate(diff):
+            blocks[i] = [_block(outs[i], x, basis.rows(r, d, k), last=False)
+                         for x, r, d in zip(inputs, rows, dims)]
     return outs, blocks
 
 
-def _one_hot(aval):
-    """The standard basis of a tangent space, one array per element (none for the
-    float0 tangents of integer values: they have no derivative)."""
-    if aval.dtype == float0:
-        return
-    for k in range(aval.size):
-        basis = np.zeros(aval.size, aval.dtype)
-        basis[k] = 1
-        yield basis.reshape(aval.shape)
+class _Basis:
+    """The standard basis of a product of tangent spaces, as vmap lanes: lane k is 1 at
+    element k of the spaces laid end to end."""
+
+    def __init__(self, avals):
+        self.avals = avals
+        self.ends = np.cumsum([0, *(a.size for a in avals)])
+        self.size = int(self.ends[-1])
+
+    def lanes(self) -> list:
+        """One array per space, its lanes along axis 0."""
+        eye = np.eye(self.size)
+        return [eye[:, lo:hi].astype(a.dtype).reshape(-1, *a.shape)
+                for a, lo, hi in zip(self.avals, self.ends, self.ends[1:])]
+
+    def rows(self, out, dim, k: int):
+        """The lanes of space k in a vmapped result `out` (batched along `dim`)."""
+        lanes_first = matchaxis(out, dim, 0, self.size)
+        return slice_in_dim(lanes_first, int(self.ends[k]), int(self.ends[k + 1]))
 
 
-def _block(out, x, pieces: list, last: bool):
+def _block(out, x, rows, last: bool):
     """One Jacobian block, shaped out.shape + x.shape, from the jvps of x's basis
-    (each out-shaped: `last`) or the cotangents of out's basis (each x-shaped)."""
+    (each out-shaped, stacked: `last`) or the cotangents of out's basis (each x-shaped)."""
+    out_shape, x_shape = get_aval(out).shape, get_aval(x).shape
+    if tangent_aval(get_aval(out)).dtype == float0:
+        return _zeros_block(out, x, last)
+    if not last:
+        return reshape(rows, (*out_shape, *x_shape))
+    rows = reshape(rows, (*x_shape, *out_shape))
+    n = len(x_shape)
+    return transpose(rows, (*range(n, n + len(out_shape)), *range(n)))
+
+
+def _zeros_block(out, x, last: bool):
+    """The block of an empty input or output, or of an integer output (float0)."""
     out_aval, x_aval = get_aval(out), get_aval(x)
-    shape = (*out_aval.shape, *x_aval.shape)
-    if not pieces:  # an empty input or output, or an integer output
-        dtype = tangent_aval(out_aval if last else x_aval).dtype
-        return np.zeros(shape, float0 if tangent_aval(out_aval).dtype == float0 else dtype)
-    piece_shape = out_aval.shape if last else x_aval.shape
-    stacked = concatenate([reshape(p, (1, *piece_shape)) for p in pieces], 0)
-    if last:
-        stacked = transpose(stacked, (*range(1, len(piece_shape) + 1), 0))
-    return reshape(stacked, shape)
+    dtype = tangent_aval(out_aval if last else x_aval).dtype
+    if tangent_aval(out_aval).dtype == float0:
+        dtype = float0
+    return np.zeros((*out_aval.shape, *x_aval.shape), dtype)
 
 
 def _assemble(args, nums, flat: FlatArgs, outs, blocks, out_tree, tuple_argnums: bool):

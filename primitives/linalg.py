@@ -16,6 +16,7 @@ from ..core.avals import ShapedArray, result_dtype
 from ..core.errors import ShapeError
 from ..core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ..interpreters.ad import defjvp
+from ..interpreters.batching import batch_rules, batched_axis
 from ..interpreters.transpose import is_linear, transpose_rules
 from .structural import convert_element_type, transpose
 
@@ -126,3 +127,29 @@ def dot_general_transpose(ct, x, y, *, dimension_numbers, preferred_element_type
 
 
 transpose_rules[dot_general_p] = dot_general_transpose
+
+
+def dot_general_batch(vals, dims, *, dimension_numbers, preferred_element_type):
+    """Both operands batched: their batch axes are one more batch dimension, the
+    output's first. One batched: its batch axis is one more free dimension of it,
+    which the output keeps in place among that operand's free dimensions."""
+    (x, y), (dx, dy) = vals, dims
+    (lc, rc), (lb, rb) = dimension_numbers
+    lc, lb, rc, rb = _around(lc, dx), _around(lb, dx), _around(rc, dy), _around(rb, dy)
+    if dx is not None and dy is not None:
+        lb, rb, out_dim = (dx, *lb), (dy, *rb), 0
+    elif dx is not None:
+        out_dim = len(lb) + free_dims(get_aval(x).ndim, lc, lb).index(dx)
+    else:
+        lhs_free = len(free_dims(get_aval(x).ndim, lc, lb))
+        out_dim = len(lb) + lhs_free + free_dims(get_aval(y).ndim, rc, rb).index(dy)
+    out = dot_general(x, y, ((lc, rc), (lb, rb)), preferred_element_type)
+    return [out], [out_dim]
+
+
+def _around(axes, dim: int | None) -> tuple[int, ...]:
+    """An operand's axes renumbered around its batch axis, if it has one."""
+    return axes if dim is None else tuple(batched_axis(a, dim) for a in axes)
+
+
+batch_rules[dot_general_p] = dot_general_batch

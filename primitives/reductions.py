@@ -20,6 +20,7 @@ from ..core.avals import ShapedArray
 from ..core.errors import DTypeError, ShapeError
 from ..core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ..interpreters.ad import defjvp, defjvp_zero, deflinear
+from ..interpreters.batching import batch_rules, batched_axis, defreducer
 from ..interpreters.transpose import transpose_rules
 from .elementwise import add, and_, div, eq, mul, ne, select_n
 from .structural import (
@@ -82,6 +83,7 @@ abstract_eval_rules[reduce_max_p] = lambda x, *, axes: _reduced_aval(
     "reduce_max", x, axes, x.dtype, needs_elements=True)
 defjvp(reduce_max_p, _extremum_tangent)
 # transpose: none, reduce_max is not linear
+defreducer(reduce_max_p)
 
 # ---------------------------------------------------------------------------------
 reduce_min_p = Primitive("reduce_min")
@@ -96,6 +98,7 @@ abstract_eval_rules[reduce_min_p] = lambda x, *, axes: _reduced_aval(
     "reduce_min", x, axes, x.dtype, needs_elements=True)
 defjvp(reduce_min_p, _extremum_tangent)
 # transpose: none, reduce_min is not linear
+defreducer(reduce_min_p)
 
 # ---------------------------------------------------------------------------------
 reduce_prod_p = Primitive("reduce_prod")
@@ -129,6 +132,7 @@ def _product_of_others(x, axes):
 defjvp(reduce_prod_p, lambda t, out, x, *, axes: reduce_sum(
     mul(t, _product_of_others(x, axes)), axes))
 # transpose: none, reduce_prod is not linear
+defreducer(reduce_prod_p)
 
 # ---------------------------------------------------------------------------------
 argmax_p = Primitive("argmax")
@@ -158,6 +162,20 @@ impl_rules[argmax_p] = checked_impl(  # numpy would return any index_dtype asked
 defjvp_zero(argmax_p)
 # transpose: none, an index is not linear in anything
 
+
+def arg_reduction_batch(prim: Primitive):
+    """argmax/argmin: the reduced axis is renumbered around the batch axis."""
+
+    def rule(vals, dims, *, axis, index_dtype):
+        (x,), (d,) = vals, dims
+        out = prim.bind(x, axis=batched_axis(axis, d), index_dtype=index_dtype)
+        return [out], [d - (axis < d)]
+
+    return rule
+
+
+batch_rules[argmax_p] = arg_reduction_batch(argmax_p)
+
 # ---------------------------------------------------------------------------------
 argmin_p = Primitive("argmin")
 
@@ -174,6 +192,7 @@ impl_rules[argmin_p] = checked_impl(
     abstract_eval_rules[argmin_p])
 defjvp_zero(argmin_p)
 # transpose: none, an index is not linear in anything
+batch_rules[argmin_p] = arg_reduction_batch(argmin_p)
 
 # ---------------------------------------------------------------------------------
 # Boolean reductions: numpy's `all` and `any`
@@ -202,6 +221,7 @@ impl_rules[reduce_and_p] = checked_impl(lambda x, *, axes: np.all(x, axis=axes),
                                         abstract_eval_rules[reduce_and_p])
 defjvp_zero(reduce_and_p)
 # transpose: none, booleans have no cotangents
+defreducer(reduce_and_p)
 
 reduce_or_p = Primitive("reduce_or")
 
@@ -215,6 +235,7 @@ impl_rules[reduce_or_p] = checked_impl(lambda x, *, axes: np.any(x, axis=axes),
                                        abstract_eval_rules[reduce_or_p])
 defjvp_zero(reduce_or_p)
 # transpose: none, booleans have no cotangents
+defreducer(reduce_or_p)
 
 # ---------------------------------------------------------------------------------
 # Scans: each takes one `axis`; `reverse` accumulates from the end
@@ -249,6 +270,16 @@ def _scan_params(x, axis, reverse) -> dict:
     return dict(axis=axis, reverse=bool(reverse))
 
 
+def cumulative_batch(prim: Primitive):
+    """The scans keep their shape: the scanned axis is renumbered around the batch axis."""
+
+    def rule(vals, dims, *, axis, reverse):
+        (x,), (d,) = vals, dims
+        return [prim.bind(x, axis=batched_axis(axis, d), reverse=reverse)], [d]
+
+    return rule
+
+
 cumsum_p = Primitive("cumsum")
 
 
@@ -260,6 +291,7 @@ abstract_eval_rules[cumsum_p] = cumulative_abstract_eval("cumsum", np.cumsum)
 impl_rules[cumsum_p] = cumulative_impl(np.cumsum, abstract_eval_rules[cumsum_p])
 deflinear(cumsum_p)
 transpose_rules[cumsum_p] = lambda ct, x, *, axis, reverse: [cumsum(ct, axis, not reverse)]
+batch_rules[cumsum_p] = cumulative_batch(cumsum_p)
 
 # ---------------------------------------------------------------------------------
 cumprod_p = Primitive("cumprod")
@@ -286,6 +318,7 @@ def _cumprod_tangent(t, out, x, *, axis, reverse):
 
 defjvp(cumprod_p, _cumprod_tangent)
 # transpose: none, cumprod is not linear
+batch_rules[cumprod_p] = cumulative_batch(cumprod_p)
 
 # ---------------------------------------------------------------------------------
 cummax_p = Primitive("cummax")
@@ -312,6 +345,7 @@ def _running_extremum_tangent(t, out, x, *, axis, reverse):
 
 defjvp(cummax_p, _running_extremum_tangent)
 # transpose: none, cummax is not linear
+batch_rules[cummax_p] = cumulative_batch(cummax_p)
 
 # ---------------------------------------------------------------------------------
 cummin_p = Primitive("cummin")
@@ -325,3 +359,4 @@ abstract_eval_rules[cummin_p] = cumulative_abstract_eval("cummin", np.minimum.ac
 impl_rules[cummin_p] = cumulative_impl(np.minimum.accumulate, abstract_eval_rules[cummin_p])
 defjvp(cummin_p, _running_extremum_tangent)
 # transpose: none, cummin is not linear
+batch_rules[cummin_p] = cumulative_batch(cummin_p)

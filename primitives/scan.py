@@ -32,19 +32,29 @@ from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.staging import stage
 from ..core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ..interpreters.ad import add_tangents, instantiate_zeros, jvp_jaxpr, jvp_rules, zeros
+from ..interpreters.batching import batch_rules, batch_size
 from ..interpreters.dce import dce_jaxpr, dce_rules
 from ..interpreters.eval import compiled
 from ..interpreters.partial_eval import partial_eval_jaxpr, partial_eval_rules
 from ..interpreters.transpose import backward_pass, is_linear, transpose_rules
 from .control_flow import (
+    batch_jaxpr,
     check_same_types,
     inline_jaxpr,
     reorder,
     split_list,
     stage_body,
     staged_eqns,
+    with_consts_as_invars,
 )
-from .structural import concatenate, expand_dims, reshape, slice_in_dim
+from .structural import (
+    concatenate,
+    expand_dims,
+    matchaxis,
+    moveaxis,
+    reshape,
+    slice_in_dim,
+)
 
 scan_p = Primitive("scan", multiple_results=True)
 
@@ -380,6 +390,39 @@ def _transposed_body(jaxpr: Jaxpr, num_consts, num_carry, const_lin, xs_lin, ys_
     assert not consts, "a transposed scan body closes over nothing"
     return body
 
+
+# ---------------------------------------------------------------------------------
+# Batching: the body batched as a program, carry batching found by a fixed point
+
+
+def scan_batch(vals, dims, *, jaxpr, num_consts, num_carry, length, reverse):
+    """Batched carries keep their lanes on axis 0 through every step; a batched xs
+    keeps the scanned axis first, so its lanes are never on axis 0 (moved to 1)."""
+    size = batch_size(vals, dims)
+    consts, carry, xs = split_list(vals, [num_consts, num_carry])
+    const_dims, carry_dims, xs_dims = split_list(dims, [num_consts, num_carry])
+    xs = [moveaxis(x, 0, 1) if d == 0 else x for x, d in zip(xs, xs_dims)]
+    x_dims = [None if d is None else max(d, 1) - 1 for d in xs_dims]  # in one step's slice
+    n_ys = len(jaxpr.outvars) - num_carry
+    carry_batched = [d is not None for d in carry_dims]
+    while True:  # a carry is batched if any iteration can make it so
+        step_dims = [0 if b else None for b in carry_batched]
+        body, body_consts, out_dims = batch_jaxpr(
+            jaxpr, size, [*const_dims, *step_dims, *x_dims], [*step_dims, *[None] * n_ys])
+        grown = [b or d is not None for b, d in zip(carry_batched, out_dims)]
+        if grown == carry_batched:
+            break
+        carry_batched = grown
+    carry = [matchaxis(c, d, 0, size) if b else c
+             for c, d, b in zip(carry, carry_dims, carry_batched)]
+    outs = scan_p.bind(*body_consts, *consts, *carry, *xs, jaxpr=with_consts_as_invars(body),
+                       num_consts=len(body_consts) + num_consts, num_carry=num_carry,
+                       length=length, reverse=reverse)
+    ys_dims = [None if d is None else d + 1 for d in out_dims[num_carry:]]
+    return outs, [*step_dims, *ys_dims]
+
+
+batch_rules[scan_p] = scan_batch
 
 # ---------------------------------------------------------------------------------
 # Dead-code elimination: unused outputs, and the carries and inputs only they need

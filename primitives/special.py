@@ -26,10 +26,16 @@ import numpy as np
 import scipy.special as sc
 
 from ..core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
+from ..interpreters.batching import defvectorized
 from ..interpreters.transpose import is_linear, transpose_rules
 from .elementwise import add, div, exp, log, mul, neg, sub
 from .structural import convert_element_type
-from .ufunc_rules import defjvp_elementwise, ufunc_abstract_eval, unbroadcast_cotangent
+from .ufunc_rules import (
+    defbroadcasting,
+    defjvp_elementwise,
+    ufunc_abstract_eval,
+    unbroadcast_cotangent,
+)
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _SQRT_PI_OVER_TWO = math.sqrt(math.pi) / 2.0
@@ -74,6 +80,7 @@ impl_rules[erf_p] = sc.erf
 abstract_eval_rules[erf_p] = ufunc_abstract_eval(sc.erf)
 defjvp_elementwise(erf_p, lambda t, out, x: mul(t, _erf_slope(x)))
 # transpose: none, not linear (nor is anything else below but xlogy and xlog1py)
+defvectorized(erf_p)
 
 erfc_p = Primitive("erfc")
 
@@ -85,6 +92,7 @@ def erfc(x):
 impl_rules[erfc_p] = sc.erfc
 abstract_eval_rules[erfc_p] = ufunc_abstract_eval(sc.erfc)
 defjvp_elementwise(erfc_p, lambda t, out, x: neg(mul(t, _erf_slope(x))))
+defvectorized(erfc_p)
 
 erfinv_p = Primitive("erfinv")
 
@@ -96,6 +104,7 @@ def erfinv(x):
 impl_rules[erfinv_p] = sc.erfinv
 abstract_eval_rules[erfinv_p] = ufunc_abstract_eval(sc.erfinv)
 defjvp_elementwise(erfinv_p, lambda t, out, x: mul(t, mul(_SQRT_PI_OVER_TWO, exp(mul(out, out)))))
+defvectorized(erfinv_p)
 
 ndtr_p = Primitive("ndtr")
 
@@ -107,6 +116,7 @@ def ndtr(x):
 impl_rules[ndtr_p] = sc.ndtr
 abstract_eval_rules[ndtr_p] = ufunc_abstract_eval(sc.ndtr)
 defjvp_elementwise(ndtr_p, lambda t, out, x: mul(t, exp(_log_normal_pdf(x))))
+defvectorized(ndtr_p)
 
 log_ndtr_p = Primitive("log_ndtr")
 
@@ -119,6 +129,7 @@ impl_rules[log_ndtr_p] = sc.log_ndtr
 abstract_eval_rules[log_ndtr_p] = ufunc_abstract_eval(sc.log_ndtr)
 # pdf / cdf as one exponential: neither underflows alone far in the lower tail
 defjvp_elementwise(log_ndtr_p, lambda t, out, x: mul(t, exp(sub(_log_normal_pdf(x), out))))
+defvectorized(log_ndtr_p)
 
 # ---------------------------------------------------------------------------------
 # The gamma function family
@@ -133,6 +144,7 @@ def gammaln(x):
 impl_rules[gammaln_p] = sc.gammaln
 abstract_eval_rules[gammaln_p] = ufunc_abstract_eval(sc.gammaln)
 defjvp_elementwise(gammaln_p, lambda t, out, x: mul(t, digamma(x)))
+defvectorized(gammaln_p)
 
 digamma_p = Primitive("digamma")
 
@@ -144,6 +156,7 @@ def digamma(x):
 impl_rules[digamma_p] = sc.digamma
 abstract_eval_rules[digamma_p] = ufunc_abstract_eval(sc.digamma)
 defjvp_elementwise(digamma_p, lambda t, out, x: mul(t, polygamma(1, x)))
+defvectorized(digamma_p)
 
 # polygamma and zeta are Python functions in scipy, without dtypes of their own. They
 # take those of a real two-argument ufunc whose float32 loop comes first (poch: 'ff->f',
@@ -160,6 +173,7 @@ impl_rules[polygamma_p] = _real_function_impl(sc.polygamma, abstract_eval_rules[
 defjvp_elementwise(polygamma_p,
                    None,
                    lambda t, out, n, x: mul(t, polygamma(add(_param_like(n, out), 1.0), x)))
+defbroadcasting(polygamma_p)
 
 betaln_p = Primitive("betaln", operand_names=("a", "b"))
 
@@ -173,6 +187,7 @@ abstract_eval_rules[betaln_p] = ufunc_abstract_eval(sc.betaln)
 defjvp_elementwise(betaln_p,
                    lambda t, out, a, b: mul(t, sub(digamma(a), digamma(add(a, b)))),
                    lambda t, out, a, b: mul(t, sub(digamma(b), digamma(add(a, b)))))
+defbroadcasting(betaln_p)
 
 
 def _gamma_density(a, x, out):
@@ -192,6 +207,7 @@ def igamma(a, x):
 impl_rules[igamma_p] = sc.gammainc
 abstract_eval_rules[igamma_p] = ufunc_abstract_eval(sc.gammainc, "igamma")
 defjvp_elementwise(igamma_p, None, lambda t, out, a, x: mul(t, _gamma_density(a, x, out)))
+defbroadcasting(igamma_p)
 
 igammac_p = Primitive("igammac", operand_names=("a", "x"))
 
@@ -204,6 +220,7 @@ def igammac(a, x):
 impl_rules[igammac_p] = sc.gammaincc
 abstract_eval_rules[igammac_p] = ufunc_abstract_eval(sc.gammaincc, "igammac")
 defjvp_elementwise(igammac_p, None, lambda t, out, a, x: neg(mul(t, _gamma_density(a, x, out))))
+defbroadcasting(igammac_p)
 
 
 def _beta_density(a, b, x, out):
@@ -225,6 +242,7 @@ impl_rules[betainc_p] = sc.betainc
 abstract_eval_rules[betainc_p] = ufunc_abstract_eval(sc.betainc)
 defjvp_elementwise(betainc_p, None, None,
                    lambda t, out, a, b, x: mul(t, _beta_density(a, b, x, out)))
+defbroadcasting(betainc_p)
 
 zeta_p = Primitive("zeta", operand_names=("x", "q"))
 
@@ -244,6 +262,7 @@ def zeta_q_jvp(t, out, x, q):
 
 
 defjvp_elementwise(zeta_p, None, zeta_q_jvp)
+defbroadcasting(zeta_p)
 
 # ---------------------------------------------------------------------------------
 # Bessel functions: derivatives in z by the recurrences, none in the order v
@@ -272,6 +291,7 @@ def jv_z_jvp(t, out, v, z):
 
 
 defjvp_elementwise(jv_p, None, jv_z_jvp)
+defbroadcasting(jv_p)
 
 iv_p = Primitive("iv", operand_names=("v", "z"))
 
@@ -291,6 +311,7 @@ def iv_z_jvp(t, out, v, z):
 
 
 defjvp_elementwise(iv_p, None, iv_z_jvp)
+defbroadcasting(iv_p)
 
 kv_p = Primitive("kv", operand_names=("v", "z"))
 
@@ -310,6 +331,7 @@ def kv_z_jvp(t, out, v, z):
 
 
 defjvp_elementwise(kv_p, None, kv_z_jvp)
+defbroadcasting(kv_p)
 
 # ---------------------------------------------------------------------------------
 # x log y and friends: 0 wherever x is 0, even where the logarithm is infinite. The
@@ -342,6 +364,7 @@ defjvp_elementwise(xlogy_p,
                    lambda t, out, x, y: xlogy(t, y),
                    lambda t, out, x, y: mul(t, div(x, y)))
 transpose_rules[xlogy_p] = _transpose_linear_in_x(xlogy)
+defbroadcasting(xlogy_p)
 
 xlog1py_p = Primitive("xlog1py", operand_names=("x", "y"))
 
@@ -357,6 +380,7 @@ defjvp_elementwise(xlog1py_p,
                    lambda t, out, x, y: xlog1py(t, y),
                    lambda t, out, x, y: mul(t, div(x, add(y, 1.0))))
 transpose_rules[xlog1py_p] = _transpose_linear_in_x(xlog1py)
+defbroadcasting(xlog1py_p)
 
 entr_p = Primitive("entr")
 
@@ -369,6 +393,7 @@ def entr(x):
 impl_rules[entr_p] = sc.entr
 abstract_eval_rules[entr_p] = ufunc_abstract_eval(sc.entr)
 defjvp_elementwise(entr_p, lambda t, out, x: neg(mul(t, add(log(x), 1.0))))
+defvectorized(entr_p)
 
 logit_p = Primitive("logit")
 
@@ -381,3 +406,4 @@ def logit(x):
 impl_rules[logit_p] = sc.logit
 abstract_eval_rules[logit_p] = ufunc_abstract_eval(sc.logit)
 defjvp_elementwise(logit_p, lambda t, out, x: div(t, mul(x, sub(1.0, x))))
+defvectorized(logit_p)

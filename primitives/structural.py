@@ -717,6 +717,15 @@ def matchaxis(x, src: int | None, dst: int, size: int):
     return broadcast_in_dim(x, shape, [i for i in range(len(shape)) if i != dst])
 
 
+def batch_axis_first(x, dim: int, rank: int):
+    """`x` with its batch axis first, then unit axes up to `rank` data axes: batched,
+    it broadcasts like numpy against unbatched operands of rank up to `rank`, whose
+    axes numpy aligns with the trailing ones."""
+    x = moveaxis(x, dim, 0)
+    missing = rank + 1 - get_aval(x).ndim
+    return expand_dims(x, range(1, 1 + missing)) if missing else x
+
+
 def add_any_batch(vals, dims):
     """`add_any` lives in interpreters.ad, which cannot move axes: its rule is here,
     next to `matchaxis` (as interpreters.transpose registers its transpose)."""

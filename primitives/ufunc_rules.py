@@ -9,7 +9,10 @@ rules must undo both effects exactly, in one place each:
   operand's smaller shape or narrower dtype (`x: f32[4]` plus `y: f64[3,4]`);
   `defjvp_elementwise` broadcasts and casts it to the output's tangent type;
 * a transpose receives the output's cotangent and must return one of each operand's
-  shape and dtype: `unbroadcast_cotangent` sums broadcast axes away and casts back.
+  shape and dtype: `unbroadcast_cotangent` sums broadcast axes away and casts back;
+* a batched operand must still broadcast against the others lane by lane:
+  `defbroadcasting` puts the batch axes where numpy's alignment of trailing axes
+  cannot mistake them for data axes.
 """
 
 from __future__ import annotations
@@ -23,7 +26,13 @@ from ..core.avals import ShapedArray, tangent_aval, tangent_dtype
 from ..core.errors import DTypeError, ShapeError
 from ..core.trace import Primitive, get_aval
 from ..interpreters.ad import defjvp
-from .structural import broadcast_in_dim, convert_element_type, unbroadcast_to
+from ..interpreters.batching import batch_rules
+from .structural import (
+    batch_axis_first,
+    broadcast_in_dim,
+    convert_element_type,
+    unbroadcast_to,
+)
 
 
 def broadcast_shapes(name: str, avals) -> tuple[int, ...]:
@@ -113,3 +122,25 @@ def unbroadcast_cotangent(ct, aval: ShapedArray):
     """The cotangent of an operand of aval `aval` from the broadcast, promoted `ct`:
     sum the broadcast axes away, then cast back (summing in the wider type)."""
     return convert_element_type(unbroadcast_to(ct, aval), tangent_dtype(aval.dtype))
+
+
+def defbroadcasting(prim: Primitive) -> None:
+    """Batching for a primitive whose operands broadcast like numpy's: numpy aligns
+    trailing axes, so an unbatched operand of lower rank would meet the batch axis of
+    a batched one. If every batched operand has the full rank and its batch axis at
+    the same place, left of every unbatched operand's axes, they line up already;
+    otherwise batch axes go first and batched operands of lower rank get unit axes
+    after it, so the unbatched operands, unchanged, align with the data axes."""
+
+    def rule(vals, dims, **params):
+        ranks = [get_aval(v).ndim - (d is not None) for v, d in zip(vals, dims)]
+        rank = max(ranks)
+        batched = {d for d in dims if d is not None}
+        dim = batched.pop() if len(batched) == 1 else None
+        if dim is not None and all(r == rank if d is not None else r <= rank - dim
+                                   for r, d in zip(ranks, dims)):
+            return [prim.bind(*vals, **params)], [dim]
+        vals = [v if d is None else batch_axis_first(v, d, rank) for v, d in zip(vals, dims)]
+        return [prim.bind(*vals, **params)], [0]
+
+    batch_rules[prim] = rule

@@ -17,6 +17,7 @@ from ..core.avals import tangent_aval
 from ..core.errors import DTypeError, NonDifferentiableError
 from ..core.ir import Jaxpr, JaxprEqn, Var
 from ..core.pytree import tree_flatten, tree_unflatten
+from ..core.staging import stage
 from ..core.trace import (
     Primitive,
     Tracer,
@@ -26,11 +27,21 @@ from ..core.trace import (
     user_source_info,
 )
 from ..interpreters.ad import instantiate_zeros, jvp_jaxpr, jvp_rules
+from ..interpreters.batching import batch_rules, batch_size
 from ..interpreters.eval import eval_jaxpr
 from ..interpreters.partial_eval import partial_eval_rules
-from .control_flow import check_same_types, reorder, split_list, stage_body
+from .control_flow import (
+    batch_jaxpr,
+    check_same_types,
+    reorder,
+    split_list,
+    stage_body,
+    with_consts_as_invars,
+)
+from .elementwise import select_n
+from .reductions import reduce_or
 from .scan import scan
-from .structural import iota
+from .structural import batch_axis_first, iota, matchaxis
 
 while_p = Primitive("while", multiple_results=True)
 
@@ -115,6 +126,65 @@ def while_partial_eval(eqn: JaxprEqn, unknown_inputs: list[bool]):
 
 
 partial_eval_rules[while_p] = while_partial_eval
+
+
+def while_batch(vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    """Batched carries keep their lanes on axis 0. A predicate the same for every lane
+    (it reads no batched value): one loop of the batched body. A predicate per lane:
+    every carry is batched, the loop runs while any lane's predicate holds, and the
+    body updates only the lanes whose predicate does (as JAX does)."""
+    size = batch_size(vals, dims)
+    cond_c, body_c, carry = split_list(vals, [cond_nconsts, body_nconsts])
+    cond_c_dims, body_c_dims, carry_dims = split_list(dims, [cond_nconsts, body_nconsts])
+    batched = [d is not None for d in carry_dims]
+    while True:  # a carry is batched if any iteration can make it so
+        step_dims = [0 if b else None for b in batched]
+        cond, cond_consts, (pred_dim,) = batch_jaxpr(cond_jaxpr, size,
+                                                     [*cond_c_dims, *step_dims], [None])
+        body, body_consts, out_dims = batch_jaxpr(body_jaxpr, size,
+                                                  [*body_c_dims, *step_dims], step_dims)
+        grown = [pred_dim is not None or b or d is not None for b, d in zip(batched, out_dims)]
+        if grown == batched:
+            break
+        batched = grown
+    carry = [matchaxis(c, d, 0, size) if b else c for c, d, b in zip(carry, carry_dims, batched)]
+    if pred_dim is not None:
+        cond, cond_consts, body, body_consts = _update_running_lanes(
+            cond, cond_consts, body, body_consts, [get_aval(c) for c in cond_c],
+            [get_aval(c) for c in body_c], [get_aval(c) for c in carry])
+        body_c = [*cond_c, *body_c]
+    outs = while_p.bind(*cond_consts, *cond_c, *body_consts, *body_c, *carry,
+                        cond_jaxpr=with_consts_as_invars(cond),
+                        body_jaxpr=with_consts_as_invars(body),
+                        cond_nconsts=len(cond_consts) + len(cond_c),
+                        body_nconsts=len(body_consts) + len(body_c))
+    return outs, step_dims
+
+
+def _update_running_lanes(cond, cond_consts, body, body_consts, cond_c_avals, body_c_avals,
+                          carry_avals):
+    """From the batched cond (one predicate per lane, on axis 0) and body: a cond that
+    holds while any lane runs, and a body (reading the cond's consts too) that leaves
+    the stopped lanes' carries as they are."""
+    n_cond_c, n_body_c = len(cond_c_avals), len(body_c_avals)
+
+    def any_running(*args):
+        (running,) = eval_jaxpr(cond, cond_consts, args)
+        return [reduce_or(running, (0,))]
+
+    def step(*args):
+        cc, bc, carry = split_list(args, [n_cond_c, n_body_c])
+        (running,) = eval_jaxpr(cond, cond_consts, [*cc, *carry])
+        new = eval_jaxpr(body, body_consts, [*bc, *carry])
+        return [select_n(batch_axis_first(running, 0, get_aval(c).ndim - 1), c, n)
+                for c, n in zip(carry, new)]
+
+    new_cond, new_cond_consts = stage(any_running, [*cond_c_avals, *carry_avals])
+    new_body, new_body_consts = stage(step, [*cond_c_avals, *body_c_avals, *carry_avals])
+    return new_cond, new_cond_consts, new_body, new_body_consts
+
+
+batch_rules[while_p] = while_batch
 
 
 def fori_loop(lower, upper, body_fun, init_val):
