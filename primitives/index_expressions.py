@@ -20,7 +20,7 @@ import numpy as np
 
 from ..core.errors import ShapeError
 from ..core.trace import Tracer, get_aval, user_source_info
-from . import structural
+from . import slicing as sl
 from .elementwise import add, mul
 from .structural import broadcast_in_dim, convert_element_type, iota, reshape, rev
 
@@ -141,7 +141,7 @@ def basic_getitem(x, entries, shape):
         limits.append(first + (count - 1) * step + 1 if count else 0)
         strides.append(step)
         axis += 1
-    sliced = structural.slice(rev(x, tuple(flipped)) if flipped else x, starts, limits, strides)
+    sliced = sl.slice(rev(x, tuple(flipped)) if flipped else x, starts, limits, strides)
     if len(out_shape) == len(shape) and None not in entries:  # no int, no None: same rank
         return sliced
     return reshape(sliced, out_shape)

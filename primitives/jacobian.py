@@ -23,7 +23,8 @@ from ..interpreters.ad import instantiate_zeros, jvp_flat
 from ..interpreters.api import FlatArgs, check_argnums, check_grad_inputs, flat_fun, flatten_args
 from ..interpreters.batching import vmap_flat
 from ..interpreters.linearize import linearize_flat
-from .structural import matchaxis, reshape, slice_in_dim, transpose
+from .slicing import slice_in_dim
+from .structural import matchaxis, reshape, transpose
 
 
 def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):

@@ -86,20 +86,17 @@ from .reductions import (
     reduce_prod,
 )
 from .scan import scan
+from .slicing import concatenate, pad, slice, slice_in_dim
 from .special import betainc as regularized_incomplete_beta
 from .special import digamma, erf, erfc, erfinv, igamma, igammac, polygamma, zeta
 from .special import gammaln as lgamma
 from .structural import (
     broadcast_in_dim,
-    concatenate,
     convert_element_type,
     expand_dims,
-    pad,
     reduce_sum,
     reshape,
     rev,
-    slice,
-    slice_in_dim,
     squeeze,
     transpose,
 )

@@ -18,6 +18,7 @@ from ..core.avals import is_python_scalar, result_dtype
 from ..core.errors import ShapeError
 from ..core.trace import Tracer, get_aval, user_source_info
 from . import elementwise as ew
+from . import slicing as sl
 from . import structural as st
 
 
@@ -213,7 +214,7 @@ def concatenate(arrays, axis=0):
     axis = normalize_axis(axis, avals[0].ndim, "concatenate")
     if len(arrays) == 1:
         return arrays[0]
-    return st.concatenate(arrays, axis)
+    return sl.concatenate(arrays, axis)
 
 
 def stack(arrays, axis=0):

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..core.trace import get_aval
 from . import indexing as ix
+from . import slicing as sl
 from . import structural as st
 from .numpy_arrays import (
     broadcast_to,
@@ -139,7 +140,7 @@ def _slice_axis(a, start: int, stop: int, axis: int):
         return a
     starts = [start if i == axis else 0 for i in range(len(shape))]
     limits = [stop if i == axis else d for i, d in enumerate(shape)]
-    return st.slice(a, starts, limits)
+    return sl.slice(a, starts, limits)
 
 
 def _split_at(a, points, axis: int) -> list:

@@ -23,13 +23,13 @@ from ..interpreters.ad import defjvp, defjvp_zero, deflinear
 from ..interpreters.batching import batch_rules, batched_axis, defreducer
 from ..interpreters.transpose import transpose_rules
 from .elementwise import add, and_, div, eq, mul, ne, select_n
+from .slicing import pad
 from .structural import (
     broadcast_in_dim,
     canonical_axes,
     check_axes,
     checked_impl,
     convert_element_type,
-    pad,
     reduce_sum,
     reshape,
     transpose,

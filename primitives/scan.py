@@ -47,14 +47,8 @@ from .control_flow import (
     staged_eqns,
     with_consts_as_invars,
 )
-from .structural import (
-    concatenate,
-    expand_dims,
-    matchaxis,
-    moveaxis,
-    reshape,
-    slice_in_dim,
-)
+from .slicing import concatenate, slice_in_dim
+from .structural import expand_dims, matchaxis, moveaxis, reshape
 
 scan_p = Primitive("scan", multiple_results=True)
 

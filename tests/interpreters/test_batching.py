@@ -30,6 +30,7 @@ from inert.primitives import elementwise as ew
 from inert.primitives import indexing as ix
 from inert.primitives import linalg as la
 from inert.primitives import reductions as rd
+from inert.primitives import slicing as slc
 from inert.primitives import special as sp
 from inert.primitives import structural as stl
 from inert.primitives.cond import cond, switch
@@ -163,10 +164,10 @@ CASES = [
     Case("expand_dims", lambda x: stl.expand_dims(x, (0, 2)), (real(2, 3),)),
     Case("rev", lambda x: stl.rev(x, (1,)), (real(2, 3),)),
     Case("iota", lambda x: x + stl.iota(np.float64, (2, 3), 1), (real(2, 3),)),
-    Case("concatenate", lambda *xs: stl.concatenate(xs, 0), (real(2, 3), real(1, 3), real(4, 3))),
-    Case("pad", lambda x, v: stl.pad(x, v, ((1, 2, 0), (0, 1, 1))), (real(2, 3), real())),
-    Case("pad-crop", lambda x, v: stl.pad(x, v, ((-1, 2, 1), (2, -1, 0))), (real(3, 4), real())),
-    Case("slice", lambda x: stl.slice(x, (1, 0), (3, 5), (1, 2)), (real(4, 5),)),
+    Case("concatenate", lambda *xs: slc.concatenate(xs, 0), (real(2, 3), real(1, 3), real(4, 3))),
+    Case("pad", lambda x, v: slc.pad(x, v, ((1, 2, 0), (0, 1, 1))), (real(2, 3), real())),
+    Case("pad-crop", lambda x, v: slc.pad(x, v, ((-1, 2, 1), (2, -1, 0))), (real(3, 4), real())),
+    Case("slice", lambda x: slc.slice(x, (1, 0), (3, 5), (1, 2)), (real(4, 5),)),
     Case("reduce_max", lambda x: rd.reduce_max(x, (1,)), (real(2, 3, 4),)),
     Case("reduce_min", lambda x: rd.reduce_min(x, (0, 2)), (real(2, 3, 4),)),
     Case("reduce_prod", lambda x: rd.reduce_prod(x, (1,)), (real(2, 3),)),

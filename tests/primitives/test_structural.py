@@ -11,6 +11,7 @@ from hypothesis import strategies as hs
 
 import inert
 from inert.errors import DTypeError, ShapeError
+from inert.primitives import slicing as sl
 from inert.primitives import structural as st
 
 R = np.random.default_rng(1)
@@ -88,31 +89,31 @@ CASES = [
      lambda: np.tile(np.arange(3, dtype=np.int32), (2, 1))),
     ("iota-f64", st.iota_p, dict(dtype=np.dtype(np.float64), shape=(4,), dimension=0), (),
      lambda: np.arange(4.0)),
-    ("concatenate", st.concatenate_p, dict(dimension=0), (normal(2, 3), normal(4, 3)),
+    ("concatenate", sl.concatenate_p, dict(dimension=0), (normal(2, 3), normal(4, 3)),
      lambda *xs: np.concatenate(xs, 0)),
-    ("concatenate-3", st.concatenate_p, dict(dimension=1),
+    ("concatenate-3", sl.concatenate_p, dict(dimension=1),
      (normal(2, 1), normal(2, 3), normal(2, 0)), lambda *xs: np.concatenate(xs, 1)),
-    ("concatenate-f32", st.concatenate_p, dict(dimension=0),
+    ("concatenate-f32", sl.concatenate_p, dict(dimension=0),
      (normal(1, dtype=np.float32), normal(2, dtype=np.float32)), np.append),
-    ("concatenate-i32", st.concatenate_p, dict(dimension=1), (ints(2, 2), ints(2, 1)),
+    ("concatenate-i32", sl.concatenate_p, dict(dimension=1), (ints(2, 2), ints(2, 1)),
      lambda *xs: np.concatenate(xs, 1)),
-    ("pad-np", st.pad_p, dict(padding_config=((1, 2, 0), (0, 3, 0))),
+    ("pad-np", sl.pad_p, dict(padding_config=((1, 2, 0), (0, 3, 0))),
      (normal(3, 4), np.float64(0.5)),
      lambda x, v: np.pad(x, ((1, 2), (0, 3)), constant_values=v)),
-    ("pad-f32-weak", st.pad_p, dict(padding_config=((2, 1, 0),)),
+    ("pad-f32-weak", sl.pad_p, dict(padding_config=((2, 1, 0),)),
      (normal(3, dtype=np.float32), -1.0), lambda x, v: np.pad(x, (2, 1), constant_values=v)),
-    ("pad-i32", st.pad_p, dict(padding_config=((0, 1, 0), (1, 0, 0))), (ints(2, 2), np.int32(7)),
+    ("pad-i32", sl.pad_p, dict(padding_config=((0, 1, 0), (1, 0, 0))), (ints(2, 2), np.int32(7)),
      lambda x, v: np.pad(x, ((0, 1), (1, 0)), constant_values=v)),
-    *[(f"pad-{i}", st.pad_p, dict(padding_config=c), (normal(3, 4), np.float64(0.5)),
+    *[(f"pad-{i}", sl.pad_p, dict(padding_config=c), (normal(3, 4), np.float64(0.5)),
        lambda x, v, c=c: reference_pad(x, v, c)) for i, c in enumerate(PAD_CONFIGS)],
-    ("pad-empty", st.pad_p, dict(padding_config=((2, 1, 3), (1, 0, 0))),
+    ("pad-empty", sl.pad_p, dict(padding_config=((2, 1, 3), (1, 0, 0))),
      (normal(0, 2), np.float64(2.0)), lambda x, v: np.full((3, 3), v)),
-    ("slice", st.slice_p, dict(start_indices=(1, 0), limit_indices=(3, 4), strides=(1, 1)),
+    ("slice", sl.slice_p, dict(start_indices=(1, 0), limit_indices=(3, 4), strides=(1, 1)),
      (normal(4, 4),), lambda x: x[1:3]),
-    ("slice-strided", st.slice_p,
+    ("slice-strided", sl.slice_p,
      dict(start_indices=(0, 1), limit_indices=(5, 6), strides=(2, 3)), (normal(5, 7),),
      lambda x: x[0:5:2, 1:6:3]),
-    ("slice-empty-i32", st.slice_p, dict(start_indices=(2,), limit_indices=(2,), strides=(1,)),
+    ("slice-empty-i32", sl.slice_p, dict(start_indices=(2,), limit_indices=(2,), strides=(1,)),
      (ints(4),), lambda x: x[2:2]),
 ]
 IDS = [c[0] for c in CASES]
@@ -160,14 +161,14 @@ def test_wrappers_canonicalize_and_skip_no_ops():
     x = normal(2, 3)
     assert st.transpose(x, (0, 1)) is x
     assert st.rev(x, ()) is x
-    assert st.pad(x, 0.0, ((0, 0, 0), (0, 0, 0))) is x
-    assert st.slice(x, (0, 0), (2, 3)) is x
-    assert st.concatenate([x], 0) is x
+    assert sl.pad(x, 0.0, ((0, 0, 0), (0, 0, 0))) is x
+    assert sl.slice(x, (0, 0), (2, 3)) is x
+    assert sl.concatenate([x], 0) is x
     np.testing.assert_array_equal(st.squeeze(x[:, :1], (-1,)), x[:, 0])
     np.testing.assert_array_equal(st.expand_dims(x, (-1,)), x[..., None])
-    np.testing.assert_array_equal(st.concatenate([x, x], -1), np.concatenate([x, x], -1))
+    np.testing.assert_array_equal(sl.concatenate([x, x], -1), np.concatenate([x, x], -1))
     np.testing.assert_array_equal(st.reduce_sum(x, (-1,)), x.sum(-1))
-    np.testing.assert_array_equal(st.slice_in_dim(x, 1, 3, axis=1), x[:, 1:3])
+    np.testing.assert_array_equal(sl.slice_in_dim(x, 1, 3, axis=1), x[:, 1:3])
     jaxpr = inert.make_jaxpr(lambda x: st.rev(x, (-1, 0)))(x)
     assert jaxpr.jaxpr.eqns[0].params == {"dimensions": (0, 1)}
 
@@ -180,13 +181,13 @@ def test_wrappers_canonicalize_and_skip_no_ops():
 def test_pad_value_gradient_counts_padding_positions(config):
     x = normal(3, 4)
     out = reference_pad(x, np.nan, config)
-    grad_v = inert.grad(lambda v: st.reduce_sum(st.pad(x, v, config), (0, 1)))(1.5)
+    grad_v = inert.grad(lambda v: st.reduce_sum(sl.pad(x, v, config), (0, 1)))(1.5)
     assert grad_v == np.isnan(out).sum()
 
 
 def test_pad_float32_operand_with_python_scalar_value():
     x = normal(4, dtype=np.float32)
-    out, t = inert.jvp(lambda x: st.pad(x, 1.0, ((1, 1, 1),)), (x,), (np.ones(4, np.float32),))
+    out, t = inert.jvp(lambda x: sl.pad(x, 1.0, ((1, 1, 1),)), (x,), (np.ones(4, np.float32),))
     assert out.dtype == t.dtype == np.float32
     np.testing.assert_array_equal(t, [0, 1, 0, 1, 0, 1, 0, 1, 0])
 
@@ -196,7 +197,7 @@ def test_pad_value_only_active(config):
     """With the operand inactive, the padding value's cotangent is exactly the sum of
     the output cotangent over the padding positions."""
     x = normal(3, 4)
-    _, vjp_fn = inert.vjp(lambda x, v: st.pad(x, v, config), inert.Inactive(x), 0.5)
+    _, vjp_fn = inert.vjp(lambda x, v: sl.pad(x, v, config), inert.Inactive(x), 0.5)
     padding = np.isnan(reference_pad(x, np.nan, config))
     ct = normal(*padding.shape)
     ct_x, ct_v = vjp_fn(ct)
@@ -218,7 +219,7 @@ def test_convert_element_type_derivatives_change_dtype():
 
 def test_concatenate_transpose_skips_known_operands(rng):
     x, y = normal(2, 3), normal(1, 3)
-    _, vjp_fn = inert.vjp(lambda x, y: st.concatenate([x, y, x], 0), x, inert.Inactive(y))
+    _, vjp_fn = inert.vjp(lambda x, y: sl.concatenate([x, y, x], 0), x, inert.Inactive(y))
     ct = normal(5, 3)
     ct_x, ct_y = vjp_fn(ct)
     assert ct_y is None
@@ -243,13 +244,13 @@ def test_pad_matches_reference(data):
                              -1.0, config)
     except ValueError:  # a negative size
         with pytest.raises(ShapeError, match="^pad"):
-            st.pad(np.zeros(shape), -1.0, config)
+            sl.pad(np.zeros(shape), -1.0, config)
         return
     x = np.arange(np.prod(shape), dtype=np.float64).reshape(shape)
-    np.testing.assert_array_equal(st.pad(x, -1.0, config), want)
-    check_abstract_eval(st.pad_p, (x, np.float64(-1.0)), dict(padding_config=config))
+    np.testing.assert_array_equal(sl.pad(x, -1.0, config), want)
+    check_abstract_eval(sl.pad_p, (x, np.float64(-1.0)), dict(padding_config=config))
     rng = np.random.default_rng(0)
-    check_grads(lambda x, v: st.pad(x, v, config), (normal(*shape), np.float64(0.5)), rng)
+    check_grads(lambda x, v: sl.pad(x, v, config), (normal(*shape), np.float64(0.5)), rng)
 
 
 @FEW
@@ -261,11 +262,11 @@ def test_slice_and_transpose_match_numpy(data):
     strides = [data.draw(hs.integers(1, 3)) for _ in shape]
     permutation = data.draw(hs.permutations(range(len(shape))))
     x = normal(*shape)
-    np.testing.assert_array_equal(st.slice(x, start, limit, strides),
+    np.testing.assert_array_equal(sl.slice(x, start, limit, strides),
                                   reference_slice(x, start, limit, strides))
     np.testing.assert_array_equal(st.transpose(x, permutation), np.transpose(x, permutation))
     rng = np.random.default_rng(0)
-    check_grads(lambda x: st.transpose(st.slice(x, start, limit, strides), permutation),
+    check_grads(lambda x: st.transpose(sl.slice(x, start, limit, strides), permutation),
                 (x,), rng)
 
 
@@ -278,13 +279,13 @@ def test_concatenate_squeeze_expand_rev_match_numpy(data):
     xs = [normal(*shape[:axis], n, *shape[axis + 1:]) for n in sizes]
     dims = data.draw(hs.sets(hs.integers(0, len(shape) - 1)))
     new = data.draw(hs.sets(hs.integers(0, len(shape)), max_size=2))
-    joined = st.concatenate(xs, axis)
+    joined = sl.concatenate(xs, axis)
     np.testing.assert_array_equal(joined, np.concatenate(xs, axis))
     np.testing.assert_array_equal(st.rev(joined, dims), np.flip(joined, tuple(dims)))
     np.testing.assert_array_equal(st.expand_dims(joined, new), np.expand_dims(joined, tuple(new)))
     np.testing.assert_array_equal(st.squeeze(st.expand_dims(joined, new), new), joined)
     rng = np.random.default_rng(0)
-    check_grads(lambda *xs: st.rev(st.expand_dims(st.concatenate(xs, axis), new), dims),
+    check_grads(lambda *xs: st.rev(st.expand_dims(sl.concatenate(xs, axis), new), dims),
                 tuple(xs), rng)
 
 
@@ -303,21 +304,21 @@ BAD = [
     (ShapeError, "^rev", lambda x: st.rev(x, (2,))),
     (ShapeError, "^broadcast_in_dim", lambda x: st.broadcast_in_dim(x, (3, 5), (0, 1))),
     (ShapeError, "^broadcast_in_dim", lambda x: st.broadcast_in_dim(x, (4, 3), (1, 0))),
-    (ShapeError, "^concatenate", lambda x: st.concatenate([x, np.zeros((3, 2))], 0)),
-    (ShapeError, "^concatenate", lambda x: st.concatenate([x, np.zeros(4)], 0)),
-    (ShapeError, "^concatenate", lambda x: st.concatenate([x, x], 2)),
-    (DTypeError, "^concatenate", lambda x: st.concatenate([x, np.zeros((1, 4), np.float32)], 0)),
-    (ShapeError, "^pad", lambda x: st.pad(x, 0.0, ((1, 1, 0),))),
-    (ShapeError, "^pad", lambda x: st.pad(x, 0.0, ((1, 1, -1), (0, 0, 0)))),
-    (ShapeError, "^pad", lambda x: st.pad(x, 0.0, ((-3, -1, 0), (0, 0, 0)))),
-    (ShapeError, "^pad", lambda x: st.pad(x, np.zeros(2), ((1, 1, 0), (0, 0, 0)))),
-    (DTypeError, "^pad", lambda x: st.pad(x, np.float32(0), ((1, 1, 0), (0, 0, 0)))),
-    (DTypeError, "^pad", lambda x: st.pad(st.convert_element_type(x, np.int32), 1.5,
+    (ShapeError, "^concatenate", lambda x: sl.concatenate([x, np.zeros((3, 2))], 0)),
+    (ShapeError, "^concatenate", lambda x: sl.concatenate([x, np.zeros(4)], 0)),
+    (ShapeError, "^concatenate", lambda x: sl.concatenate([x, x], 2)),
+    (DTypeError, "^concatenate", lambda x: sl.concatenate([x, np.zeros((1, 4), np.float32)], 0)),
+    (ShapeError, "^pad", lambda x: sl.pad(x, 0.0, ((1, 1, 0),))),
+    (ShapeError, "^pad", lambda x: sl.pad(x, 0.0, ((1, 1, -1), (0, 0, 0)))),
+    (ShapeError, "^pad", lambda x: sl.pad(x, 0.0, ((-3, -1, 0), (0, 0, 0)))),
+    (ShapeError, "^pad", lambda x: sl.pad(x, np.zeros(2), ((1, 1, 0), (0, 0, 0)))),
+    (DTypeError, "^pad", lambda x: sl.pad(x, np.float32(0), ((1, 1, 0), (0, 0, 0)))),
+    (DTypeError, "^pad", lambda x: sl.pad(st.convert_element_type(x, np.int32), 1.5,
                                           ((1, 1, 0), (0, 0, 0)))),
-    (ShapeError, "^slice", lambda x: st.slice(x, (0, 0), (3, 5))),
-    (ShapeError, "^slice", lambda x: st.slice(x, (2, 0), (1, 4))),
-    (ShapeError, "^slice", lambda x: st.slice(x, (0, 0), (3, 4), (1, 0))),
-    (ShapeError, "^slice", lambda x: st.slice(x, (0,), (3,))),
+    (ShapeError, "^slice", lambda x: sl.slice(x, (0, 0), (3, 5))),
+    (ShapeError, "^slice", lambda x: sl.slice(x, (2, 0), (1, 4))),
+    (ShapeError, "^slice", lambda x: sl.slice(x, (0, 0), (3, 4), (1, 0))),
+    (ShapeError, "^slice", lambda x: sl.slice(x, (0,), (3,))),
 ]
 
 
