@@ -28,13 +28,21 @@ from .workloads import Workload, _unwrap, rosenbrock, rosenbrock_hvp, workloads 
 
 
 def median_time(f, repeat: int) -> float:
-    f()  # warm up
-    times = []
+    return median_times([f], repeat)[0]
+
+
+def median_times(fs: list, repeat: int) -> list[float]:
+    """Median seconds of each function, their runs interleaved: on a shared machine
+    whose speed drifts, both sides of a ratio then see the same conditions."""
+    for f in fs:
+        f()  # warm up
+    times: list[list[float]] = [[] for _ in fs]
     for _ in range(repeat):
-        start = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
+        for f, t in zip(fs, times):
+            start = time.perf_counter()
+            f()
+            t.append(time.perf_counter() - start)
+    return [float(np.median(t)) for t in times]
 
 
 def residual_bytes(w: Workload, args) -> int:
@@ -52,8 +60,8 @@ def gradient_row(w: Workload, repeat: int) -> dict:
     argnums = _active_argnums(args)
     value_and_grad = inert.value_and_grad(w.f, argnums=argnums, has_aux=w.has_aux)
     plain = _unwrap(args)
-    t_inert = median_time(lambda: value_and_grad(*args), repeat)
-    t_numpy = median_time(lambda: w.numpy_grad(*plain), repeat)
+    t_inert, t_numpy = median_times([lambda: value_and_grad(*args),
+                                     lambda: w.numpy_grad(*plain)], repeat)
     row = {"key": w.key, "what": w.description, "kept": kept, "minimum": minimum,
            "ratio": kept / minimum if minimum else (1.0 if kept == 0 else float("inf")),
            "time": t_inert / t_numpy, "t_inert": t_inert}
@@ -65,8 +73,9 @@ def gradient_row(w: Workload, repeat: int) -> dict:
     if w.key == "W8":
         x = plain[0]
         v = np.ones_like(x)
-        row["hvp_over_grad"] = median_time(lambda: rosenbrock_hvp(x, v), repeat) / \
-            median_time(lambda: inert.grad(rosenbrock)(x), repeat)
+        t_hvp, t_grad = median_times([lambda: rosenbrock_hvp(x, v),
+                                      lambda: inert.grad(rosenbrock)(x)], repeat)
+        row["hvp_over_grad"] = t_hvp / t_grad
     return row
 
 
@@ -114,14 +123,14 @@ def _numpy_array_program(x):
 def overhead_lines(repeat: int, scale: float) -> list[str]:
     x = np.float64(0.3)
     closed = inert.make_jaxpr(lambda x: _scalar_chain(x, 1000))(x)
-    t_eval = median_time(lambda: inert.eval_jaxpr(closed.jaxpr, closed.consts, [x]), repeat)
-    t_np = median_time(lambda: _numpy_scalar_chain(x, 1000), repeat)
+    t_eval, t_np = median_times([lambda: inert.eval_jaxpr(closed.jaxpr, closed.consts, [x]),
+                                 lambda: _numpy_scalar_chain(x, 1000)], repeat)
     big = np.random.default_rng(1).standard_normal(max(10, int(10**6 * scale)))
     closed_big = inert.make_jaxpr(_array_program)(big)
-    t_eval_big = median_time(lambda: inert.eval_jaxpr(closed_big.jaxpr, closed_big.consts,
-                                                      [big]), repeat)
-    t_np_big = median_time(lambda: _numpy_array_program(big), repeat)
-    t_jvp = median_time(lambda: inert.jvp(_array_program, (big,), (big,)), repeat)
+    t_eval_big, t_np_big, t_jvp = median_times(
+        [lambda: inert.eval_jaxpr(closed_big.jaxpr, closed_big.consts, [big]),
+         lambda: _numpy_array_program(big),
+         lambda: inert.jvp(_array_program, (big,), (big,))], repeat)
     lines = [
         f"eval_jaxpr, 1000-equation scalar chain: {t_eval / t_np:.2f}x direct numpy "
         f"({t_eval / 1000 * 1e6:.2f} µs per equation; target ≤ 3x)",
