@@ -33,195 +33,93 @@ from .ufunc_rules import (
 )
 
 # ---------------------------------------------------------------------------------
-# Comparisons: boolean results, zero derivatives
+# Comparisons, logic and rounding: piecewise constant, so their derivatives are zero.
+# Each is a numpy ufunc with the same rules around it, so each is one row (rules as
+# data); bitwise logic is on booleans and integers, floats are a DTypeError.
 
-eq_p = Primitive("eq")
+
+def def_piecewise_constant(name: str, ufunc: np.ufunc) -> Primitive:
+    """The primitive `name` computing `ufunc`, with a zero derivative; cheap, so
+    partial evaluation may recompute it."""
+    prim = Primitive(name)
+    impl_rules[prim] = ufunc
+    abstract_eval_rules[prim] = ufunc_abstract_eval(ufunc, name)
+    defjvp_zero(prim)
+    (defbroadcasting if ufunc.nin > 1 else defvectorized)(prim)
+    def_recomputable(prim)
+    return prim
+
+
+eq_p = def_piecewise_constant("eq", np.equal)
+ne_p = def_piecewise_constant("ne", np.not_equal)
+lt_p = def_piecewise_constant("lt", np.less)
+le_p = def_piecewise_constant("le", np.less_equal)
+gt_p = def_piecewise_constant("gt", np.greater)
+ge_p = def_piecewise_constant("ge", np.greater_equal)
+is_finite_p = def_piecewise_constant("is_finite", np.isfinite)
+and_p = def_piecewise_constant("and", np.bitwise_and)
+or_p = def_piecewise_constant("or", np.bitwise_or)
+xor_p = def_piecewise_constant("xor", np.bitwise_xor)
+not_p = def_piecewise_constant("not", np.invert)
+sign_p = def_piecewise_constant("sign", np.sign)
+floor_p = def_piecewise_constant("floor", np.floor)
+ceil_p = def_piecewise_constant("ceil", np.ceil)
 
 
 def eq(x, y):
     return eq_p.bind(x, y)
 
 
-impl_rules[eq_p] = np.equal
-abstract_eval_rules[eq_p] = ufunc_abstract_eval(np.equal, "eq")
-defjvp_zero(eq_p)
-defbroadcasting(eq_p)
-def_recomputable(eq_p)
-
-ne_p = Primitive("ne")
-
-
 def ne(x, y):
     return ne_p.bind(x, y)
-
-
-impl_rules[ne_p] = np.not_equal
-abstract_eval_rules[ne_p] = ufunc_abstract_eval(np.not_equal, "ne")
-defjvp_zero(ne_p)
-defbroadcasting(ne_p)
-def_recomputable(ne_p)
-
-lt_p = Primitive("lt")
 
 
 def lt(x, y):
     return lt_p.bind(x, y)
 
 
-impl_rules[lt_p] = np.less
-abstract_eval_rules[lt_p] = ufunc_abstract_eval(np.less, "lt")
-defjvp_zero(lt_p)
-defbroadcasting(lt_p)
-def_recomputable(lt_p)
-
-le_p = Primitive("le")
-
-
 def le(x, y):
     return le_p.bind(x, y)
-
-
-impl_rules[le_p] = np.less_equal
-abstract_eval_rules[le_p] = ufunc_abstract_eval(np.less_equal, "le")
-defjvp_zero(le_p)
-defbroadcasting(le_p)
-def_recomputable(le_p)
-
-gt_p = Primitive("gt")
 
 
 def gt(x, y):
     return gt_p.bind(x, y)
 
 
-impl_rules[gt_p] = np.greater
-abstract_eval_rules[gt_p] = ufunc_abstract_eval(np.greater, "gt")
-defjvp_zero(gt_p)
-defbroadcasting(gt_p)
-def_recomputable(gt_p)
-
-ge_p = Primitive("ge")
-
-
 def ge(x, y):
     return ge_p.bind(x, y)
-
-
-impl_rules[ge_p] = np.greater_equal
-abstract_eval_rules[ge_p] = ufunc_abstract_eval(np.greater_equal, "ge")
-defjvp_zero(ge_p)
-defbroadcasting(ge_p)
-def_recomputable(ge_p)
-
-is_finite_p = Primitive("is_finite")
 
 
 def is_finite(x):
     return is_finite_p.bind(x)
 
 
-impl_rules[is_finite_p] = np.isfinite
-abstract_eval_rules[is_finite_p] = ufunc_abstract_eval(np.isfinite, "is_finite")
-defjvp_zero(is_finite_p)
-defvectorized(is_finite_p)
-def_recomputable(is_finite_p)
-
-# ---------------------------------------------------------------------------------
-# Bitwise logic on booleans and integers (logical on booleans); floats are an error
-
-and_p = Primitive("and")
-
-
 def and_(x, y):
     return and_p.bind(x, y)
-
-
-impl_rules[and_p] = np.bitwise_and
-abstract_eval_rules[and_p] = ufunc_abstract_eval(np.bitwise_and, "and")
-defjvp_zero(and_p)
-defbroadcasting(and_p)
-def_recomputable(and_p)
-
-or_p = Primitive("or")
 
 
 def or_(x, y):
     return or_p.bind(x, y)
 
 
-impl_rules[or_p] = np.bitwise_or
-abstract_eval_rules[or_p] = ufunc_abstract_eval(np.bitwise_or, "or")
-defjvp_zero(or_p)
-defbroadcasting(or_p)
-def_recomputable(or_p)
-
-xor_p = Primitive("xor")
-
-
 def xor(x, y):
     return xor_p.bind(x, y)
-
-
-impl_rules[xor_p] = np.bitwise_xor
-abstract_eval_rules[xor_p] = ufunc_abstract_eval(np.bitwise_xor, "xor")
-defjvp_zero(xor_p)
-defbroadcasting(xor_p)
-def_recomputable(xor_p)
-
-not_p = Primitive("not")
 
 
 def not_(x):
     return not_p.bind(x)
 
 
-impl_rules[not_p] = np.invert
-abstract_eval_rules[not_p] = ufunc_abstract_eval(np.invert, "not")
-defjvp_zero(not_p)
-defvectorized(not_p)
-def_recomputable(not_p)
-
-# ---------------------------------------------------------------------------------
-# Rounding: float results, zero derivatives
-
-sign_p = Primitive("sign")
-
-
 def sign(x):
     return sign_p.bind(x)
-
-
-impl_rules[sign_p] = np.sign
-abstract_eval_rules[sign_p] = ufunc_abstract_eval(np.sign)
-defjvp_zero(sign_p)
-defvectorized(sign_p)
-def_recomputable(sign_p)
-
-floor_p = Primitive("floor")
 
 
 def floor(x):
     return floor_p.bind(x)
 
 
-impl_rules[floor_p] = np.floor
-abstract_eval_rules[floor_p] = ufunc_abstract_eval(np.floor)
-defjvp_zero(floor_p)
-defvectorized(floor_p)
-def_recomputable(floor_p)
-
-ceil_p = Primitive("ceil")
-
-
 def ceil(x):
     return ceil_p.bind(x)
-
-
-impl_rules[ceil_p] = np.ceil
-abstract_eval_rules[ceil_p] = ufunc_abstract_eval(np.ceil)
-defjvp_zero(ceil_p)
-defvectorized(ceil_p)
-def_recomputable(ceil_p)
 
 
 class RoundingMethod(enum.IntEnum):
