@@ -16,12 +16,19 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.activity import Zero
-from ..core.avals import ShapedArray, tangent_aval
-from ..core.errors import ConcretizationError, DTypeError
+from ..core.avals import ShapedArray, result_dtype, tangent_aval
+from ..core.errors import ConcretizationError, DTypeError, ShapeError
 from ..core.ir import Jaxpr, JaxprEqn, Var
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.staging import stage
-from ..core.trace import Primitive, Tracer, abstract_eval_rules, get_aval, impl_rules
+from ..core.trace import (
+    Primitive,
+    Tracer,
+    abstract_eval_rules,
+    get_aval,
+    impl_rules,
+    user_source_info,
+)
 from ..interpreters.ad import instantiate_zeros, jvp_flat, jvp_jaxpr, jvp_rules, zeros
 from ..interpreters.batching import batch_rules, batch_size, vmap_flat
 from ..interpreters.dce import dce_jaxpr, dce_rules
@@ -38,24 +45,59 @@ cond_p = Primitive("cond", multiple_results=True)
 def switch(index, branches, *operands):
     """`lax.switch`: `branches[index](*operands)`, the index clamped into range."""
     branches = list(branches)
+    if not branches:
+        raise ValueError("switch: needs at least one branch")
+    if get_aval(index).dtype.kind not in "iub":
+        raise DTypeError(f"switch: the index must be an integer, got {get_aval(index)}"
+                         ).with_source(user_source_info())
     if not isinstance(index, Tracer):  # a concrete index: no need to stage anything
         i = int(np.clip(int(np.asarray(index)), 0, len(branches) - 1))
         return branches[i](*operands)
     leaves, in_tree = tree_flatten(operands)
-    avals = [get_aval(x) for x in leaves]
-    bodies = [stage_body(b, in_tree, avals) for b in branches]
-    for b in bodies[1:]:
-        if b.out_tree != bodies[0].out_tree:
-            raise DTypeError(f"cond: branches return different structures {bodies[0].out_tree} "
-                             f"and {b.out_tree}")
-        check_same_types("cond branch outputs", [v.aval.strong() for v in
-                                                 bodies[0].jaxpr.outvars],
-                         [v.aval.strong() for v in b.jaxpr.outvars])
+    bodies = _stage_branches(branches, in_tree, [get_aval(x) for x in leaves])
     consts = [c for b in bodies for c in b.consts]
     jaxprs = _sharing_consts([b.jaxpr for b in bodies], [len(b.consts) for b in bodies])
     index = convert_element_type(clamp(0, index, len(branches) - 1), np.int32)
     outs = cond_p.bind(index, *consts, *leaves, branches=tuple(jaxprs))
     return tree_unflatten(bodies[0].out_tree, outs)
+
+
+def _stage_branches(branches, in_tree, avals) -> list:
+    """The staged branches, their outputs of one type: as in JAX, a weakly typed
+    output (a Python scalar) takes the type the other branches give that output."""
+    bodies = [stage_body(b, in_tree, avals) for b in branches]
+    for b in bodies[1:]:
+        if b.out_tree != bodies[0].out_tree:
+            raise ShapeError(f"cond: branches return different structures "
+                             f"{bodies[0].out_tree} and {b.out_tree}"
+                             ).with_source(user_source_info())
+    targets = [_joined(list(avals_i)) for avals_i in
+               zip(*([v.aval for v in b.jaxpr.outvars] for b in bodies))]
+    for i, (branch, body) in enumerate(zip(branches, bodies)):
+        if any(v.aval.dtype != t.dtype for v, t in zip(body.jaxpr.outvars, targets)):
+            bodies[i] = stage_body(_converted(branch, [t.dtype for t in targets]), in_tree,
+                                   avals)
+    for b in bodies[1:]:
+        check_same_types("cond branch outputs", [v.aval.strong() for v in
+                                                 bodies[0].jaxpr.outvars],
+                         [v.aval.strong() for v in b.jaxpr.outvars])
+    return bodies
+
+
+def _joined(avals: list[ShapedArray]) -> ShapedArray:
+    """The type branch outputs agree on: the strong one if only weak ones differ."""
+    strong = {a.dtype for a in avals if not a.weak_type}
+    if len(strong) == 1:
+        return ShapedArray(avals[0].shape, strong.pop())
+    return avals[0] if strong else ShapedArray(avals[0].shape, result_dtype(*avals), True)
+
+
+def _converted(branch, dtypes):
+    def converted(*args):
+        leaves, tree = tree_flatten(branch(*args))
+        return tree_unflatten(tree, [convert_element_type(x, d) for x, d in zip(leaves, dtypes)])
+
+    return converted
 
 
 def cond(pred, true_fun, false_fun, *operands):

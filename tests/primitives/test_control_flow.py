@@ -187,9 +187,20 @@ def test_bad_carry_and_branch_types():
     assert __file__ in str(info.value)
     with pytest.raises(DTypeError, match="changes dtype"):
         scan(lambda c, x: (c * 1.5, x), np.int64(1), np.ones(2))
-    with pytest.raises((DTypeError, ShapeError), match="cond"):
+    with pytest.raises(ShapeError, match="cond branch outputs.*changes shape"):
         inert.make_jaxpr(lambda p, x: cond(p, lambda x: x, lambda x: inp.sum(x), x))(True,
                                                                                    np.ones(3))
+    with pytest.raises(ShapeError, match="cond: branches return different structures"):
+        inert.jit(lambda p, x: cond(p, lambda x: x, lambda x: (x, x), x))(True, 1.0)
+    with pytest.raises(DTypeError, match="switch: the index must be an integer"):
+        switch(1.7, [lambda x: x, lambda x: 2 * x], 1.0)
+
+
+def test_weakly_typed_branch_outputs_take_the_other_branch_type():
+    f = inert.jit(lambda w: inert.lax.cond(w > 0, lambda: w, lambda: 2.0))
+    for w in (np.float32(0.7), np.float32(-0.7)):
+        out = f(w)
+        assert out.dtype == np.float32 and out == (w if w > 0 else 2.0)
 
 
 def test_python_if_on_traced_value_names_cond():
