@@ -31,6 +31,10 @@ class DTypeError(InertError, TypeError):
     """Operand dtypes that do not fit a primitive."""
 
 
+class IndexingError(InertError, IndexError):
+    """An index that does not fit the array it indexes (out of bounds, wrong kind)."""
+
+
 class ConcretizationError(InertError, TypeError):
     """A concrete Python value (bool, int, index) was needed from a traced value."""
 

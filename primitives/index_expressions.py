@@ -18,11 +18,15 @@ from __future__ import annotations
 import attrs
 import numpy as np
 
-from ..core.errors import ShapeError
+from ..core.errors import IndexingError, ShapeError
 from ..core.trace import Tracer, get_aval, user_source_info
 from . import slicing as sl
 from .elementwise import add, mul
 from .structural import broadcast_in_dim, convert_element_type, iota, reshape, rev
+
+
+def _index_error(message: str) -> IndexingError:
+    return IndexingError(message).with_source(user_source_info())
 
 
 def is_index_array(entry) -> bool:
@@ -40,11 +44,11 @@ def normalize_index(idx, shape) -> list:
     items = [_index_item(item) for item in (idx if isinstance(idx, tuple) else (idx,))]
     n_axes = sum(_n_axes(item) for item in items)
     if n_axes > len(shape):
-        raise IndexError(f"too many indices for an array of shape {shape}: "
+        raise _index_error(f"too many indices for an array of shape {shape}: "
                          f"{n_axes} axes are indexed")
     ellipses = [i for i, item in enumerate(items) if item is Ellipsis]
     if len(ellipses) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
+        raise _index_error("an index can only have a single ellipsis ('...')")
     at = ellipses[0] if ellipses else len(items)
     items = items[:at] + [slice(None)] * (len(shape) - n_axes) + items[at + 1:]
     entries, axis = [], 0
@@ -64,7 +68,7 @@ def _index_item(item):
     if item is None or item is Ellipsis or isinstance(item, slice):
         return item
     if isinstance(item, (bool, np.bool_)):
-        raise IndexError("boolean scalar indices are not supported")
+        raise _index_error("boolean scalar indices are not supported")
     if isinstance(item, (int, np.integer)):
         return int(item)
     if isinstance(item, Tracer):
@@ -74,14 +78,14 @@ def _index_item(item):
             return np.asarray(item.concrete_value(
                 "boolean-mask indexing (its result's shape depends on the mask's values; "
                 "use inert.numpy.where to select values instead)"))
-        raise IndexError("arrays used as indices must be of integer or boolean type, "
+        raise _index_error("arrays used as indices must be of integer or boolean type, "
                          f"got a traced {item.aval.str_short()}")
     array = np.asarray(item)
     if array.dtype.kind in "iu" or (array.dtype == np.bool_ and array.ndim > 0):
         return array
     if array.size == 0 and array.dtype == np.float64:  # `[]`, numpy's empty index
         return array.astype(np.intp)
-    raise IndexError("only integers, slices, None, Ellipsis and integer or boolean arrays "
+    raise _index_error("only integers, slices, None, Ellipsis and integer or boolean arrays "
                      f"are valid indices (got {item!r:.60})")
 
 
@@ -99,14 +103,14 @@ def _n_axes(item) -> int:
 def _mask_indices(mask: np.ndarray, shape, axis: int) -> list[np.ndarray]:
     axes_shape = tuple(shape[axis:axis + mask.ndim])
     if mask.shape != axes_shape:
-        raise IndexError(f"a boolean index of shape {mask.shape} does not match the indexed "
+        raise _index_error(f"a boolean index of shape {mask.shape} does not match the indexed "
                          f"axes of shape {axes_shape} (from axis {axis})")
     return list(np.nonzero(mask))
 
 
 def _int_in_range(i: int, n: int, axis: int) -> int:
     if not -n <= i < n:
-        raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")
+        raise _index_error(f"index {i} is out of bounds for axis {axis} with size {n}")
     return i % n
 
 
@@ -220,7 +224,7 @@ def _broadcast_index_shapes(shapes) -> tuple[int, ...]:
     try:
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
-        raise IndexError("shape mismatch: indexing arrays could not be broadcast together "
+        raise _index_error("shape mismatch: indexing arrays could not be broadcast together "
                          f"with shapes {' '.join(map(str, shapes))}") from None
 
 

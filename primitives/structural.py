@@ -15,7 +15,7 @@ import numpy as np
 from ..core.activity import Zero
 from ..core.avals import ShapedArray, is_float, tangent_aval
 from ..core.errors import ShapeError
-from ..core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
+from ..core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules, user_source_info
 from ..interpreters.ad import (
     add_any_p,
     defjvp_zero,
@@ -126,7 +126,11 @@ reshape_p = Primitive("reshape")
 
 
 def reshape(x, new_sizes):
+    """lax.reshape: every size given (numpy's -1 is inert.numpy.reshape's)."""
     new_sizes = tuple(int(d) for d in new_sizes)
+    if any(d < 0 for d in new_sizes):
+        raise ShapeError(f"reshape: negative size in {new_sizes}; inert.numpy.reshape infers "
+                         "a -1").with_source(user_source_info())
     if tuple(get_aval(x).shape) == new_sizes:
         return x
     return reshape_p.bind(x, new_sizes=new_sizes)

@@ -35,3 +35,15 @@ def test_namespace_errors_name_the_function_and_the_line():
         with pytest.raises(ShapeError, match=name) as info:
             case()
         assert __file__ in str(info.value)
+
+
+def test_bad_indices_and_lax_reshape_sizes_name_the_line():
+    import pytest
+
+    from inert.errors import IndexingError, ShapeError
+
+    with pytest.raises(IndexingError, match="out of bounds") as info:
+        inert.grad(lambda a: a[5])(np.ones(3))
+    assert isinstance(info.value, IndexError) and __file__ in str(info.value)
+    with pytest.raises(ShapeError, match="negative size"):
+        inert.lax.reshape(np.ones(4), (-1,))
