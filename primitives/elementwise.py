@@ -44,6 +44,7 @@ from .elementwise_piecewise import (
     ceil,
     eq,
     floor,
+    floor_divide,
     ge,
     gt,
     is_finite,
@@ -72,7 +73,8 @@ __all__ = [
     "abs", "add", "clamp", "div", "integer_pow", "max", "min", "mul", "neg", "rem",
     "square", "sub",
     # piecewise constant, selection
-    "RoundingMethod", "and_", "ceil", "eq", "floor", "ge", "gt", "is_finite", "le", "lt",
+    "RoundingMethod", "and_", "ceil", "eq", "floor", "floor_divide", "ge", "gt", "is_finite",
+    "le", "lt",
     "ne", "not_", "or_", "round", "select_n", "sign", "stop_gradient", "xor",
     # transcendental functions and powers
     "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cbrt", "cos", "cosh",

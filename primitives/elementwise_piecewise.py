@@ -64,6 +64,7 @@ not_p = def_piecewise_constant("not", np.invert)
 sign_p = def_piecewise_constant("sign", np.sign)
 floor_p = def_piecewise_constant("floor", np.floor)
 ceil_p = def_piecewise_constant("ceil", np.ceil)
+floor_divide_p = def_piecewise_constant("floor_divide", np.floor_divide)
 
 
 def eq(x, y):
@@ -120,6 +121,11 @@ def floor(x):
 
 def ceil(x):
     return ceil_p.bind(x)
+
+
+def floor_divide(x, y):
+    """numpy.floor_divide, exact on integers (a step function: zero derivative)."""
+    return floor_divide_p.bind(x, y)
 
 
 class RoundingMethod(enum.IntEnum):

@@ -15,7 +15,7 @@ import numpy as np
 from ..core.avals import is_float
 from ..core.trace import Tracer, get_aval
 from . import elementwise as ew
-from .numpy_arrays import broadcast_shapes, broadcast_to, cast, full_like, operand, promote
+from .numpy_arrays import broadcast_shapes, broadcast_to, full_like, operand, promote
 
 
 def _ufunc(primitive, name: str):
@@ -122,11 +122,7 @@ mod = remainder
 
 
 def floor_divide(x1, x2):
-    """numpy.floor_divide. Integers are divided in float64 (exact below 2**53)."""
-    x1, x2 = promote(x1, x2)
-    dtype = get_aval(x1).dtype
-    quotient = ew.floor(ew.div(x1, x2))
-    return quotient if is_float(dtype) else cast(quotient, dtype)
+    return ew.floor_divide(*promote(x1, x2))
 
 
 def log2(x):

@@ -114,6 +114,7 @@ UNARY = [
 NARY = [
     ("add", ew.add, (real, real)), ("sub", ew.sub, (real, real)), ("mul", ew.mul, (real, real)),
     ("div", ew.div, (real, nonzero)), ("rem", ew.rem, (real, nonzero)),
+    ("floor_divide", ew.floor_divide, (real, nonzero)),
     ("pow", ew.pow, (positive, real)), ("atan2", ew.atan2, (real, nonzero)),
     ("max", ew.max, (real, real)), ("min", ew.min, (real, real)),
     ("eq", ew.eq, (real, real)), ("ne", ew.ne, (real, real)), ("lt", ew.lt, (real, real)),

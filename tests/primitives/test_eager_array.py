@@ -47,3 +47,12 @@ def test_bad_indices_and_lax_reshape_sizes_name_the_line():
     assert isinstance(info.value, IndexError) and __file__ in str(info.value)
     with pytest.raises(ShapeError, match="negative size"):
         inert.lax.reshape(np.ones(4), (-1,))
+
+
+def test_integer_floor_division_is_exact_and_numpy_like():
+    big = np.int64(2**60 + 1)
+    assert inert.jit(lambda a, b: a // b)(big, np.int64(1)) == big
+    a, b = np.array([7, -7, 7, 0]), np.array([2, 2, -2, 3])
+    np.testing.assert_array_equal(jnp.floor_divide(a, b), np.floor_divide(a, b))
+    np.testing.assert_array_equal(jnp.floor_divide(a * 1.5, 2.0), np.floor_divide(a * 1.5, 2.0))
+    np.testing.assert_array_equal(inert.grad(lambda x: jnp.sum(x // 2.0 + x))(np.ones(2)), 1.0)
