@@ -16,6 +16,10 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"
 
 import argparse  # noqa: E402
+import ctypes  # noqa: E402
+import json  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
 import time  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -179,16 +183,55 @@ def _inactive_tangent_count() -> str:
             f"{n_half} with b and d Inactive")
 
 
+def keep_freed_memory() -> bool:
+    """Ask glibc to keep freed large blocks for reuse instead of returning them to the
+    OS. Its default adapts thresholds as the program runs, so whether an 8 MB array
+    lands on memory already mapped or on fresh pages (each a page fault, several µs on
+    a VM) depends on the incidental layout of the heap, which differs between the two
+    sides of a ratio. This applies to both sides; `--default-malloc` skips it."""
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+    except OSError:
+        return False
+    m_trim_threshold, m_mmap_threshold = -1, -3
+    return bool(libc.mallopt(m_trim_threshold, 1 << 30) and
+                libc.mallopt(m_mmap_threshold, 1 << 26))
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0,
                         help="array sizes relative to BENCHMARKS.md (1.0)")
     parser.add_argument("--repeat", type=int, default=7, help="runs per median")
+    parser.add_argument("--default-malloc", action="store_true",
+                        help="leave glibc's memory trimming as it is (see keep_freed_memory)")
+    parser.add_argument("--only", help="run one workload (or 'overheads') and print JSON")
     args = parser.parse_args(argv)
-    rows = [gradient_row(w, args.repeat) for w in workloads(args.scale)]
-    print(format_gradient_rows(rows))
+    if not args.default_malloc:
+        keep_freed_memory()
+    if args.only == "overheads":
+        print(json.dumps(overhead_lines(args.repeat, args.scale)))
+    elif args.only:
+        (w,) = [w for w in workloads(args.scale) if w.key == args.only]
+        print(json.dumps(gradient_row(w, args.repeat)))
+    else:
+        _run_each_in_its_own_process(args, argv)
+
+
+def _run_each_in_its_own_process(args, argv) -> None:
+    """One process per workload: each starts from the same state of the Python heap and
+    the allocator, whatever ran before it, so its ratios do not depend on the order."""
+    print(f"glibc keeps freed memory for reuse: {not args.default_malloc}\n")
+    passed = [a for a in (argv if argv is not None else sys.argv[1:]) if a != "--only"]
+
+    def run(key: str):
+        out = subprocess.run([sys.executable, "-m", "inert.benchmarks", *passed, "--only", key],
+                             check=True, capture_output=True, text=True).stdout
+        return json.loads(out.strip().splitlines()[-1])
+
+    print(format_gradient_rows([run(w.key) for w in workloads(args.scale)]))
     print()
-    for line in overhead_lines(args.repeat, args.scale):
+    for line in run("overheads"):
         print("- " + line)
 
 
