@@ -71,34 +71,29 @@ def _shift(x, offset: int, axis: int, fill, reverse: bool):
 
 
 # ---------------------------------------------------------------------------------
-reduce_max_p = Primitive("reduce_max")
+def def_extremum(name: str, np_fn) -> Primitive:
+    """`reduce_max` or `reduce_min`: the same rules around numpy's function; not
+    linear, so no transpose."""
+    prim = Primitive(name)
+    impl_rules[prim] = lambda x, *, axes: np_fn(x, axis=axes)
+    abstract_eval_rules[prim] = lambda x, *, axes: _reduced_aval(
+        name, x, axes, x.dtype, needs_elements=True)
+    defjvp(prim, _extremum_tangent)
+    defreducer(prim)
+    return prim
+
+
+reduce_max_p = def_extremum("reduce_max", np.max)
+reduce_min_p = def_extremum("reduce_min", np.min)
 
 
 def reduce_max(x, axes):
     return reduce_max_p.bind(x, axes=canonical_axes(axes, get_aval(x).ndim))
 
 
-impl_rules[reduce_max_p] = lambda x, *, axes: np.max(x, axis=axes)
-abstract_eval_rules[reduce_max_p] = lambda x, *, axes: _reduced_aval(
-    "reduce_max", x, axes, x.dtype, needs_elements=True)
-defjvp(reduce_max_p, _extremum_tangent)
-# transpose: none, reduce_max is not linear
-defreducer(reduce_max_p)
-
-# ---------------------------------------------------------------------------------
-reduce_min_p = Primitive("reduce_min")
-
-
 def reduce_min(x, axes):
     return reduce_min_p.bind(x, axes=canonical_axes(axes, get_aval(x).ndim))
 
-
-impl_rules[reduce_min_p] = lambda x, *, axes: np.min(x, axis=axes)
-abstract_eval_rules[reduce_min_p] = lambda x, *, axes: _reduced_aval(
-    "reduce_min", x, axes, x.dtype, needs_elements=True)
-defjvp(reduce_min_p, _extremum_tangent)
-# transpose: none, reduce_min is not linear
-defreducer(reduce_min_p)
 
 # ---------------------------------------------------------------------------------
 reduce_prod_p = Primitive("reduce_prod")

@@ -268,12 +268,26 @@ defbroadcasting(zeta_p)
 # Bessel functions: derivatives in z by the recurrences, none in the order v
 
 
-def _bessel_neighbours(bessel, v, z, out):
-    v = _param_like(v, out)
-    return bessel(sub(v, 1.0), z), bessel(add(v, 1.0), z)
+def def_bessel(name: str, fn, scale: float, combine) -> Primitive:
+    """The Bessel function `fn(v, z)` as a primitive: no derivative in the order `v`;
+    in `z`, by the recurrence `scale * combine(f(v - 1, z), f(v + 1, z))`."""
+    prim = Primitive(name, operand_names=("v", "z"))
+    impl_rules[prim] = fn
+    abstract_eval_rules[prim] = ufunc_abstract_eval(fn)
+
+    def z_jvp(t, out, v, z):
+        v = _param_like(v, out)
+        below, above = prim.bind(sub(v, 1.0), z), prim.bind(add(v, 1.0), z)
+        return mul(t, mul(scale, combine(below, above)))
+
+    defjvp_elementwise(prim, None, z_jvp)
+    defbroadcasting(prim)
+    return prim
 
 
-jv_p = Primitive("jv", operand_names=("v", "z"))
+jv_p = def_bessel("jv", sc.jv, 0.5, sub)  # J'_v = (J_{v-1} - J_{v+1}) / 2
+iv_p = def_bessel("iv", sc.iv, 0.5, add)  # I'_v = (I_{v-1} + I_{v+1}) / 2
+kv_p = def_bessel("kv", sc.kv, -0.5, add)  # K'_v = -(K_{v-1} + K_{v+1}) / 2
 
 
 def jv(v, z):
@@ -281,57 +295,14 @@ def jv(v, z):
     return jv_p.bind(v, z)
 
 
-impl_rules[jv_p] = sc.jv
-abstract_eval_rules[jv_p] = ufunc_abstract_eval(sc.jv)
-
-
-def jv_z_jvp(t, out, v, z):
-    below, above = _bessel_neighbours(jv, v, z, out)
-    return mul(t, mul(0.5, sub(below, above)))
-
-
-defjvp_elementwise(jv_p, None, jv_z_jvp)
-defbroadcasting(jv_p)
-
-iv_p = Primitive("iv", operand_names=("v", "z"))
-
-
 def iv(v, z):
     """The modified Bessel function of the first kind of real order v."""
     return iv_p.bind(v, z)
 
 
-impl_rules[iv_p] = sc.iv
-abstract_eval_rules[iv_p] = ufunc_abstract_eval(sc.iv)
-
-
-def iv_z_jvp(t, out, v, z):
-    below, above = _bessel_neighbours(iv, v, z, out)
-    return mul(t, mul(0.5, add(below, above)))
-
-
-defjvp_elementwise(iv_p, None, iv_z_jvp)
-defbroadcasting(iv_p)
-
-kv_p = Primitive("kv", operand_names=("v", "z"))
-
-
 def kv(v, z):
     """The modified Bessel function of the second kind of real order v."""
     return kv_p.bind(v, z)
-
-
-impl_rules[kv_p] = sc.kv
-abstract_eval_rules[kv_p] = ufunc_abstract_eval(sc.kv)
-
-
-def kv_z_jvp(t, out, v, z):
-    below, above = _bessel_neighbours(kv, v, z, out)
-    return mul(t, mul(-0.5, add(below, above)))
-
-
-defjvp_elementwise(kv_p, None, kv_z_jvp)
-defbroadcasting(kv_p)
 
 # ---------------------------------------------------------------------------------
 # x log y and friends: 0 wherever x is 0, even where the logarithm is infinite. The
