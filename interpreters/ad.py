@@ -48,13 +48,17 @@ def defjvp(prim: Primitive, *operand_rules) -> None:
 
     def rule(primals, tangents, **params):
         out = prim.bind(*primals, **params)
-        tangent_out = Zero(tangent_aval(get_aval(out)))
+        tangent_out = None
         for i, (operand_rule, t) in enumerate(zip(operand_rules, tangents)):
             if type(t) is Zero:
                 continue
             if operand_rule is None:
                 raise_non_differentiable(prim, i)
-            tangent_out = add_tangents(tangent_out, operand_rule(t, out, *primals, **params))
+            contribution = operand_rule(t, out, *primals, **params)
+            tangent_out = contribution if tangent_out is None else \
+                add_tangents(tangent_out, contribution)
+        if tangent_out is None:
+            tangent_out = Zero(tangent_aval(get_aval(out)))
         return [out], [tangent_out]
 
     jvp_rules[prim] = rule
