@@ -203,6 +203,7 @@ CASES = [
     Case("scan", rnn, (real(3, 3), real(3), real(4, 3))),
     Case("cond", two_branches, (real(), real(3))),
     Case("while", doubling_loop, (real(3), ints(0, 4))),
+    Case("checkpoint", inert.checkpoint(lambda w, x: inp.tanh(w @ x) * 2.0), (real(3, 3), real(3))),
 ]
 
 

@@ -9,7 +9,8 @@ from inert.interpreters.transpose import transpose_rules
 # other primitive is nonlinear in all its operands: its tangent program is built from
 # these, never from itself.
 LINEAR = {
-    "add", "add_any", "broadcast_in_dim", "concatenate", "cond", "convert_element_type",
+    "add", "add_any", "broadcast_in_dim", "checkpoint", "concatenate", "cond",
+    "convert_element_type",
     "cumsum", "div", "dot_general", "dynamic_slice", "dynamic_update_slice", "expand_dims",
     "gather", "mul", "neg", "pad", "reduce_sum", "reshape", "rev", "scan", "scatter",
     "scatter_add", "scatter_mul", "select_n", "slice", "squeeze", "sub", "transpose",
