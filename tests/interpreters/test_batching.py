@@ -149,6 +149,17 @@ def doubling_loop(x, n):
     return while_loop(lambda s: s[0] < n, lambda s: (s[0] + 1, s[1] * 1.5 + 1.0), (0, x))
 
 
+@inert.custom_jvp
+def _softplus(x):
+    return inp.log1p(inp.exp(x))
+
+
+@_softplus.defjvp
+def _softplus_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _softplus(x), t * ew.logistic(x)
+
+
 CASES = [
     *(Case(name, fn, (domain(2, 3),)) for name, fn, domain in UNARY),
     *(Case(name, fn, (domains[0](3),) + tuple(d(2, 3) for d in domains[1:]))
@@ -204,6 +215,7 @@ CASES = [
     Case("cond", two_branches, (real(), real(3))),
     Case("while", doubling_loop, (real(3), ints(0, 4))),
     Case("checkpoint", inert.checkpoint(lambda w, x: inp.tanh(w @ x) * 2.0), (real(3, 3), real(3))),
+    Case("custom_jvp_call", lambda x, y: _softplus(x) * y, (real(3), real(3))),
 ]
 
 

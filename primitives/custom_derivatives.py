@@ -1,0 +1,140 @@
+"""`custom_jvp`: a function with a derivative rule written by hand.
+
+`f = custom_jvp(fun)` with `@f.defjvp def f_jvp(primals, tangents): ...` (JAX's API)
+runs `fun` as one `custom_jvp_call` equation. Forward mode calls the user's rule
+instead of differentiating `fun`; reverse mode follows, since inert builds it from
+forward mode (the rule's tangent computations are ordinary, linear primitives that
+partial evaluation and transposition handle). Under `vmap` the rule is vmapped too.
+
+`fun` may close over constants; it must not close over a value being
+differentiated (its rule could not see that derivative): that is an error.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Callable
+
+import attrs
+import numpy as np
+
+from ..core.activity import Zero
+from ..core.avals import float0
+from ..core.errors import NonDifferentiableError
+from ..core.pytree import tree_flatten, tree_unflatten
+from ..core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules, user_source_info
+from ..interpreters.ad import instantiate_zeros, jvp_rules
+from ..interpreters.batching import batch_rules, batch_size, vmap_flat
+from ..interpreters.eval import compiled
+from .control_flow import batch_jaxpr, check_same_types, stage_body, with_consts_as_invars
+from .structural import matchaxis
+
+custom_jvp_call_p = Primitive("custom_jvp_call", multiple_results=True)
+
+
+class custom_jvp:  # noqa: N801 — JAX's name
+    """A function whose derivative is `defjvp`'s rule, not that of its body."""
+
+    def __init__(self, fun: Callable):
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.jvp: Callable | None = None
+
+    def defjvp(self, jvp: Callable) -> Callable:
+        """`jvp(primals, tangents) -> (primal_out, tangent_out)`, pytrees like `fun`'s."""
+        self.jvp = jvp
+        return jvp
+
+    def __call__(self, *args):
+        if self.jvp is None:
+            raise TypeError(f"custom_jvp {self.fun.__name__} has no rule: define one with "
+                            "@f.defjvp")
+        leaves, in_tree = tree_flatten(args)
+        body = stage_body(self.fun, in_tree, [get_aval(x) for x in leaves])
+        rule = _flat_rule(self.jvp, in_tree, body)
+        outs = custom_jvp_call_p.bind(*body.consts, *leaves, jaxpr=body.jaxpr, rule=rule,
+                                      num_consts=len(body.consts))
+        return tree_unflatten(body.out_tree, outs)
+
+
+@attrs.frozen(eq=False)
+class JVPRule:
+    """A jvp rule as an equation's param: compared by identity, printed by name."""
+
+    fn: Callable
+    name: str
+
+    def __call__(self, primals, tangents):
+        return self.fn(primals, tangents)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def _flat_rule(jvp: Callable, in_tree, body) -> JVPRule:
+    """The user's rule on flat lists: `(primals, tangents) -> outs + tangents_out`."""
+    out_avals = [v.aval for v in body.jaxpr.outvars]
+
+    def rule(primals, tangents):
+        out, t_out = jvp(tree_unflatten(in_tree, primals), tree_unflatten(in_tree, tangents))
+        outs, out_tree = tree_flatten(out)
+        touts, t_tree = tree_flatten(t_out)
+        if out_tree != body.out_tree or t_tree != body.out_tree:
+            raise TypeError(f"the custom jvp rule of {jvp.__name__} returned structures "
+                            f"{out_tree} and {t_tree}, but the function returns "
+                            f"{body.out_tree}")
+        check_same_types("custom jvp rule outputs", [a.strong() for a in out_avals],
+                         [get_aval(o).strong() for o in outs])
+        return [*outs, *touts]
+
+    return JVPRule(rule, jvp.__name__)
+
+
+impl_rules[custom_jvp_call_p] = lambda *args, jaxpr, rule, num_consts: compiled(jaxpr)((), args)
+abstract_eval_rules[custom_jvp_call_p] = lambda *avals, jaxpr, rule, num_consts: [
+    v.aval for v in jaxpr.outvars]
+
+
+def custom_jvp_call_jvp(primals, tangents, *, jaxpr, rule, num_consts):
+    if any(type(t) is not Zero for t in tangents[:num_consts]):
+        raise NonDifferentiableError(
+            "custom_jvp_call: the function closes over a value being differentiated, whose "
+            "derivative its jvp rule cannot see; pass that value as an argument"
+        ).with_source(user_source_info())
+    args, arg_tangents = primals[num_consts:], tangents[num_consts:]
+    outs = rule(args, [_zeros_for(t) for t in arg_tangents])
+    n = len(jaxpr.outvars)
+    return outs[:n], outs[n:]
+
+
+def _zeros_for(t):
+    """The user's rule gets arrays: zeros for an inactive tangent (float0 for ints)."""
+    if type(t) is Zero and t.aval.dtype == float0:
+        return np.zeros(t.aval.shape, float0)
+    return instantiate_zeros(t)
+
+
+jvp_rules[custom_jvp_call_p] = custom_jvp_call_jvp
+# transpose: none; after jvp only the rule's own (ordinary) primitives remain
+
+
+def custom_jvp_call_batch(vals, dims, *, jaxpr, rule, num_consts):
+    """The body batched, every output on axis 0; the rule vmapped to match."""
+    size = batch_size(vals, dims)
+    n_out = len(jaxpr.outvars)
+    body, consts, _ = batch_jaxpr(jaxpr, size, dims, [0] * n_out)
+    arg_dims = dims[num_consts:]
+
+    def batched_rule(primals, tangents):
+        outs, out_dims = vmap_flat(lambda *xs: rule(xs[:len(primals)], xs[len(primals):]),
+                                   [*primals, *tangents], [*arg_dims, *arg_dims])
+        return [matchaxis(o, d, 0, size) for o, d in zip(outs, out_dims)]
+
+    body = with_consts_as_invars(body)
+    outs = custom_jvp_call_p.bind(*consts, *vals, jaxpr=body,
+                                  rule=JVPRule(batched_rule, f"vmap({rule})"),
+                                  num_consts=len(consts) + num_consts)
+    return outs, [0] * n_out
+
+
+batch_rules[custom_jvp_call_p] = custom_jvp_call_batch

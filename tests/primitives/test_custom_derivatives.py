@@ -1,0 +1,75 @@
+"""custom_jvp: a hand-written derivative rule, used by every transformation."""
+
+import numpy as np
+import pytest
+from harness import check_grads
+
+import inert
+import inert.numpy as inp
+from inert import lax
+from inert.errors import NonDifferentiableError
+
+
+@inert.custom_jvp
+def log1pexp(x):
+    return inp.log1p(inp.exp(x))
+
+
+@log1pexp.defjvp
+def log1pexp_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return log1pexp(x), t * (1 - 1 / (1 + inp.exp(x)))
+
+
+def test_the_rule_replaces_the_body_derivative():
+    x = np.array([0.0, 10.0, 1000.0])  # exp(1000) overflows: the body's own jvp is NaN
+    with np.errstate(over="ignore"):
+        g = inert.grad(lambda x: inp.sum(log1pexp(x)))(x)
+        _, t = inert.jvp(log1pexp, (x,), (np.ones(3),))
+    np.testing.assert_allclose(g, [0.5, 1 / (1 + np.exp(-10.0)), 1.0])
+    np.testing.assert_allclose(t, g)
+
+
+def test_every_transformation_uses_the_rule(rng):
+    x = rng.standard_normal(4)
+    want = 1 / (1 + np.exp(-x))
+    np.testing.assert_allclose(inert.vmap(inert.grad(log1pexp))(x), want)
+    np.testing.assert_allclose(inert.grad(lambda x: inp.sum(inert.vmap(log1pexp)(x)))(x), want)
+    np.testing.assert_allclose(inert.jit(inert.grad(lambda x: inp.sum(log1pexp(x))))(x), want)
+    h = inert.hessian(lambda x: inp.sum(log1pexp(x)))(x)
+    np.testing.assert_allclose(h, np.diag(want * (1 - want)), atol=1e-12)
+    scanned = lambda c: lax.scan(lambda c, _: (log1pexp(c) * 0.5, None), c, length=3)[0]
+    check_grads(scanned, (x,), rng)
+
+
+def test_a_rule_that_differs_from_the_body_is_what_counts():
+    @inert.custom_jvp
+    def f(x, y):
+        return x * y
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        (x, y), (tx, ty) = primals, tangents
+        return f(x, y), 2.0 * tx  # deliberately not the product rule
+
+    assert inert.grad(f, argnums=(0, 1))(3.0, 4.0) == (2.0, 0.0)
+
+
+def test_errors():
+    @inert.custom_jvp
+    def no_rule(x):
+        return x
+
+    with pytest.raises(TypeError, match="has no rule"):
+        no_rule(1.0)
+
+    def closes_over_active(w):
+        @inert.custom_jvp
+        def g(x):
+            return x * w
+
+        g.defjvp(lambda p, t: (g(*p), t[0] * w))
+        return g(2.0)
+
+    with pytest.raises(NonDifferentiableError, match="closes over a value being differentiated"):
+        inert.grad(closes_over_active)(3.0)
