@@ -62,7 +62,7 @@ class StagingTracer(Tracer):
     def concrete_value(self, why: str, lossy: bool = False):
         if not self.is_known:
             return super().concrete_value(why, lossy)
-        value = self._trace.main.global_data.values_of([self.atom])[0]
+        value = self._trace.main.global_data.values_of([self.atom], free=False)[0]
         return value.concrete_value(why, lossy) if isinstance(value, Tracer) else value
 
 
@@ -94,9 +94,11 @@ class JaxprBuilder:
             self.known_defs.update(dict.fromkeys(eqn.outputs, len(self.eqns)))
         self.eqns.append(eqn)
 
-    def values_of(self, atoms) -> list:
-        """The values of known atoms: runs the known equations they need, once each,
-        in program order, freeing every intermediate after its last use."""
+    def values_of(self, atoms, free: bool = True) -> list:
+        """The values of known atoms: runs the known equations they need that have not
+        run yet, in program order. With `free`, each intermediate this call computes is
+        dropped after its last use (the final forward pass); without, every value is
+        kept, since Python control flow asking for one value may ask for the next."""
         wanted = [a for a in atoms if type(a) is Var and a not in self.values]
         needed = self._needed_eqns(wanted)
         env = self.values
@@ -115,7 +117,7 @@ class JaxprBuilder:
             env.update(zip(eqn.outputs, out if eqn.primitive.multiple_results else [out]))
             computed.update(eqn.outputs)
             for a in eqn.inputs:
-                if last_use.get(a) == i and a in computed and a not in keep:
+                if free and last_use.get(a) == i and a in computed and a not in keep:
                     env.pop(a, None)  # pop: an equation may read a value twice
         return [a.val if type(a) is Literal else env[a] for a in atoms]
 

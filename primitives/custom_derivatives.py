@@ -7,7 +7,11 @@ forward mode (the rule's tangent computations are ordinary, linear primitives th
 partial evaluation and transposition handle). Under `vmap` the rule is vmapped too.
 
 `fun` may close over constants; it must not close over a value being
-differentiated (its rule could not see that derivative): that is an error.
+differentiated (its rule could not see that derivative): that is an error. The rule
+is kept as a Python function, called when the jvp happens, as in JAX; unlike JAX,
+inert does not convert its closure, so a rule that closes over a traced value (an
+argument of an enclosing `jit` or `vmap`) fails with a clear error when it runs:
+pass such values to the function as arguments.
 """
 
 from __future__ import annotations
@@ -19,13 +23,21 @@ import attrs
 import numpy as np
 
 from ..core.activity import Zero
-from ..core.avals import float0
-from ..core.errors import NonDifferentiableError
+from ..core.avals import float0, tangent_aval
+from ..core.errors import EscapedTracerError, NonDifferentiableError
 from ..core.pytree import tree_flatten, tree_unflatten
-from ..core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules, user_source_info
+from ..core.trace import (
+    Primitive,
+    Tracer,
+    abstract_eval_rules,
+    get_aval,
+    impl_rules,
+    user_source_info,
+)
 from ..interpreters.ad import instantiate_zeros, jvp_rules
 from ..interpreters.batching import batch_rules, batch_size, vmap_flat
 from ..interpreters.eval import compiled
+from ..interpreters.transpose import backward_pass, is_linear, transpose_rules
 from .control_flow import batch_jaxpr, check_same_types, stage_body, with_consts_as_invars
 from .structural import matchaxis
 
@@ -76,15 +88,25 @@ def _flat_rule(jvp: Callable, in_tree, body) -> JVPRule:
     out_avals = [v.aval for v in body.jaxpr.outvars]
 
     def rule(primals, tangents):
-        out, t_out = jvp(tree_unflatten(in_tree, primals), tree_unflatten(in_tree, tangents))
+        try:
+            out, t_out = jvp(tree_unflatten(in_tree, primals),
+                             tree_unflatten(in_tree, tangents))
+        except EscapedTracerError as e:
+            raise EscapedTracerError(
+                f"the custom jvp rule {jvp.__name__} closes over a traced value of a "
+                "transformation that has finished (an enclosing jit or vmap); pass that "
+                "value to the function as an argument instead") from e
         outs, out_tree = tree_flatten(out)
         touts, t_tree = tree_flatten(t_out)
         if out_tree != body.out_tree or t_tree != body.out_tree:
             raise TypeError(f"the custom jvp rule of {jvp.__name__} returned structures "
                             f"{out_tree} and {t_tree}, but the function returns "
                             f"{body.out_tree}")
-        check_same_types("custom jvp rule outputs", [a.strong() for a in out_avals],
-                         [get_aval(o).strong() for o in outs])
+        check_same_types(f"custom jvp rule {jvp.__name__}: outputs",
+                         [a.strong() for a in out_avals], [get_aval(o).strong() for o in outs])
+        check_same_types(f"custom jvp rule {jvp.__name__}: tangents",
+                         [tangent_aval(a.strong()) for a in out_avals],
+                         [get_aval(t).strong() for t in touts])
         return [*outs, *touts]
 
     return JVPRule(rule, jvp.__name__)
@@ -102,9 +124,20 @@ def custom_jvp_call_jvp(primals, tangents, *, jaxpr, rule, num_consts):
             "derivative its jvp rule cannot see; pass that value as an argument"
         ).with_source(user_source_info())
     args, arg_tangents = primals[num_consts:], tangents[num_consts:]
-    outs = rule(args, [_zeros_for(t) for t in arg_tangents])
+    arg_tangents = [_zeros_for(t) for t in arg_tangents]
+    outs = rule(args, arg_tangents)
+    if _level(outs) > _level([*args, *arg_tangents]):
+        raise EscapedTracerError(
+            "custom_jvp_call: the jvp rule closes over a traced value of a transformation "
+            "inside the differentiation (a vmap or jit around the function); pass that "
+            "value to the function as an argument instead").with_source(user_source_info())
     n = len(jaxpr.outvars)
     return outs[:n], outs[n:]
+
+
+def _level(values) -> int:
+    """The highest transformation level among `values` (-1 for plain values)."""
+    return max((v._trace.main.level for v in values if isinstance(v, Tracer)), default=-1)
 
 
 def _zeros_for(t):
@@ -115,7 +148,18 @@ def _zeros_for(t):
 
 
 jvp_rules[custom_jvp_call_p] = custom_jvp_call_jvp
-# transpose: none; after jvp only the rule's own (ordinary) primitives remain
+
+
+def custom_jvp_call_transpose(cts, *operands, jaxpr, rule, num_consts):
+    """Linear in some arguments (a rule that applies the function to tangents):
+    transpose its body."""
+    mask = [is_linear(x) for x in operands]
+    cts_in = iter(backward_pass(jaxpr, (), [x for x in operands if not is_linear(x)], mask,
+                                cts))
+    return [next(cts_in) if lin else None for lin in mask]
+
+
+transpose_rules[custom_jvp_call_p] = custom_jvp_call_transpose
 
 
 def custom_jvp_call_batch(vals, dims, *, jaxpr, rule, num_consts):

@@ -73,3 +73,47 @@ def test_errors():
 
     with pytest.raises(NonDifferentiableError, match="closes over a value being differentiated"):
         inert.grad(closes_over_active)(3.0)
+
+
+def test_a_rule_applying_the_function_to_tangents_transposes():
+    @inert.custom_jvp
+    def double(x):
+        return x * 2.0
+
+    @double.defjvp
+    def double_jvp(primals, tangents):
+        return double(primals[0]), double(tangents[0])
+
+    assert inert.grad(double)(1.0) == 2.0
+
+
+def test_rules_returning_wrong_tangents_or_closing_over_inner_tracers_are_errors():
+    from inert.errors import EscapedTracerError, ShapeError
+
+    @inert.custom_jvp
+    def f(x):
+        return x * 2.0
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        return f(primals[0]), inp.sum(tangents[0])
+
+    with pytest.raises(ShapeError, match="tangents"):
+        inert.jvp(f, (np.ones(3),), (np.ones(3),))
+
+    def closes_over(y, x):
+        @inert.custom_jvp
+        def g(x):
+            return inp.sin(x) * y
+
+        g.defjvp(lambda p, t: (g(p[0]), inp.cos(p[0]) * y * t[0]))
+        return g(x)
+
+    ys, xs = np.array([1.0, 2.0]), np.array([0.5, 0.5])
+    with pytest.raises(EscapedTracerError, match="pass that value"):
+        inert.jvp(lambda x: inert.vmap(closes_over)(ys, x), (xs,), (np.ones(2),))
+    with pytest.raises(EscapedTracerError, match="pass that value"):
+        inert.grad(inert.jit(closes_over), argnums=1)(2.0, 0.5)
+    # the other order is fine: the rule runs inside vmap
+    np.testing.assert_allclose(inert.vmap(inert.grad(closes_over, argnums=1))(ys, xs),
+                               np.cos(0.5) * ys)

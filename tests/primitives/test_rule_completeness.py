@@ -9,7 +9,7 @@ from inert.interpreters.transpose import transpose_rules
 # other primitive is nonlinear in all its operands: its tangent program is built from
 # these, never from itself.
 LINEAR = {
-    "add", "add_any", "broadcast_in_dim", "checkpoint", "concatenate", "cond",
+    "add", "add_any", "broadcast_in_dim", "checkpoint", "concatenate", "cond", "custom_jvp_call",
     "convert_element_type",
     "cumsum", "div", "dot_general", "dynamic_slice", "dynamic_update_slice", "expand_dims",
     "gather", "mul", "neg", "pad", "reduce_sum", "reshape", "rev", "scan", "scatter",
