@@ -28,6 +28,7 @@ import gc
 from typing import Any
 
 import attrs
+import numpy as np
 
 from .avals import ShapedArray
 from .check import check_jaxpr, checks_enabled
@@ -75,18 +76,25 @@ class JaxprBuilder:
     eqns: list[JaxprEqn] = attrs.Factory(list)
     constvars: list[Var] = attrs.Factory(list)
     consts: list[Any] = attrs.Factory(list)
-    const_index: dict[int, Var] = attrs.Factory(dict)
+    const_index: dict[int, tuple] = attrs.Factory(dict)  # id -> (var, stored value, value)
     values: dict[Var, Any] = attrs.Factory(dict)  # known values computed so far
     known_defs: dict[Var, int] = attrs.Factory(dict)  # known var -> index of its equation
 
     def const_var(self, val) -> Var:
-        var = self.const_index.get(id(val))
-        if var is None:
-            var = Var(get_aval(val))
-            self.const_index[id(val)] = var
-            self.constvars.append(var)
-            self.consts.append(val)  # also keeps id(val) from being reused
-            self.values[var] = val
+        """The constvar of a closed-over value. A writable numpy array is snapshotted:
+        the program must see the value it had when traced, even if the caller mutates
+        the array afterwards (before the lazy forward pass, or the next jit call)."""
+        entry = self.const_index.get(id(val))
+        if entry is not None:
+            var, stored, _ = entry
+            if stored is val or np.array_equal(stored, val):
+                return var
+        stored = val.copy() if isinstance(val, np.ndarray) and val.flags.writeable else val
+        var = Var(get_aval(stored))
+        self.const_index[id(val)] = (var, stored, val)  # `val` kept: its id stays unique
+        self.constvars.append(var)
+        self.consts.append(stored)
+        self.values[var] = stored
         return var
 
     def add_eqn(self, eqn: JaxprEqn, known: bool) -> None:

@@ -165,3 +165,26 @@ def test_static_argnums_negative_and_unhashable():
     assert inert.jit(lambda x, n: x * (2.0 if n > 1 else 3.0), static_argnums=-1)(1.0, 3) == 2.0
     with pytest.raises(TypeError, match="hashable"):
         inert.jit(lambda x, n: x, static_argnums=1)(1.0, [1])
+
+
+def test_closed_over_arrays_are_read_when_traced_even_if_mutated_later():
+    def f(x):
+        tmp = np.empty(3)
+        acc = 0.0
+        for i in range(3):
+            tmp[:] = i + 1
+            acc = acc + inp.sum(x * tmp) * (i + 1)
+        return acc
+
+    value, g = inert.value_and_grad(f)(np.ones(3))
+    assert value == 42.0
+    np.testing.assert_array_equal(g, [14.0, 14.0, 14.0])
+    assert inert.jit(f)(np.ones(3)) == 42.0
+
+    def h(x):
+        buf = np.ones(3)
+        y = inp.sum(inp.sin(x) * buf)
+        buf[:] = 100.0  # after use: the lazy forward pass must not see it
+        return y
+
+    np.testing.assert_allclose(inert.grad(h)(np.ones(3)), np.cos(np.ones(3)))
