@@ -15,10 +15,13 @@ Equations of a linear jaxpr that read no linear input (cheap values recomputed
 instead of saved) are evaluated first, forwards.
 
 A cotangent may also be `Masked`: zero outside a mask, which is what `select_n`
-gives each case. It stays symbolic through transposes that act elementwise on the
-cotangent (`def_elementwise_transpose`) and the mask is applied last. So where a
-case was not chosen, its cotangent is exactly 0 even if a coefficient there is
-infinite: the gradient of `where(x > 0, sqrt(x), 0)` is 0 at 0, not 0 * inf = NaN.
+gives a case of the output's shape and dtype. It stays symbolic through transposes
+that act elementwise on the cotangent, with operands of that same type
+(`def_elementwise_transpose`), and the mask is applied when anything else reads it.
+So where a case was not chosen, its cotangent is exactly 0 even if a coefficient on
+that elementwise chain is infinite: the gradient of `where(x > 0, sqrt(x), 0)` is 0
+at 0, not 0 * inf = NaN. A chain that broadcasts, reshapes or changes dtype applies
+the mask earlier, and there such a coefficient still gives NaN, as in JAX.
 """
 
 from __future__ import annotations

@@ -3,8 +3,11 @@ gives back, traced or not.
 
 Traced values get `.at` from `array_methods`. Eagerly, inert.numpy computes plain numpy
 values; so that code written against jax.numpy (`jnp.zeros(n).at[i].set(v)`) runs as
-it is, inert.numpy returns them as `Array`: a numpy array that also has `.at`. numpy's
-own operations keep the subclass, and `np.asarray` drops it.
+it is, inert.numpy's functions return them as `Array`: a numpy array that also has
+`.at`. numpy's ufuncs (`+`, `*`, `np.sin`) keep the subclass; numpy functions that
+build new arrays (`np.concatenate`, `np.asarray`) and scalar results drop it. As JAX's
+arrays are immutable, in-place operators (`x += 1`) rebind the name to a new array
+instead of writing into one that other names may share.
 """
 
 from __future__ import annotations
@@ -22,6 +25,19 @@ class Array(np.ndarray):
     @property
     def at(self) -> IndexUpdateHelper:
         return IndexUpdateHelper(self)
+
+    # x op= y means x = x op y, as for JAX's immutable arrays
+    __iadd__ = np.ndarray.__add__
+    __isub__ = np.ndarray.__sub__
+    __imul__ = np.ndarray.__mul__
+    __itruediv__ = np.ndarray.__truediv__
+    __ifloordiv__ = np.ndarray.__floordiv__
+    __imod__ = np.ndarray.__mod__
+    __ipow__ = np.ndarray.__pow__
+    __imatmul__ = np.ndarray.__matmul__
+    __iand__ = np.ndarray.__and__
+    __ior__ = np.ndarray.__or__
+    __ixor__ = np.ndarray.__xor__
 
 
 def as_array(x):

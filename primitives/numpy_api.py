@@ -202,7 +202,7 @@ def _returning_arrays(fn):
     return wrapped
 
 
-# Every function of this namespace returns Arrays when it runs eagerly (see eager_array);
+# The functions of this namespace return Arrays when they run eagerly (see eager_array);
 # aliases (acos, arccos) stay one function.
 _wrapped: dict = {}
 for _name, _fn in list(globals().items()):
@@ -210,4 +210,4 @@ for _name, _fn in list(globals().items()):
             and not _name.startswith("_") and not isinstance(_fn, type):
         globals()[_name] = _wrapped.setdefault(id(_fn), _returning_arrays(_fn))
 del _wrapped
-ndarray = Array
+ndarray = np.ndarray  # isinstance(x, jnp.ndarray) holds for Arrays and numpy's arrays

@@ -152,10 +152,16 @@ def broadcast_arrays(*args) -> tuple:
 
 # Arrays of one value are broadcasts of a scalar (JAX's `lax.full`): inside a trace they
 # are staged values, so `.at[...]` works on them, cheap to recompute and never a big
-# constant in the jaxpr; evaluated eagerly they are read-only numpy views, as
-# immutable as JAX's arrays. Ranges are numpy constants.
-arange = np.arange
-linspace = np.linspace
+# constant in the jaxpr; evaluated eagerly they are read-only numpy views (as JAX's
+# arrays are immutable; `x += 1` rebinds `x` to a new array). Ranges are numpy constants.
+def arange(*args, **kwargs):
+    """numpy.arange: a numpy constant (its length must be known while tracing)."""
+    return np.arange(*args, **kwargs)
+
+
+def linspace(*args, **kwargs):
+    """numpy.linspace: a numpy constant."""
+    return np.linspace(*args, **kwargs)
 
 
 def full(shape, fill_value, dtype=None):
