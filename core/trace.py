@@ -214,7 +214,7 @@ def find_top_trace(args) -> Trace:
             if main.level > top.level:
                 top = main
     if not top.active:
-        raise _escaped_error(top)
+        raise escaped_error(top)
     return top.trace
 
 
@@ -226,7 +226,7 @@ def full_raise(trace: Trace, val) -> Tracer:
     if main is trace.main:
         return val
     if not main.active:
-        raise _escaped_error(main)
+        raise escaped_error(main)
     if main.level < trace.main.level:
         return trace.lift(val)
     raise EscapedTracerError(
@@ -235,7 +235,7 @@ def full_raise(trace: Trace, val) -> Tracer:
     ).with_source(user_source_info())
 
 
-def _escaped_error(main: MainTrace) -> EscapedTracerError:
+def escaped_error(main: MainTrace) -> EscapedTracerError:
     return EscapedTracerError(
         f"a tracer of a finished transformation ({main.trace_type.__name__}) was used: a "
         "traced value escaped (e.g. stored in a global or a closure) and was used after "

@@ -31,6 +31,7 @@ from ..core.trace import (
     Tracer,
     abstract_eval_rules,
     bind,
+    escaped_error,
     get_aval,
     impl_rules,
     new_main,
@@ -171,6 +172,8 @@ class JVPTracer(Tracer):
         return self
 
     def concrete_value(self, why: str, lossy: bool = False):
+        if not self._trace.main.active:
+            raise escaped_error(self._trace.main)
         if lossy and type(self.tangent) is not Zero:
             raise ConcretizationError(
                 f"{why} of a value being differentiated would lose its derivative. Compute "
