@@ -130,9 +130,20 @@ def _transpose_eqn(eqn, cts: list, operands: list) -> list:
     (ct,) = cts
     if type(ct) is Masked and eqn.primitive in _elementwise_transposes and all(
             o.aval.strong() == eqn.outputs[0].aval.strong() for o in operands if is_linear(o)):
-        return [c if c is None or type(c) is Zero else Masked(c, ct.apply_mask)
+        return [_still_masked(c, ct.apply_mask)
                 for c in rule(ct.value, *operands, **eqn.params)]
     return rule(materialize(ct), *operands, **eqn.params)
+
+
+def _still_masked(ct, outer: Callable):
+    """An operand's cotangent from a masked one: masked too (by both masks, if the
+    primitive masks it again: a `where` inside a `where`)."""
+    if ct is None or type(ct) is Zero:
+        return ct
+    if type(ct) is Masked:
+        inner = ct.apply_mask
+        return Masked(ct.value, lambda v: outer(inner(v)))
+    return Masked(ct, outer)
 
 
 def _accumulate(ct_env: dict, var: Var, ct) -> None:

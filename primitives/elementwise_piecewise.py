@@ -22,7 +22,12 @@ from ..core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ..interpreters.ad import defjvp_zero, jvp_rules
 from ..interpreters.batching import defvectorized
 from ..interpreters.partial_eval import def_recomputable
-from ..interpreters.transpose import Masked, is_linear, transpose_rules
+from ..interpreters.transpose import (
+    Masked,
+    def_elementwise_transpose,
+    is_linear,
+    transpose_rules,
+)
 from .ufunc_rules import (
     broadcast_shapes,
     defbroadcasting,
@@ -253,6 +258,7 @@ def select_n_transpose(ct, which, *cases):
 
 
 transpose_rules[select_n_p] = select_n_transpose
+def_elementwise_transpose(select_n_p)  # its cases' cotangents stay masked, masks composed
 defbroadcasting(select_n_p)
 def_recomputable(select_n_p)
 

@@ -83,3 +83,13 @@ def test_masked_cotangents_keep_the_operand_dtype():
         g = inert.grad(f)(x)
         assert g.dtype == np.float32
         np.testing.assert_array_equal(g, c.astype(np.float32))
+
+
+def test_nested_wheres_compose_their_masks():
+    x = np.array([-1.0, 0.0, 1.0, 4.0])
+    with np.errstate(invalid="ignore"):
+        g = inert.grad(lambda x: inp.sum(inp.where(x > 0, inp.where(x > -5, inp.sqrt(x), 0.0),
+                                                   0.0)))(x)
+    np.testing.assert_array_equal(g, [0.0, 0.0, 0.5, 0.25])
+    g = inert.grad(lambda x: inp.sum(inp.where(x > 1, x * 2, inp.where(x > 0, x * 3, x))))(x)
+    np.testing.assert_array_equal(g, [1.0, 1.0, 3.0, 2.0])
