@@ -35,11 +35,15 @@ def median_time(f, repeat: int) -> float:
     return median_times([f], repeat)[0]
 
 
+_WARMUP = 5  # the allocator settles on reusing memory only after a few calls
+
+
 def median_times(fs: list, repeat: int) -> list[float]:
     """Median seconds of each function, their runs interleaved: on a shared machine
     whose speed drifts, both sides of a ratio then see the same conditions."""
-    for f in fs:
-        f()  # warm up
+    for _ in range(_WARMUP):
+        for f in fs:
+            f()
     times: list[list[float]] = [[] for _ in fs]
     for _ in range(repeat):
         for f, t in zip(fs, times):
