@@ -34,7 +34,7 @@ from .primitives import numpy_linalg as _numpy_linalg
 from .primitives import scipy_api as scipy
 from .primitives import scipy_special as _scipy_special
 from .primitives.checkpoint import checkpoint, remat
-from .primitives.custom_derivatives import custom_jvp
+from .primitives.custom_derivatives import custom_jvp, custom_vjp
 from .primitives.elementwise import stop_gradient
 from .primitives.jacobian import hessian, jacfwd, jacrev
 from .primitives.vmap import vmap
@@ -46,8 +46,8 @@ for _name, _module in [("numpy", numpy), ("numpy.linalg", _numpy_linalg), ("lax"
     _sys.modules[f"{__name__}.{_name}"] = _module
 
 __all__ = [
-    "activity_jaxpr", "checkpoint", "custom_jvp", "remat", "hessian", "jacfwd", "jacrev",
-    "print_activity",
+    "activity_jaxpr", "checkpoint", "custom_jvp", "custom_vjp", "remat", "hessian", "jacfwd",
+    "jacrev", "print_activity",
     "ClosedJaxpr", "Inactive", "Jaxpr", "check_jaxpr", "enable_checks", "errors", "eval_jaxpr",
     "float0", "grad", "jit", "jvp", "lax", "linearize", "make_jaxpr", "numpy",
     "print_saved_residuals", "saved_residuals", "scipy", "stop_gradient", "tree_util",

@@ -117,3 +117,64 @@ def test_rules_returning_wrong_tangents_or_closing_over_inner_tracers_are_errors
     # the other order is fine: the rule runs inside vmap
     np.testing.assert_allclose(inert.vmap(inert.grad(closes_over, argnums=1))(ys, xs),
                                np.cos(0.5) * ys)
+
+
+# ---------------------------------------------------------------------------------
+# custom_vjp
+
+
+@inert.custom_vjp
+def clip_gradient(x, bound):
+    return x
+
+
+def _clip_fwd(x, bound):
+    return x, (bound,)
+
+
+def _clip_bwd(res, ct):
+    (bound,) = res
+    return inp.clip(ct, -bound, bound), None
+
+
+clip_gradient.defvjp(_clip_fwd, _clip_bwd)
+
+
+@inert.custom_vjp
+def safe_log(x):
+    return inp.log(x)
+
+
+safe_log.defvjp(lambda x: (safe_log(x), (x,)), lambda res, ct: (ct / res[0],))
+
+
+def test_custom_vjp_uses_bwd_and_keeps_what_fwd_returns():
+    f = lambda x: inp.sum(clip_gradient(x, 0.5) * np.array([1.0, 2.0, -3.0]))
+    np.testing.assert_array_equal(inert.grad(f)(np.ones(3)), [0.5, 0.5, -0.5])
+    infos = inert.saved_residuals(f, np.ones(3))
+    assert sum(r.nbytes for r in infos) == 24  # the weights of the product; bwd needs no x
+
+
+def test_custom_vjp_under_every_reverse_transformation():
+    x = np.array([1.0, 2.0, 4.0])
+    np.testing.assert_allclose(inert.grad(lambda x: inp.sum(safe_log(x)))(x), 1 / x)
+    np.testing.assert_allclose(inert.vmap(inert.grad(safe_log))(x), 1 / x)
+    np.testing.assert_allclose(inert.grad(lambda x: inp.sum(inert.vmap(safe_log)(x)))(x), 1 / x)
+    np.testing.assert_allclose(inert.jacrev(safe_log)(x), np.diag(1 / x))
+    np.testing.assert_allclose(inert.jit(inert.grad(lambda x: inp.sum(safe_log(x))))(x), 1 / x)
+    assert inert.grad(inert.grad(safe_log))(2.0) == pytest.approx(-0.25)
+    w = np.array([1.0, 2.0])
+    g = inert.grad(lambda w: inp.sum(inert.vmap(lambda xi: safe_log(xi * w[0]))(x)))(w)
+    np.testing.assert_allclose(g, [3.0, 0.0])  # an unbatched argument sums its lanes
+
+
+def test_custom_vjp_refuses_forward_mode_and_missing_rules():
+    with pytest.raises(TypeError, match="forward-mode"):
+        inert.jvp(safe_log, (np.ones(2),), (np.ones(2),))
+
+    @inert.custom_vjp
+    def no_rule(x):
+        return x
+
+    with pytest.raises(TypeError, match="has no rule"):
+        no_rule(1.0)
