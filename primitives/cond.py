@@ -35,7 +35,7 @@ from ..interpreters.dce import dce_jaxpr, dce_rules
 from ..interpreters.eval import eval_jaxpr
 from ..interpreters.partial_eval import partial_eval_jaxpr, partial_eval_rules
 from ..interpreters.transpose import is_linear, transpose_jaxpr, transpose_rules
-from .control_flow import batch_jaxpr, check_same_types, stage_body
+from .control_flow import batch_jaxpr, check_same_types, stage_body, with_consts_as_invars
 from .elementwise import clamp, select_n
 from .structural import batch_axis_first, convert_element_type, matchaxis
 
@@ -144,7 +144,7 @@ def cond_jvp(primals, tangents, *, branches):
         out_nz = [a or c for a, c in zip(out_nz, jvp_jaxpr(b, nonzero, out_nz)[2])]
     jvps = [jvp_jaxpr(b, nonzero, out_nz) for b in branches]
     jaxprs = _sharing_consts(
-        [Jaxpr((), (*j.constvars, *j.invars), j.eqns, j.outvars) for j, _, _ in jvps],
+        [with_consts_as_invars(j) for j, _, _ in jvps],
         [len(c) for _, c, _ in jvps])
     outs = cond_p.bind(index, *(c for _, cs, _ in jvps for c in cs), *ops,
                        *(t for t in op_tangents if type(t) is not Zero), branches=tuple(jaxprs))
@@ -226,7 +226,7 @@ def cond_transpose(cts, index, *ops, branches):
     cts = [instantiate_zeros(ct) for ct in cts]
     transposed = [transpose_jaxpr(b, linear) for b in branches]
     jaxprs = _sharing_consts(
-        [Jaxpr((), (*j.constvars, *j.invars), j.eqns, j.outvars) for j, _ in transposed],
+        [with_consts_as_invars(j) for j, _ in transposed],
         [len(c) for _, c in transposed])
     outs = iter(cond_p.bind(index, *(c for _, cs in transposed for c in cs),
                             *(x for x, lin in zip(ops, linear) if not lin), *cts,
@@ -251,7 +251,7 @@ def cond_batch(vals, dims, *, branches):
     jaxprs = [batched if batched[2] == want else batch_jaxpr(b, size, op_dims, want)
               for b, batched in zip(branches, natural)]
     shared = _sharing_consts(
-        [Jaxpr((), (*j.constvars, *j.invars), j.eqns, j.outvars) for j, _, _ in jaxprs],
+        [with_consts_as_invars(j) for j, _, _ in jaxprs],
         [len(c) for _, c, _ in jaxprs])
     outs = cond_p.bind(index, *(c for _, cs, _ in jaxprs for c in cs), *ops,
                        branches=tuple(shared))

@@ -46,6 +46,20 @@ def stage_body(f: Callable, in_tree: PyTreeDef, in_avals: Sequence[ShapedArray])
     return Body(with_consts_as_invars(jaxpr), consts, out_trees[0])
 
 
+def carry_fixpoint(carry: list[bool], step) -> tuple[list[bool], object]:
+    """A loop carry's property (active, unknown, batched, needed) is a fixed point: a
+    carry has it if any iteration can give it. `step(carry)` transforms the body once
+    and returns what the body gives each carry, and anything worth keeping; this
+    repeats until nothing grows (at most once per carry) and returns the flags and the
+    last step's result."""
+    while True:
+        out, result = step(carry)
+        grown = [a or b for a, b in zip(carry, out)]
+        if grown == carry:
+            return carry, result
+        carry = grown
+
+
 def with_consts_as_invars(jaxpr: Jaxpr) -> Jaxpr:
     return Jaxpr((), (*jaxpr.constvars, *jaxpr.invars), jaxpr.eqns, jaxpr.outvars)
 

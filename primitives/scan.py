@@ -39,6 +39,7 @@ from ..interpreters.partial_eval import partial_eval_jaxpr, partial_eval_rules
 from ..interpreters.transpose import backward_pass, is_linear, transpose_rules
 from .control_flow import (
     batch_jaxpr,
+    carry_fixpoint,
     check_same_types,
     inline_jaxpr,
     reorder,
@@ -132,14 +133,12 @@ def scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, reverse
     n_ys = len(jaxpr.outvars) - num_carry
     nonzero = [type(t) is not Zero for t in tangents]
     const_nz, carry_nz, xs_nz = split_list(nonzero, [num_consts, num_carry])
-    while True:  # a carry is active if any iteration can make it so
-        _, _, out_nz = jvp_jaxpr(jaxpr, nonzero, [*carry_nz, *[False] * n_ys])
-        grown = [a or b for a, b in zip(carry_nz, out_nz[:num_carry])]
-        if grown == carry_nz:
-            break
-        carry_nz = grown
-        nonzero = [*const_nz, *carry_nz, *xs_nz]
-    body, body_consts, out_nz = jvp_jaxpr(jaxpr, nonzero, [*carry_nz, *[False] * n_ys])
+    def jvp_of_body(carry_nz):
+        body, consts, out_nz = jvp_jaxpr(jaxpr, [*const_nz, *carry_nz, *xs_nz],
+                                         [*carry_nz, *[False] * n_ys])
+        return out_nz[:num_carry], (body, consts, out_nz)
+
+    carry_nz, (body, body_consts, out_nz) = carry_fixpoint(carry_nz, jvp_of_body)
     n = len(jaxpr.invars)
     k, p, t = split_list(range(len(body.constvars) + len(body.invars)),
                          [len(body.constvars), n])
@@ -148,7 +147,7 @@ def scan_jvp(primals, tangents, *, jaxpr, num_consts, num_carry, length, reverse
     ys_nz = out_nz[num_carry:]
     po_carry, po_ys, to_carry, to_ys = split_list(range(len(body.outvars)),
                                                   [num_carry, n_ys, sum(carry_nz)])
-    body = reorder(Jaxpr((), (*body.constvars, *body.invars), body.eqns, body.outvars),
+    body = reorder(with_consts_as_invars(body),
                    [*k, *p_c, *t_c, *p_carry, *t_carry, *p_xs, *t_xs],
                    [*po_carry, *to_carry, *po_ys, *to_ys])
     consts, carry, xs = split_list(primals, [num_consts, num_carry])
@@ -180,13 +179,12 @@ def scan_partial_eval(eqn: JaxprEqn, unknown_inputs: list[bool]):
     jaxpr, num_consts, num_carry = p["jaxpr"], p["num_consts"], p["num_carry"]
     const_uk, carry_uk, xs_uk = split_list(unknown_inputs, [num_consts, num_carry])
     n_ys = len(jaxpr.outvars) - num_carry
-    while True:  # a carry is unknown if any iteration can make it so
+    def split_body(carry_uk):
         split = partial_eval_jaxpr(jaxpr, [*const_uk, *carry_uk, *xs_uk],
                                    [*carry_uk, *[False] * n_ys])
-        grown = [a or b for a, b in zip(carry_uk, split.out_unknowns[:num_carry])]
-        if grown == carry_uk:
-            break
-        carry_uk = grown
+        return split.out_unknowns[:num_carry], split
+
+    carry_uk, split = carry_fixpoint(carry_uk, split_body)
     uk = [*const_uk, *carry_uk, *xs_uk]
     known_in = [a for a, u in zip(eqn.inputs, uk) if not u]
     unknown_in = [a for a, u in zip(eqn.inputs, uk) if u]
@@ -399,14 +397,14 @@ def scan_batch(vals, dims, *, jaxpr, num_consts, num_carry, length, reverse):
     x_dims = [None if d is None else max(d, 1) - 1 for d in xs_dims]  # in one step's slice
     n_ys = len(jaxpr.outvars) - num_carry
     carry_batched = [d is not None for d in carry_dims]
-    while True:  # a carry is batched if any iteration can make it so
+    def batch_body(carry_batched):
         step_dims = [0 if b else None for b in carry_batched]
-        body, body_consts, out_dims = batch_jaxpr(
+        body, consts, out_dims = batch_jaxpr(
             jaxpr, size, [*const_dims, *step_dims, *x_dims], [*step_dims, *[None] * n_ys])
-        grown = [b or d is not None for b, d in zip(carry_batched, out_dims)]
-        if grown == carry_batched:
-            break
-        carry_batched = grown
+        return [d is not None for d in out_dims[:num_carry]], (body, consts, out_dims)
+
+    carry_batched, (body, body_consts, out_dims) = carry_fixpoint(carry_batched, batch_body)
+    step_dims = [0 if b else None for b in carry_batched]
     carry = [matchaxis(c, d, 0, size) if b else c
              for c, d, b in zip(carry, carry_dims, carry_batched)]
     outs = scan_p.bind(*body_consts, *consts, *carry, *xs, jaxpr=with_consts_as_invars(body),
@@ -426,12 +424,11 @@ def scan_dce(used_outputs: list[bool], eqn: JaxprEqn):
     p = eqn.params
     jaxpr, num_consts, num_carry = p["jaxpr"], p["num_consts"], p["num_carry"]
     used_carry, used_ys = split_list(used_outputs, [num_carry])
-    while True:  # a carry is needed if a needed output reads it in any iteration
+    def prune_body(used_carry):
         body, used_in = dce_jaxpr(jaxpr, [*used_carry, *used_ys])
-        grown = [a or b for a, b in zip(used_carry, used_in[num_consts:num_consts + num_carry])]
-        if grown == used_carry:
-            break
-        used_carry = grown
+        return used_in[num_consts:num_consts + num_carry], (body, used_in)
+
+    used_carry, (body, used_in) = carry_fixpoint(used_carry, prune_body)
     used_c, _, used_x = split_list(used_in, [num_consts, num_carry])
     keep_in = [*used_c, *used_carry, *used_x]
     body = Jaxpr((), tuple(v for v, k in zip(body.invars, keep_in) if k), body.eqns,

@@ -32,6 +32,7 @@ from ..interpreters.eval import eval_jaxpr
 from ..interpreters.partial_eval import partial_eval_rules
 from .control_flow import (
     batch_jaxpr,
+    carry_fixpoint,
     check_same_types,
     reorder,
     split_list,
@@ -88,17 +89,15 @@ def while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_n
     _, body_t, carry_t = split_list(tangents, [cond_nconsts, body_nconsts])
     body_c_nz = [type(t) is not Zero for t in body_t]
     carry_nz = [type(t) is not Zero for t in carry_t]
-    while True:  # a carry is active if any iteration can make it so
-        _, _, out_nz = jvp_jaxpr(body_jaxpr, [*body_c_nz, *carry_nz], carry_nz)
-        grown = [a or b for a, b in zip(carry_nz, out_nz)]
-        if grown == carry_nz:
-            break
-        carry_nz = grown
-    body, consts, _ = jvp_jaxpr(body_jaxpr, [*body_c_nz, *carry_nz], carry_nz)
+    def jvp_of_body(carry_nz):
+        body, consts, out_nz = jvp_jaxpr(body_jaxpr, [*body_c_nz, *carry_nz], carry_nz)
+        return out_nz, (body, consts)
+
+    carry_nz, (body, consts) = carry_fixpoint(carry_nz, jvp_of_body)
     n_k, n_c, n_carry = len(body.constvars), len(body_c), len(carry)
     k, p_c, p_carry, t_c, t_carry = split_list(range(n_k + len(body.invars)),
                                                [n_k, n_c, n_carry, sum(body_c_nz)])
-    body = reorder(Jaxpr((), (*body.constvars, *body.invars), body.eqns, body.outvars),
+    body = reorder(with_consts_as_invars(body),
                    [*k, *p_c, *t_c, *p_carry, *t_carry], range(len(body.outvars)))
     n_t = sum(carry_nz)
     tangent_avals = [tangent_aval(get_aval(c)) for c, nz in zip(carry, carry_nz) if nz]
@@ -137,16 +136,18 @@ def while_batch(vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconst
     cond_c, body_c, carry = split_list(vals, [cond_nconsts, body_nconsts])
     cond_c_dims, body_c_dims, carry_dims = split_list(dims, [cond_nconsts, body_nconsts])
     batched = [d is not None for d in carry_dims]
-    while True:  # a carry is batched if any iteration can make it so
+    def batch_loop(batched):
         step_dims = [0 if b else None for b in batched]
         cond, cond_consts, (pred_dim,) = batch_jaxpr(cond_jaxpr, size,
                                                      [*cond_c_dims, *step_dims], [None])
         body, body_consts, out_dims = batch_jaxpr(body_jaxpr, size,
                                                   [*body_c_dims, *step_dims], step_dims)
-        grown = [pred_dim is not None or b or d is not None for b, d in zip(batched, out_dims)]
-        if grown == batched:
-            break
-        batched = grown
+        grows = [pred_dim is not None or d is not None for d in out_dims]
+        return grows, (cond, cond_consts, pred_dim, body, body_consts, out_dims)
+
+    batched, (cond, cond_consts, pred_dim, body, body_consts, out_dims) = carry_fixpoint(
+        batched, batch_loop)
+    step_dims = [0 if b else None for b in batched]
     carry = [matchaxis(c, d, 0, size) if b else c for c, d, b in zip(carry, carry_dims, batched)]
     if pred_dim is not None:
         cond, cond_consts, body, body_consts = _update_running_lanes(
