@@ -61,12 +61,18 @@ class custom_jvp:  # noqa: N801 — JAX's name
         if self.jvp is None:
             raise TypeError(f"custom_jvp {self.fun.__name__} has no rule: define one with "
                             "@f.defjvp")
-        leaves, in_tree = tree_flatten(args)
-        body = stage_body(self.fun, in_tree, [get_aval(x) for x in leaves])
-        rule = _flat_rule(self.jvp, in_tree, body)
-        outs = custom_jvp_call_p.bind(*body.consts, *leaves, jaxpr=body.jaxpr, rule=rule,
-                                      num_consts=len(body.consts))
-        return tree_unflatten(body.out_tree, outs)
+        return _bind_with_rule(custom_jvp_call_p, self.fun, args,
+                               lambda in_tree, body: _flat_rule(self.jvp, in_tree, body))
+
+
+def _bind_with_rule(prim: Primitive, fun: Callable, args: tuple, make_rule: Callable):
+    """Stage `fun` on `args` and bind `prim` with the body and the rule
+    `make_rule(in_tree, body)`: evaluation runs the body, differentiation the rule."""
+    leaves, in_tree = tree_flatten(args)
+    body = stage_body(fun, in_tree, [get_aval(x) for x in leaves])
+    outs = prim.bind(*body.consts, *leaves, jaxpr=body.jaxpr, rule=make_rule(in_tree, body),
+                     num_consts=len(body.consts))
+    return tree_unflatten(body.out_tree, outs)
 
 
 @attrs.frozen(eq=False)
@@ -210,13 +216,10 @@ class custom_vjp:  # noqa: N801 — JAX's name
         if self.fwd is None:
             raise TypeError(f"custom_vjp {self.fun.__name__} has no rule: define one with "
                             "f.defvjp(fwd, bwd)")
-        leaves, in_tree = tree_flatten(args)
-        body = stage_body(self.fun, in_tree, [get_aval(x) for x in leaves])
-        rule = VJPRule(self.fwd, self.bwd, in_tree, body.out_tree,
-                       tuple(v.aval for v in body.jaxpr.outvars))
-        outs = custom_vjp_call_p.bind(*body.consts, *leaves, jaxpr=body.jaxpr, rule=rule,
-                                      num_consts=len(body.consts))
-        return tree_unflatten(body.out_tree, outs)
+        return _bind_with_rule(
+            custom_vjp_call_p, self.fun, args,
+            lambda in_tree, body: VJPRule(self.fwd, self.bwd, in_tree, body.out_tree,
+                                          tuple(v.aval for v in body.jaxpr.outvars)))
 
 
 @attrs.frozen(eq=False)
