@@ -1,48 +1,34 @@
 """inert: JAX-style program transformations for numpy, with activity analysis.
 
 This module only re-exports. `inert.numpy`, `inert.lax`, `inert.scipy(.special)` and
-`inert.tree_util` live under `primitives/` and `core/` and are registered here under
-those names, the way the standard library provides `os.path`: a folder named `numpy`
-at the repository root would shadow the real numpy.
+`inert.tree_util` live under `api/` and are registered here under those names, the way
+the standard library provides `os.path`: a folder named `numpy` at the repository root
+would shadow the real numpy.
 """
 
 import sys as _sys
 
-from .core import errors, tree_util
+from .api import lax, numpy, scipy, tree_util
+from .api.jacobian import hessian, jacfwd, jacrev
+from .api.numpy import _methods  # noqa: F401 — installs operators on tracers
+from .api.numpy import linalg as _numpy_linalg
+from .api.residuals import activity_jaxpr, print_activity, print_saved_residuals, saved_residuals
+from .api.scipy import special as _scipy_special
+from .api.transforms import grad, jit, jvp, linearize, make_jaxpr, value_and_grad, vjp
+from .api.vmap import vmap
+from .core import errors
 from .core.activity import Inactive
 from .core.avals import float0
 from .core.check import check_jaxpr, enable_checks
 from .core.ir import ClosedJaxpr, Jaxpr
-from .interpreters.api import (
-    activity_jaxpr,
-    grad,
-    jit,
-    jvp,
-    linearize,
-    make_jaxpr,
-    print_activity,
-    print_saved_residuals,
-    saved_residuals,
-    value_and_grad,
-    vjp,
-)
 from .interpreters.eval import eval_jaxpr
-from .primitives import array_methods as _array_methods  # noqa: F401 — installs operators
-from .primitives import lax_api as lax
-from .primitives import numpy_api as numpy
-from .primitives import numpy_linalg as _numpy_linalg
-from .primitives import scipy_api as scipy
-from .primitives import scipy_special as _scipy_special
-from .primitives.checkpoint import checkpoint, remat
-from .primitives.custom_derivatives import custom_jvp, custom_vjp
+from .primitives.control.checkpoint import checkpoint, remat
+from .primitives.control.custom_derivatives import custom_jvp, custom_vjp
 from .primitives.elementwise import stop_gradient
-from .primitives.jacobian import hessian, jacfwd, jacrev
-from .primitives.vmap import vmap
 
 for _name, _module in [("numpy", numpy), ("numpy.linalg", _numpy_linalg), ("lax", lax),
-                       ("scipy", scipy),
-                       ("scipy.special", _scipy_special), ("tree_util", tree_util),
-                       ("errors", errors)]:
+                       ("scipy", scipy), ("scipy.special", _scipy_special),
+                       ("tree_util", tree_util), ("errors", errors)]:
     _sys.modules[f"{__name__}.{_name}"] = _module
 
 __all__ = [

@@ -1,6 +1,6 @@
 """inert's benchmark: `python -m inert.benchmarks [--scale S] [--repeat N]`.
 
-Reports, for each workload of ../shared/BENCHMARKS.md, the residual bytes as a ratio
+Reports, for each workload of docs/benchmarks.md, the residual bytes as a ratio
 to the analytic minimum and the gradient time as a ratio to a hand-written numpy
 gradient measured in the same run (medians), then the interpreter's own overheads:
 eval vs direct numpy, tracing cost per equation from 1k to 100k equations, jvp vs

@@ -1,4 +1,4 @@
-"""The benchmark workloads of ../shared/BENCHMARKS.md, each with its analytic minimum.
+"""The benchmark workloads of docs/benchmarks.md, each with its analytic minimum.
 
 A workload builds its arguments at a given size, says which are active (the others
 are passed `Inactive`), computes the analytic minimum of residual bytes by the rules

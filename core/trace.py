@@ -140,7 +140,7 @@ class Trace:
 
 class Tracer:
     """A value being traced. Operators and array methods are installed by
-    `primitives.array_methods`, which owns the operations they call."""
+    `api.numpy._methods`, which owns the operations they call."""
 
     __slots__ = ("_trace",)
     __array_priority__ = 1000
@@ -323,7 +323,8 @@ def get_aval(x) -> ShapedArray:
 
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _INTERNAL = (
-    *(os.path.join(_PACKAGE_ROOT, d) + os.sep for d in ("core", "interpreters", "primitives")),
+    *(os.path.join(_PACKAGE_ROOT, d) + os.sep
+      for d in ("core", "interpreters", "primitives", "api")),
     os.path.join(_PACKAGE_ROOT, "__init__.py"),
     contextlib.__file__,
     "<attrs generated",

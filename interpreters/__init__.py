@@ -1,1 +1,2 @@
-"""One module per transformation, and the user-facing transforms (api)."""
+"""Program -> program: one module per transformation (eval, ad, partial_eval, transpose,
+batching, dce) and `linearize`, which composes them into reverse mode."""

@@ -15,12 +15,12 @@ a rule always has at least one batched operand to read the batch size from.
 Why the helpers that *move* batch axes are not here: moving an axis is a `transpose`,
 and materialising one a `broadcast_in_dim`, which are primitives, and primitives import
 the interpreters (core <- interpreters <- primitives). So `moveaxis`/`matchaxis` live
-with the structural family (`primitives.structural`), every rule that needs them lives
+with the structural family (`primitives.shape.structural`), every rule that needs them lives
 with its primitive, and the pytree-level `vmap`, which moves the outputs' axes to
-`out_axes`, is `primitives.vmap` (as `jacfwd` is `primitives.jacobian`). This module
+`out_axes`, is `api.vmap` (as `jacfwd` is `api.jacobian`). This module
 only tracks where the axes are: `defvectorized` and `defreducer` need no moves. For
 the same reason `add_any`'s rule, which must align its operands, is registered by
-`primitives.structural` next to `matchaxis`; `zeros`' rule is here.
+`primitives.shape.structural` next to `matchaxis`; `zeros`' rule is here.
 
 A value from an outer transformation (or a constant) is unbatched here: it is the same
 for every lane, and rules see it with dim None. Nested `vmap`s therefore compose, and
@@ -96,7 +96,7 @@ def defnullary(prim: Primitive) -> None:
 
 
 # `add_any`'s rule aligns its operands' batch axes, so it needs the structural
-# primitives: `primitives.structural` registers it. `zeros` needs nothing:
+# primitives: `primitives.shape.structural` registers it. `zeros` needs nothing:
 defnullary(zeros_p)
 
 

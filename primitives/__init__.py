@@ -1,1 +1,2 @@
-"""The primitive set, grouped by family, and the user-facing namespaces built on it."""
+"""The closed operation set, one subpackage or module per family; each primitive's
+impl, abstract eval and every rule together."""

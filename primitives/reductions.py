@@ -23,8 +23,8 @@ from ..interpreters.ad import defjvp, defjvp_zero, deflinear
 from ..interpreters.batching import batch_rules, batched_axis, defreducer
 from ..interpreters.transpose import transpose_rules
 from .elementwise import add, and_, div, eq, mul, ne, select_n
-from .slicing import pad
-from .structural import (
+from .shape.slicing import pad
+from .shape.structural import (
     broadcast_in_dim,
     canonical_axes,
     check_axes,

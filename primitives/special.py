@@ -29,13 +29,13 @@ from ..core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ..interpreters.batching import defvectorized
 from ..interpreters.transpose import is_linear, transpose_rules
 from .elementwise import add, div, exp, log, mul, neg, sub
-from .structural import convert_element_type
-from .ufunc_rules import (
+from .elementwise.ufunc_rules import (
     defbroadcasting,
     defjvp_elementwise,
     ufunc_abstract_eval,
     unbroadcast_cotangent,
 )
+from .shape.structural import convert_element_type
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _SQRT_PI_OVER_TWO = math.sqrt(math.pi) / 2.0

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 import inert
+from inert.api.tree_util import tree_flatten, tree_map, tree_unflatten
 from inert.core.check import check_jaxpr
 from inert.core.trace import get_aval
-from inert.core.tree_util import tree_flatten, tree_map, tree_unflatten
 
 EPS = 1e-6
 

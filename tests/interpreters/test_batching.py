@@ -27,15 +27,15 @@ from inert.errors import ConcretizationError
 from inert.interpreters.ad import add_any_p, zeros
 from inert.interpreters.batching import batch_rules
 from inert.primitives import elementwise as ew
-from inert.primitives import indexing as ix
-from inert.primitives import linalg as la
 from inert.primitives import reductions as rd
-from inert.primitives import slicing as slc
 from inert.primitives import special as sp
-from inert.primitives import structural as stl
-from inert.primitives.cond import cond, switch
-from inert.primitives.scan import scan
-from inert.primitives.while_loop import fori_loop, while_loop
+from inert.primitives.control.cond import cond, switch
+from inert.primitives.control.scan import scan
+from inert.primitives.control.while_loop import fori_loop, while_loop
+from inert.primitives.indexing import gather_scatter as ix
+from inert.primitives.linalg import dot_general as la
+from inert.primitives.shape import slicing as slc
+from inert.primitives.shape import structural as stl
 
 LANES = 3
 

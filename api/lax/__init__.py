@@ -1,0 +1,160 @@
+"""`inert.lax`: the jax.lax subset, on inert's primitives.
+
+Each name is a primitive's bind wrapper with jax.lax's signature, so it stages
+exactly one equation (no numpy-style broadcasting or promotion beyond what the
+primitive itself does); plus the few jax.lax conveniences that are one primitive
+with its arguments rearranged (`select`, `full`, `dot`, `broadcast`).
+"""
+
+# ruff: noqa: F401 — this module is a namespace of re-exports
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...core.trace import get_aval
+from ...primitives.control.cond import cond, switch
+from ...primitives.control.scan import scan
+from ...primitives.control.while_loop import fori_loop, while_loop
+from ...primitives.elementwise import (
+    RoundingMethod,
+    abs,
+    acos,
+    acosh,
+    add,
+    and_,
+    asin,
+    asinh,
+    atan,
+    atan2,
+    atanh,
+    cbrt,
+    ceil,
+    clamp,
+    cos,
+    cosh,
+    div,
+    eq,
+    exp,
+    exp2,
+    expm1,
+    floor,
+    ge,
+    gt,
+    integer_pow,
+    is_finite,
+    le,
+    log,
+    log1p,
+    logistic,
+    lt,
+    max,
+    min,
+    mul,
+    ne,
+    neg,
+    not_,
+    or_,
+    pow,
+    rem,
+    round,
+    rsqrt,
+    select_n,
+    sign,
+    sin,
+    sinh,
+    sqrt,
+    square,
+    stop_gradient,
+    sub,
+    tan,
+    tanh,
+    xor,
+)
+from ...primitives.indexing.gather_scatter import dynamic_slice, dynamic_update_slice
+from ...primitives.linalg.dot_general import dot_general
+from ...primitives.reductions import (
+    argmax,
+    argmin,
+    cummax,
+    cummin,
+    cumprod,
+    cumsum,
+    reduce_and,
+    reduce_max,
+    reduce_min,
+    reduce_or,
+    reduce_prod,
+)
+from ...primitives.shape import structural
+from ...primitives.shape.slicing import concatenate, pad, slice, slice_in_dim
+from ...primitives.shape.structural import (
+    broadcast_in_dim,
+    convert_element_type,
+    expand_dims,
+    reduce_sum,
+    reshape,
+    rev,
+    squeeze,
+    transpose,
+)
+from ...primitives.special import betainc as regularized_incomplete_beta
+from ...primitives.special import digamma, erf, erfc, erfinv, igamma, igammac, polygamma, zeta
+from ...primitives.special import gammaln as lgamma
+
+
+def select(pred, on_true, on_false):
+    """jax.lax.select: `select_n` with the cases in the other order."""
+    return select_n(pred, on_false, on_true)
+
+
+def full(shape, fill_value, dtype=None):
+    """An array of `fill_value`, as a broadcast of one scalar."""
+    dtype = get_aval(fill_value).dtype if dtype is None else np.dtype(dtype)
+    return broadcast_in_dim(convert_element_type(fill_value, dtype), tuple(shape), ())
+
+
+def full_like(x, fill_value, dtype=None, shape=None):
+    aval = get_aval(x)
+    return full(aval.shape if shape is None else shape, fill_value,
+                aval.dtype if dtype is None else dtype)
+
+
+def broadcast(operand, sizes):
+    """Leading axes of `sizes` in front of `operand`'s."""
+    ndim = get_aval(operand).ndim
+    shape = (*sizes, *get_aval(operand).shape)
+    return broadcast_in_dim(operand, shape, range(len(sizes), len(sizes) + ndim))
+
+
+def dot(lhs, rhs):
+    """Vector/matrix products: the last axis of `lhs` with the first of `rhs`."""
+    return dot_general(lhs, rhs, (((get_aval(lhs).ndim - 1,), (0,)), ((), ())))
+
+
+def iota(dtype, size):
+    """0, 1, ..., size - 1."""
+    return structural.iota(dtype, (size,), 0)
+
+
+broadcasted_iota = structural.iota
+
+__all__ = [
+    "RoundingMethod", "abs", "acos", "acosh", "add", "and_", "argmax", "argmin", "asin",
+    "asinh", "atan", "atan2", "atanh", "broadcast", "broadcast_in_dim", "broadcasted_iota",
+    "cbrt", "ceil", "clamp", "concatenate", "cond", "convert_element_type", "cos", "cosh",
+    "cummax", "cummin", "cumprod", "cumsum", "digamma", "div", "dot", "dot_general",
+    "dynamic_slice", "dynamic_update_slice", "eq", "erf", "erfc", "erfinv", "exp", "exp2",
+    "expand_dims", "expm1", "floor", "fori_loop", "full", "full_like", "ge", "gt", "igamma",
+    "igammac", "integer_pow", "iota", "is_finite", "le", "lgamma", "log", "log1p",
+    "logistic", "lt", "max", "min", "mul", "ne", "neg", "not_", "or_", "pad", "polygamma",
+    "pow", "reduce_and", "reduce_max", "reduce_min", "reduce_or", "reduce_prod",
+    "reduce_sum", "regularized_incomplete_beta", "rem", "reshape", "rev", "round", "rsqrt",
+    "scan", "select", "select_n", "sign", "sin", "sinh", "slice", "slice_in_dim", "sqrt",
+    "square", "squeeze", "stop_gradient", "sub", "switch", "tan", "tanh", "transpose",
+    "while_loop", "xor", "zeta",
+]
+
+
+def __dir__():
+    return __all__

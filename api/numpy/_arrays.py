@@ -1,0 +1,235 @@
+"""The base of `inert.numpy`: turning user values into arrays, numpy's dtype promotion,
+axis normalisation, broadcasting, and building arrays (creation, concatenate, stack).
+
+The namespace accepts what numpy accepts (lists, Python scalars, numpy arrays) as
+well as traced values. Plain values stay plain: a function given only numpy values
+computes a numpy value, because its primitives run at the eval trace. Python scalars
+are passed to primitives as they are, so they stay weakly typed (`x32 * 2.0` is
+float32, as in numpy 2).
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from ...core.avals import is_python_scalar, result_dtype
+from ...core.errors import ShapeError
+from ...core.trace import Tracer, get_aval, user_source_info
+from ...primitives import elementwise as ew
+from ...primitives.shape import slicing as sl
+from ...primitives.shape import structural as st
+
+
+def shape_error(message: str) -> ShapeError:
+    """A ShapeError pointing at the user's line (the namespace's own checks)."""
+    return ShapeError(message).with_source(user_source_info())
+
+
+# ---------------------------------------------------------------------------------
+# Conversion and promotion
+
+
+def operand(x):
+    """`x` as an operand of a primitive: traced values, numpy values and Python
+    scalars as they are (scalars stay weakly typed), sequences as arrays."""
+    if isinstance(x, (Tracer, np.ndarray, np.generic)) or is_python_scalar(x):
+        return x
+    return asarray(x)
+
+
+def asarray(a, dtype=None):
+    """numpy.asarray that keeps traced values traced and stacks lists holding them."""
+    if isinstance(a, Tracer):
+        return a if dtype is None else st.convert_element_type(a, dtype)
+    if isinstance(a, (list, tuple)) and _holds_tracer(a):
+        return asarray(stack([asarray(x) for x in a]), dtype)
+    return np.asarray(a, dtype)
+
+
+def array(object, dtype=None, copy=True):  # noqa: A002 — numpy's signature
+    """numpy.array; traced values are immutable, so `copy` never needs a copy."""
+    if isinstance(object, Tracer) or (isinstance(object, (list, tuple)) and
+                                      _holds_tracer(object)):
+        return asarray(object, dtype)
+    return np.array(object, dtype, copy=copy)
+
+
+def _holds_tracer(seq) -> bool:
+    return any(isinstance(x, Tracer) or (isinstance(x, (list, tuple)) and _holds_tracer(x))
+               for x in seq)
+
+
+def cast(x, dtype):
+    """`x` converted to `dtype`: a primitive for traced values, numpy for the rest (a
+    scalar stays a numpy scalar, so that a jaxpr shows it as a literal)."""
+    if isinstance(x, Tracer):
+        return st.convert_element_type(x, dtype)
+    return np.asarray(x, dtype)[()]
+
+
+def astype(x, dtype):
+    return cast(operand(x), dtype)
+
+
+def promote(*xs) -> list:
+    """The operands converted to numpy's result dtype of combining them."""
+    xs = [operand(x) for x in xs]
+    dtype = result_dtype(*(get_aval(x) for x in xs))
+    return [cast(x, dtype) for x in xs]
+
+
+def ndim(a) -> int:
+    return get_aval(operand(a)).ndim
+
+
+def shape(a) -> tuple[int, ...]:
+    return tuple(get_aval(operand(a)).shape)
+
+
+def size(a) -> int:
+    return get_aval(operand(a)).size
+
+
+# ---------------------------------------------------------------------------------
+# Axes
+
+
+def normalize_axis(axis, ndim: int, name: str) -> int:
+    """A non-negative axis; numpy's out-of-bounds error as a ShapeError."""
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise shape_error(f"{name}: axis {axis} is out of bounds for an array of "
+                          f"dimension {ndim}")
+    return axis % ndim
+
+
+def normalize_axes(axis, ndim: int, name: str) -> tuple[int, ...]:
+    """numpy's `axis` argument (None, an int or a sequence) as a tuple of axes."""
+    if axis is None:
+        return tuple(range(ndim))
+    axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+    out = tuple(normalize_axis(a, ndim, name) for a in axes)
+    if len(set(out)) != len(out):
+        raise shape_error(f"{name}: repeated axis in {axis}")
+    return out
+
+
+# ---------------------------------------------------------------------------------
+# Broadcasting
+
+
+def broadcast_shapes(*shapes, name: str = "broadcast_shapes") -> tuple[int, ...]:
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise shape_error(f"{name}: shapes {', '.join(map(str, shapes))} do not broadcast "
+                          "together") from None
+
+
+def broadcast_to(array, shape):
+    """numpy.broadcast_to, as a `broadcast_in_dim` (nothing if the shape is right)."""
+    x = operand(array)
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    x_shape = get_aval(x).shape
+    if tuple(x_shape) == shape:
+        return x
+    if len(x_shape) > len(shape) or broadcast_shapes(x_shape, shape,
+                                                     name="broadcast_to") != shape:
+        raise shape_error(f"broadcast_to: cannot broadcast shape {tuple(x_shape)} to {shape}")
+    return st.broadcast_in_dim(x, shape, range(len(shape) - len(x_shape), len(shape)))
+
+
+def broadcast_arrays(*args) -> tuple:
+    args = [operand(a) for a in args]
+    shape = broadcast_shapes(*(get_aval(a).shape for a in args), name="broadcast_arrays")
+    return tuple(broadcast_to(a, shape) for a in args)
+
+
+# ---------------------------------------------------------------------------------
+# Building arrays
+
+# Arrays of one value are broadcasts of a scalar (JAX's `lax.full`): inside a trace they
+# are staged values, so `.at[...]` works on them, cheap to recompute and never a big
+# constant in the jaxpr; evaluated eagerly they are read-only numpy views (as JAX's
+# arrays are immutable; `x += 1` rebinds `x` to a new array). Ranges are numpy constants.
+def arange(*args, **kwargs):
+    """numpy.arange: a numpy constant (its length must be known while tracing)."""
+    return np.arange(*args, **kwargs)
+
+
+def linspace(*args, **kwargs):
+    """numpy.linspace: a numpy constant."""
+    return np.linspace(*args, **kwargs)
+
+
+def full(shape, fill_value, dtype=None):
+    fill_value = operand(fill_value)
+    dtype = get_aval(fill_value).dtype if dtype is None else np.dtype(dtype)
+    return broadcast_to(cast(fill_value, dtype), shape)
+
+
+def zeros(shape, dtype=None):
+    return full(shape, 0, np.float64 if dtype is None else dtype)
+
+
+def ones(shape, dtype=None):
+    return full(shape, 1, np.float64 if dtype is None else dtype)
+
+
+empty = zeros
+
+
+def full_like(a, fill_value, dtype=None, shape=None):
+    aval = get_aval(operand(a))
+    return full(aval.shape if shape is None else shape, fill_value,
+                aval.dtype if dtype is None else dtype)
+
+
+def zeros_like(a, dtype=None, shape=None):
+    return full_like(a, 0, dtype, shape)
+
+
+def ones_like(a, dtype=None, shape=None):
+    return full_like(a, 1, dtype, shape)
+
+
+def eye(N, M=None, k=0, dtype=None):  # noqa: N803 — numpy's names
+    """numpy.eye, from two iotas (staged inside a trace, like `full`)."""
+    shape = (N, N if M is None else M)
+    on_diagonal = ew.eq(ew.add(st.iota(np.int64, shape, 0), k), st.iota(np.int64, shape, 1))
+    return cast(on_diagonal, np.float64 if dtype is None else dtype)
+
+
+def identity(n, dtype=None):
+    return eye(n, dtype=dtype)
+
+
+def concatenate(arrays, axis=0):
+    """numpy.concatenate: dtypes promoted; `axis=None` flattens first."""
+    if not len(arrays):
+        raise shape_error("concatenate: needs at least one array")
+    arrays = promote(*arrays)
+    if axis is None:
+        arrays = [st.reshape(a, (get_aval(a).size,)) for a in arrays]
+        axis = 0
+    avals = [get_aval(a) for a in arrays]
+    if any(a.ndim == 0 for a in avals):
+        raise shape_error("concatenate: zero-dimensional arrays cannot be concatenated")
+    axis = normalize_axis(axis, avals[0].ndim, "concatenate")
+    if len(arrays) == 1:
+        return arrays[0]
+    return sl.concatenate(arrays, axis)
+
+
+def stack(arrays, axis=0):
+    arrays = [operand(a) for a in arrays]
+    shapes = {tuple(get_aval(a).shape) for a in arrays}
+    if len(shapes) != 1:
+        raise shape_error(f"stack: all input arrays must have the same shape, got "
+                          f"{', '.join(map(str, sorted(shapes)))}")
+    (shape,) = shapes
+    axis = normalize_axis(axis, len(shape) + 1, "stack")
+    expanded = (*shape[:axis], 1, *shape[axis:])
+    return concatenate([st.reshape(a, expanded) for a in arrays], axis)

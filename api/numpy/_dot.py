@@ -1,0 +1,159 @@
+"""numpy's products on inert values: dot, matmul (`@`), tensordot, inner, outer, vdot,
+trace and einsum, all lowered to the one contraction primitive `dot_general` plus
+reshapes, transposes and sums.
+"""
+
+from __future__ import annotations
+
+import string
+
+from ...core.trace import get_aval
+from ...primitives import elementwise as ew
+from ...primitives.linalg.dot_general import dot_general
+from ...primitives.shape import structural as st
+from ._arrays import broadcast_shapes, broadcast_to, normalize_axes, promote, shape_error
+from ._reductions import sum
+from ._shape import diagonal, ravel, reshape, transpose
+
+
+def _contract(a, b, a_axes, b_axes):
+    return dot_general(a, b, ((tuple(a_axes), tuple(b_axes)), ((), ())))
+
+
+def dot(a, b):
+    """numpy.dot: the last axis of `a` with the second-to-last of `b` (its only one
+    if `b` is 1-d); a scalar operand multiplies."""
+    a, b = promote(a, b)
+    nda, ndb = get_aval(a).ndim, get_aval(b).ndim
+    if nda == 0 or ndb == 0:
+        return ew.mul(a, b)
+    return _contract(a, b, [nda - 1], [max(ndb - 2, 0)])
+
+
+def matmul(a, b):
+    """numpy.matmul: stacks of matrices, with the leading (batch) axes broadcast."""
+    a, b = promote(a, b)
+    sa, sb = get_aval(a).shape, get_aval(b).shape
+    if not sa or not sb:
+        raise shape_error("matmul: operands must not be scalars (use multiply)")
+    if len(sa) == 1 or len(sb) == 1:
+        return _contract(a, b, [len(sa) - 1], [max(len(sb) - 2, 0)])
+    batch = broadcast_shapes(sa[:-2], sb[:-2], name="matmul")
+    a, b = broadcast_to(a, (*batch, *sa[-2:])), broadcast_to(b, (*batch, *sb[-2:]))
+    nb = len(batch)
+    return dot_general(a, b, (((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb)))))
+
+
+def tensordot(a, b, axes=2):
+    """numpy.tensordot: `axes=n` contracts the last n axes of `a` with the first n of
+    `b`; a pair of sequences names them."""
+    a, b = promote(a, b)
+    nda, ndb = get_aval(a).ndim, get_aval(b).ndim
+    if isinstance(axes, int):
+        return _contract(a, b, range(nda - axes, nda), range(axes))
+    a_axes, b_axes = axes
+    return _contract(a, b, normalize_axes(a_axes, nda, "tensordot"),
+                     normalize_axes(b_axes, ndb, "tensordot"))
+
+
+def inner(a, b):
+    a, b = promote(a, b)
+    nda, ndb = get_aval(a).ndim, get_aval(b).ndim
+    if nda == 0 or ndb == 0:
+        return ew.mul(a, b)
+    return _contract(a, b, [nda - 1], [ndb - 1])
+
+
+def outer(a, b):
+    a, b = promote(a, b)
+    return ew.mul(reshape(a, (-1, 1)), reshape(b, (1, -1)))
+
+
+def vdot(a, b):
+    return dot(ravel(a), ravel(b))
+
+
+def trace(a, offset=0, axis1=0, axis2=1):
+    return sum(diagonal(a, offset, axis1, axis2), axis=-1)
+
+
+# ---------------------------------------------------------------------------------
+# einsum: each operand's repeated labels become diagonals, labels no one else needs
+# are summed away, and the operands are contracted pairwise from the left (labels
+# still needed later are batch dimensions of the dot_general, the rest contract).
+
+
+def einsum(subscripts, *operands, optimize=None):
+    """numpy.einsum, with explicit (`->`) or implicit output and `...` broadcasting of
+    equal-sized leading axes. `optimize` is accepted and ignored."""
+    operands = promote(*operands)
+    inputs, output = _parse_einsum(subscripts, [get_aval(x).ndim for x in operands])
+    terms = [_take_diagonals(x, labels) for x, labels in zip(operands, inputs)]
+    x, labels = terms[0]
+    for i, (y, y_labels) in enumerate(terms[1:], start=1):
+        later = output + "".join(lbl for _, lbl in terms[i + 1:])
+        x, labels = _sum_unneeded(x, labels, later + y_labels)
+        y, y_labels = _sum_unneeded(y, y_labels, later + labels)
+        x, labels = _contract_labels(x, labels, y, y_labels, later)
+    x, labels = _sum_unneeded(x, labels, output)
+    return transpose(x, [labels.index(c) for c in output])
+
+
+def _parse_einsum(subscripts: str, ndims: list[int]) -> tuple[list[str], str]:
+    """Operand and output labels, with each `...` spelled as fresh upper-case labels
+    (right-aligned across operands, as broadcasting aligns axes)."""
+    subscripts = subscripts.replace(" ", "")
+    lhs, arrow, output = subscripts.partition("->")
+    inputs = lhs.split(",")
+    if len(inputs) != len(ndims):
+        raise shape_error(f"einsum: {len(inputs)} operand subscripts for {len(ndims)} "
+                          "operands")
+    fresh = [c for c in string.ascii_uppercase if c not in subscripts]
+    n_ellipsis = max([nd - len(s.replace("...", "")) for s, nd in zip(inputs, ndims)
+                      if "..." in s], default=0)
+    ellipsis = "".join(fresh[:n_ellipsis])
+    inputs = [s.replace("...", ellipsis[n_ellipsis - (nd - len(s.replace("...", ""))):])
+              for s, nd in zip(inputs, ndims)]
+    for s, nd in zip(inputs, ndims):
+        if len(s) != nd:
+            raise shape_error(f"einsum: subscripts '{s}' for an operand of dimension {nd}")
+    if arrow:
+        output = output.replace("...", ellipsis)
+        unknown = sorted(set(output) - set("".join(inputs)))
+        if unknown or len(set(output)) != len(output):
+            raise shape_error(f"einsum: output subscripts '{output}' must be distinct labels "
+                              f"of the inputs (unknown: {''.join(unknown) or 'none'})")
+        return inputs, output
+    counts = "".join(inputs)
+    once = sorted(c for c in set(counts) if counts.count(c) == 1 and c not in ellipsis)
+    return inputs, ellipsis + "".join(once)
+
+
+def _take_diagonals(x, labels: str):
+    """Repeated labels within one operand (`ii`) select a diagonal."""
+    for c in labels:
+        if labels.count(c) > 1:
+            i = labels.index(c)
+            j = labels.index(c, i + 1)
+            x = diagonal(x, 0, i, j)
+            rest = labels[:i] + labels[i + 1:j] + labels[j + 1:]
+            return _take_diagonals(x, rest + c)
+    return x, labels
+
+
+def _sum_unneeded(x, labels: str, needed: str):
+    axes = [i for i, c in enumerate(labels) if c not in needed]
+    if not axes:
+        return x, labels
+    return st.reduce_sum(x, axes), "".join(c for c in labels if c in needed)
+
+
+def _contract_labels(x, x_labels: str, y, y_labels: str, later: str):
+    shared = [c for c in x_labels if c in y_labels]
+    batch = [c for c in shared if c in later]
+    contracting = [c for c in shared if c not in later]
+    out = dot_general(x, y, (
+        (tuple(map(x_labels.index, contracting)), tuple(map(y_labels.index, contracting))),
+        (tuple(map(x_labels.index, batch)), tuple(map(y_labels.index, batch)))))
+    free = [c for c in x_labels + y_labels if c not in shared]
+    return out, "".join(batch + free)

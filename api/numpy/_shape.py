@@ -1,0 +1,317 @@
+"""numpy's shape functions on inert values: reshapes, transposes, joins and splits,
+flips and rolls, repeats, and the index-based ones (take, diagonal).
+
+Everything here is a composition of the structural and indexing primitives, so it
+is linear and its derivatives come for free. Shapes are static: arguments such as
+`shape`, `axis`, `shift` and `repeats` must be concrete.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+
+from ...core.trace import get_aval
+from ...primitives.indexing import gather_scatter as ix
+from ...primitives.shape import slicing as sl
+from ...primitives.shape import structural as st
+from ._arrays import (
+    broadcast_to,
+    concatenate,
+    full_like,
+    normalize_axes,
+    normalize_axis,
+    operand,
+    shape_error,
+)
+from ._ufuncs import where
+
+# ---------------------------------------------------------------------------------
+# Reshapes and transposes
+
+
+def reshape(a, shape):
+    """numpy.reshape; one dimension may be -1 (inferred). Always C order."""
+    a = operand(a)
+    size = get_aval(a).size
+    shape = (shape,) if isinstance(shape, int) else tuple(operator.index(d) for d in shape)
+    if shape.count(-1) == 1:
+        known = math.prod(d for d in shape if d != -1)
+        if known == 0 or size % known:
+            raise shape_error(f"reshape: cannot reshape an array of size {size} into {shape}")
+        shape = tuple(size // known if d == -1 else d for d in shape)
+    return st.reshape(a, shape)
+
+
+def ravel(a):
+    return reshape(a, -1)
+
+
+def transpose(a, axes=None):
+    a = operand(a)
+    ndim = get_aval(a).ndim
+    perm = tuple(reversed(range(ndim))) if axes is None else normalize_axes(axes, ndim,
+                                                                           "transpose")
+    if len(perm) != ndim:
+        raise shape_error(f"transpose: axes {axes} do not match an array of dimension {ndim}")
+    return a if perm == tuple(range(ndim)) else st.transpose(a, perm)
+
+
+def moveaxis(a, source, destination):
+    a = operand(a)
+    ndim = get_aval(a).ndim
+    source = normalize_axes(source, ndim, "moveaxis")
+    destination = normalize_axes(destination, ndim, "moveaxis")
+    if len(source) != len(destination):
+        raise shape_error("moveaxis: source and destination need the same number of axes")
+    rest = [i for i in range(ndim) if i not in source]
+    for dest, src in sorted(zip(destination, source)):
+        rest.insert(dest, src)
+    return transpose(a, rest)
+
+
+def swapaxes(a, axis1, axis2):
+    a = operand(a)
+    perm = list(range(get_aval(a).ndim))
+    i, j = normalize_axis(axis1, len(perm), "swapaxes"), normalize_axis(axis2, len(perm),
+                                                                        "swapaxes")
+    perm[i], perm[j] = perm[j], perm[i]
+    return transpose(a, perm)
+
+
+def squeeze(a, axis=None):
+    a = operand(a)
+    shape = get_aval(a).shape
+    if axis is None:
+        axes = tuple(i for i, d in enumerate(shape) if d == 1)
+    else:
+        axes = normalize_axes(axis, len(shape), "squeeze")
+    if any(shape[i] != 1 for i in axes):
+        raise shape_error(f"squeeze: cannot select an axis of size other than one from "
+                          f"{axes} of shape {tuple(shape)}")
+    return st.reshape(a, [d for i, d in enumerate(shape) if i not in axes])
+
+
+def expand_dims(a, axis):
+    a = operand(a)
+    shape = list(get_aval(a).shape)
+    n_new = len(axis) if isinstance(axis, (tuple, list)) else 1
+    for i in sorted(normalize_axes(axis, len(shape) + n_new, "expand_dims")):
+        shape.insert(i, 1)
+    return st.reshape(a, shape)
+
+
+def atleast_1d(*arys):
+    out = [reshape(a, (1,)) if get_aval(operand(a)).ndim == 0 else operand(a) for a in arys]
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_2d(*arys):
+    out = [operand(a) for a in arys]
+    out = [reshape(a, (1,) * (2 - get_aval(a).ndim) + tuple(get_aval(a).shape))
+           if get_aval(a).ndim < 2 else a for a in out]
+    return out[0] if len(out) == 1 else out
+
+
+# ---------------------------------------------------------------------------------
+# Joining and splitting
+
+
+def hstack(tup):
+    arrays = [atleast_1d(a) for a in tup]
+    return concatenate(arrays, 0 if get_aval(arrays[0]).ndim == 1 else 1)
+
+
+def vstack(tup):
+    return concatenate([atleast_2d(a) for a in tup], 0)
+
+
+def column_stack(tup):
+    arrays = [operand(a) for a in tup]
+    return concatenate([reshape(a, (-1, 1)) if get_aval(a).ndim < 2 else a
+                        for a in arrays], 1)
+
+
+def _slice_axis(a, start: int, stop: int, axis: int):
+    shape = get_aval(a).shape
+    if (start, stop) == (0, shape[axis]):
+        return a
+    starts = [start if i == axis else 0 for i in range(len(shape))]
+    limits = [stop if i == axis else d for i, d in enumerate(shape)]
+    return sl.slice(a, starts, limits)
+
+
+def _split_at(a, points, axis: int) -> list:
+    n = get_aval(a).shape[axis]
+    bounds = [0, *(min(int(p), n) for p in points), n]
+    return [_slice_axis(a, lo, max(lo, hi), axis) for lo, hi in zip(bounds, bounds[1:])]
+
+
+def split(ary, indices_or_sections, axis=0):
+    """numpy.split: into equal sections (which must divide the axis) or at indices."""
+    a = operand(ary)
+    axis = normalize_axis(axis, get_aval(a).ndim, "split")
+    n = get_aval(a).shape[axis]
+    if isinstance(indices_or_sections, int):
+        if n % indices_or_sections:
+            raise shape_error(f"split: an axis of size {n} does not split into "
+                              f"{indices_or_sections} equal sections")
+        step = n // indices_or_sections
+        indices_or_sections = range(step, n, step)
+    return _split_at(a, indices_or_sections, axis)
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    """numpy.array_split: like split, but sections may differ in size by one."""
+    a = operand(ary)
+    axis = normalize_axis(axis, get_aval(a).ndim, "array_split")
+    if isinstance(indices_or_sections, int):
+        size, extra = divmod(get_aval(a).shape[axis], indices_or_sections)
+        sizes = [size + 1] * extra + [size] * (indices_or_sections - extra)
+        indices_or_sections = np.cumsum(sizes)[:-1]
+    return _split_at(a, indices_or_sections, axis)
+
+
+# ---------------------------------------------------------------------------------
+# Rearranging
+
+
+def flip(m, axis=None):
+    m = operand(m)
+    return st.rev(m, normalize_axes(axis, get_aval(m).ndim, "flip"))
+
+
+def fliplr(m):
+    return flip(m, 1)
+
+
+def flipud(m):
+    return flip(m, 0)
+
+
+def roll(a, shift, axis=None):
+    """numpy.roll, as slices and a concatenate per rolled axis."""
+    a = operand(a)
+    if axis is None:
+        return reshape(roll(ravel(a), shift, 0), get_aval(a).shape)
+    shifts, axes = np.broadcast_arrays(np.asarray(shift), np.asarray(axis))
+    for s, ax in zip(shifts.ravel(), axes.ravel()):
+        ax = normalize_axis(int(ax), get_aval(a).ndim, "roll")
+        n = get_aval(a).shape[ax]
+        s = int(s) % n if n else 0
+        if s:
+            a = concatenate([_slice_axis(a, n - s, n, ax), _slice_axis(a, 0, n - s, ax)], ax)
+    return a
+
+
+def tile(A, reps):
+    """numpy.tile: one broadcast to (r0, d0, r1, d1, ...) and a reshape."""
+    a = operand(A)
+    reps = (reps,) if isinstance(reps, int) else tuple(reps)
+    if any(r < 0 for r in reps):
+        raise shape_error(f"tile: negative repetitions {reps}")
+    shape = tuple(get_aval(a).shape)
+    ndim = max(len(reps), len(shape))
+    shape = (1,) * (ndim - len(shape)) + shape
+    reps = (1,) * (ndim - len(reps)) + reps
+    interleaved = [n for pair in zip(reps, shape) for n in pair]
+    tiled = st.broadcast_in_dim(st.reshape(a, shape), interleaved, range(1, 2 * ndim, 2))
+    return st.reshape(tiled, [r * d for r, d in zip(reps, shape)])
+
+
+def repeat(a, repeats, axis=None):
+    """numpy.repeat: a broadcast for one repeat count, a `take` for one per element."""
+    a = operand(a)
+    if axis is None:
+        a, axis = ravel(a), 0
+    shape = tuple(get_aval(a).shape)
+    axis = normalize_axis(axis, len(shape), "repeat")
+    if np.any(np.asarray(repeats) < 0):
+        raise shape_error(f"repeat: negative repeats {repeats}")
+    if np.ndim(repeats) == 0:
+        r = operator.index(repeats)
+        expanded = (*shape[:axis + 1], r, *shape[axis + 1:])
+        dims = [*range(axis + 1), *range(axis + 2, len(shape) + 1)]
+        out = st.broadcast_in_dim(a, expanded, dims)
+        return st.reshape(out, (*shape[:axis], shape[axis] * r, *shape[axis + 1:]))
+    return take(a, np.repeat(np.arange(shape[axis]), repeats), axis)
+
+
+# ---------------------------------------------------------------------------------
+# Index-based
+
+
+def take(a, indices, axis=None):
+    a = operand(a)
+    if axis is None:
+        a, axis = ravel(a), 0
+    axis = normalize_axis(axis, get_aval(a).ndim, "take")
+    return ix.getitem(a, (slice(None),) * axis + (operand(indices),))
+
+
+def take_along_axis(arr, indices, axis):
+    """numpy.take_along_axis: `indices` picks along `axis`, every other axis is kept
+    by an iota index that broadcasts against it."""
+    arr, indices = operand(arr), operand(indices)
+    if axis is None:
+        arr, axis = ravel(arr), 0
+    shape = get_aval(arr).shape
+    axis = normalize_axis(axis, len(shape), "take_along_axis")
+    if get_aval(indices).ndim != len(shape):
+        raise shape_error(f"take_along_axis: indices of dimension {get_aval(indices).ndim} "
+                          f"for an array of dimension {len(shape)}")
+    index = tuple(indices if i == axis else
+                  np.arange(d).reshape([d if j == i else 1 for j in range(len(shape))])
+                  for i, d in enumerate(shape))
+    return ix.getitem(arr, index)
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """numpy.diagonal: the diagonal goes last, after the remaining axes."""
+    a = moveaxis(a, (axis1, axis2), (-2, -1))
+    n, m = get_aval(a).shape[-2:]
+    length = max(0, min(n + min(offset, 0), m - max(offset, 0)))
+    rows = np.arange(length) + max(-offset, 0)
+    cols = np.arange(length) + max(offset, 0)
+    return ix.getitem(a, (Ellipsis, rows, cols))
+
+
+def diag(v, k=0):
+    """numpy.diag: the k-th diagonal of a matrix, or a matrix with `v` on it."""
+    v = operand(v)
+    if get_aval(v).ndim == 2:
+        return diagonal(v, k)
+    if get_aval(v).ndim != 1:
+        raise shape_error("diag: the input must be 1-d or 2-d")
+    n = get_aval(v).shape[0] + abs(k)
+    rows = np.arange(n - abs(k)) + max(-k, 0)
+    cols = np.arange(n - abs(k)) + max(k, 0)
+    return ix.index_update(full_like(v, 0, shape=(n, n)), (rows, cols), v, "set")
+
+
+def tril(m, k=0):
+    m = operand(m)
+    rows, cols = get_aval(m).shape[-2:]
+    return where(np.tri(rows, cols, k, dtype=bool), m, 0)
+
+
+def triu(m, k=0):
+    m = operand(m)
+    rows, cols = get_aval(m).shape[-2:]
+    return where(np.tri(rows, cols, k - 1, dtype=bool), 0, m)
+
+
+def meshgrid(*xi, indexing="xy"):
+    """numpy.meshgrid (not sparse): broadcasts of the raveled inputs."""
+    xs = [ravel(x) for x in xi]
+    shape = [get_aval(x).shape[0] for x in xs]
+    if indexing == "xy" and len(xs) > 1:
+        shape[0], shape[1] = shape[1], shape[0]
+    out = []
+    for i, x in enumerate(xs):
+        axis = {0: 1, 1: 0}.get(i, i) if indexing == "xy" and len(xs) > 1 else i
+        out.append(broadcast_to(reshape(x, [-1 if j == axis else 1 for j in range(len(xs))]),
+                                shape))
+    return tuple(out)

@@ -1,0 +1,388 @@
+"""The user-facing transforms, with JAX's names and signatures.
+
+Pytrees and `Inactive` markers are handled here, at the edge; the interpreters
+below see flat lists and a mask of which inputs are active. A leaf is active for a
+transform unless it sits inside an `Inactive(...)`, is not among `argnums`, or has
+an integer or boolean dtype (inactive by type).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Callable, Sequence
+
+import attrs
+import numpy as np
+
+from ..core.activity import Inactive, Zero
+from ..core.avals import ShapedArray, float0, is_float, tangent_aval
+from ..core.check import check_jaxpr, checks_enabled
+from ..core.ir import ClosedJaxpr
+from ..core.pytree import PyTreeDef, tree_flatten, tree_unflatten
+from ..core.staging import stage
+from ..core.trace import Tracer, current_dynamic, get_aval
+from ..interpreters.ad import jvp_flat
+from ..interpreters.dce import dce_jaxpr
+from ..interpreters.eval import compile_jaxpr, eval_jaxpr
+from ..interpreters.linearize import LinearFunction, linearize_flat
+
+
+def _is_inactive(x) -> bool:
+    return isinstance(x, Inactive)
+
+
+@attrs.frozen
+class FlatArgs:
+    """Arguments flattened to leaves, with which leaves are active."""
+
+    leaves: list
+    active: list[bool]
+    treedef: PyTreeDef  # over the arguments, `Inactive(...)` items as single leaves
+    items: list  # per item of `treedef`: number of leaves, or an Inactive marker
+
+    def unflatten(self, leaves: Sequence) -> tuple:
+        """Rebuild the arguments, with inactive items unwrapped."""
+        it = iter(leaves)
+        rebuilt = []
+        for item in self.items:
+            if isinstance(item, tuple):  # (treedef,) of an Inactive's value
+                rebuilt.append(tree_unflatten(item[0], [next(it) for _ in
+                                                        range(item[0].num_leaves)]))
+            else:
+                rebuilt.append(next(it))
+        return tree_unflatten(self.treedef, rebuilt)
+
+    def cotangents(self, cts: Sequence) -> tuple:
+        """Arguments' cotangents: None for inactive items and integer leaves."""
+        it = iter(cts)
+        rebuilt = []
+        for item in self.items:
+            if isinstance(item, tuple):
+                for _ in range(item[0].num_leaves):
+                    next(it)
+                rebuilt.append(None)
+            else:
+                rebuilt.append(next(it))
+        return tree_unflatten(self.treedef, rebuilt)
+
+
+def flatten_args(args: tuple, argnums: Sequence[int] | None = None) -> FlatArgs:
+    items, treedef = tree_flatten(list(args), is_leaf=_is_inactive)
+    item_arg = _item_argument_index(args)
+    leaves, active, kinds = [], [], []
+    for item, argnum in zip(items, item_arg):
+        if isinstance(item, Inactive):
+            sub, subdef = tree_flatten(item.value)
+            leaves += sub
+            active += [False] * len(sub)
+            kinds.append((subdef,))
+        else:
+            leaves.append(item)
+            selected = argnums is None or argnum in argnums
+            dtype = get_aval(item).dtype
+            if selected and dtype.kind == "c":
+                raise TypeError(f"argument {argnum} has a complex leaf ({dtype}): inert's "
+                                "derivative rules are for real values; differentiate with "
+                                "respect to its real and imaginary parts, or pass it Inactive")
+            active.append(selected and is_float(dtype))
+            kinds.append(1)
+    return FlatArgs(leaves, active, treedef, kinds)
+
+
+def _item_argument_index(args: tuple) -> list[int]:
+    """For each item of the flattened arguments, which positional argument it is in."""
+    index = []
+    for i, a in enumerate(args):
+        index += [i] * len(tree_flatten(a, is_leaf=_is_inactive)[0])
+    return index
+
+
+def flat_fun(f: Callable, flat_args: FlatArgs, out_store: list, has_aux: bool = False):
+    """`f` as a function of flat leaves returning flat leaves; records the output tree."""
+
+    def flat(*leaves):
+        out = f(*flat_args.unflatten(leaves))
+        if has_aux:
+            if not (isinstance(out, tuple) and len(out) == 2):
+                raise TypeError("a function with has_aux=True must return a pair (out, aux)")
+            out, aux = out
+            out_leaves, out_tree = tree_flatten(out)
+            aux_leaves, aux_tree = tree_flatten(aux)
+            out_store[:] = [out_tree, aux_tree, len(out_leaves)]
+            return out_leaves + aux_leaves
+        out_leaves, out_tree = tree_flatten(out)
+        out_store[:] = [out_tree, None, len(out_leaves)]
+        return out_leaves
+
+    return flat
+
+
+# ---------------------------------------------------------------------------------
+# Staging
+
+
+def make_jaxpr(f: Callable, static_argnums: int | Sequence[int] = ()):
+    """`make_jaxpr(f)(*args)` is the jaxpr of `f` at the shapes and dtypes of `args`."""
+    static = as_tuple(static_argnums)
+
+    @functools.wraps(f)
+    def make(*args):
+        closed, _ = trace_to_closed_jaxpr(f, args, _static_positions(static, len(args)))
+        return closed
+
+    return make
+
+
+def trace_to_closed_jaxpr(f, args, static) -> tuple[ClosedJaxpr, list]:
+    dynamic = [a for i, a in enumerate(args) if i not in static]
+
+    def with_static(*dyn):
+        it = iter(dyn)
+        return f(*(a if i in static else next(it) for i, a in enumerate(args)))
+
+    flat_args = flatten_args(tuple(dynamic))
+    out_store: list = []
+    fun = flat_fun(with_static, flat_args, out_store)
+    avals = [get_aval(x) for x in flat_args.leaves]  # Python scalars stay weakly typed
+    jaxpr, consts = stage(fun, avals)
+    closed = ClosedJaxpr(jaxpr, tuple(consts))
+    if checks_enabled():
+        check_jaxpr(closed)
+    return closed, out_store
+
+
+def jit(f: Callable, static_argnums: int | Sequence[int] = ()):
+    """Trace `f` once per argument signature; later calls run the cached jaxpr, compiled
+    to a Python function (or interpreted, under another transformation)."""
+    static = as_tuple(static_argnums)
+    cache: dict = {}
+
+    @functools.wraps(f)
+    def jitted(*args):
+        positions = _static_positions(static, len(args))
+        flat = flatten_args(tuple(a for i, a in enumerate(args) if i not in positions))
+        key = (flat.treedef, tuple(_signature(x) for x in flat.leaves),
+               tuple(args[i] for i in sorted(positions)))
+        try:
+            entry = cache.get(key)
+        except TypeError:
+            raise TypeError(f"jit: static arguments must be hashable, got "
+                            f"{[type(args[i]).__name__ for i in sorted(positions)]}") from None
+        if entry is None:
+            closed, out_store = trace_to_closed_jaxpr(f, args, positions)
+            jaxpr, _ = dce_jaxpr(closed.jaxpr, [True] * len(closed.jaxpr.outvars))
+            closed = ClosedJaxpr(jaxpr, closed.consts)
+            entry = cache[key] = (closed, out_store, compile_jaxpr(jaxpr))
+        closed, out_store, compiled = entry
+        if current_dynamic().level == 0 and not any(isinstance(x, Tracer) for x in flat.leaves):
+            outs = compiled(closed.consts, flat.leaves)
+        else:
+            outs = eval_jaxpr(closed.jaxpr, closed.consts, flat.leaves)
+        return tree_unflatten(out_store[0], outs)
+
+    return jitted
+
+
+def _static_positions(static: tuple, nargs: int) -> frozenset[int]:
+    for i in static:
+        if not -nargs <= i < nargs:
+            raise ValueError(f"static_argnums {i} is out of range for a function called "
+                             f"with {nargs} positional arguments")
+    return frozenset(i % nargs for i in static)
+
+
+def _signature(x):
+    aval = get_aval(x)
+    return (aval.shape, aval.dtype, aval.weak_type)
+
+
+def as_tuple(x) -> tuple:
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
+# ---------------------------------------------------------------------------------
+# Forward mode
+
+
+def jvp(f: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = False):
+    """`(f(*primals), J·tangents)`; an `Inactive` primal takes `None` as its tangent."""
+    primals, tangents = tuple(primals), tuple(tangents)
+    if len(primals) != len(tangents):
+        raise ValueError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
+    flat = flatten_args(primals)
+    flat_tangents = _flat_tangents(primals, tangents)
+    out_store: list = []
+    fun = flat_fun(f, flat, out_store, has_aux)
+    out_primals, out_tangents = jvp_flat(fun, flat.leaves, flat_tangents)
+    out_tree, aux_tree, n_out = out_store
+    out_tangents = [_materialize(t, p) for t, p in zip(out_tangents[:n_out], out_primals)]
+    result = (tree_unflatten(out_tree, out_primals[:n_out]), tree_unflatten(out_tree, out_tangents))
+    return (*result, tree_unflatten(aux_tree, out_primals[n_out:])) if has_aux else result
+
+
+def _flat_tangents(primals: tuple, tangents: tuple) -> list:
+    """Check tangents against primals argument by argument; `Zero` for inactive ones.
+    An `Inactive` part of an argument takes `None` as its tangent, and so may an
+    integer leaf (or a float0 array, JAX's convention)."""
+    out = []
+    for i, (p, t) in enumerate(zip(primals, tangents)):
+        p_items, p_tree = tree_flatten(p, is_leaf=_is_inactive)
+        t_items, t_tree = tree_flatten(t, is_leaf=lambda x: x is None)
+        if p_tree != t_tree:
+            raise ValueError(f"jvp: the tangent of argument {i} has structure {t_tree}, "
+                             f"but its primal has {p_tree}")
+        for item, tx in zip(p_items, t_items):
+            if not isinstance(item, Inactive):
+                out.append(_check_tangent(item, tx, i))
+            elif tx is not None:
+                raise ValueError(f"jvp: argument {i} is (or holds) an Inactive value, so its "
+                                 f"tangent there must be None (got {type(tx).__name__})")
+            else:
+                out += [Zero(tangent_aval(get_aval(x))) for x in tree_flatten(item.value)[0]]
+    return out
+
+
+def _check_tangent(x, t, argnum: int):
+    expected = tangent_aval(get_aval(x))
+    if expected.dtype == float0:
+        if t is None or get_aval(t).dtype == float0:
+            return Zero(expected)
+        raise TypeError(f"jvp: argument {argnum} has integer dtype {get_aval(x).dtype}, so its "
+                        "tangent must be None or a float0 array (JAX's convention)")
+    got = get_aval(t)
+    if got.shape != expected.shape or (got.dtype != expected.dtype and not got.weak_type):
+        raise TypeError(f"jvp: argument {argnum} has primal {expected.str_short()} but tangent "
+                        f"{got.str_short()}; a tangent must have its primal's shape and dtype")
+    return t
+
+
+def _materialize(t, primal):
+    """A symbolic zero becomes zeros only here, where the user asked for the tangent."""
+    if type(t) is Zero:
+        aval = tangent_aval(get_aval(primal))
+        return np.zeros(aval.shape, aval.dtype)
+    return t
+
+
+# ---------------------------------------------------------------------------------
+# Reverse mode
+
+
+def linearize(f: Callable, *primals):
+    """`(f(*primals), f_jvp)` where `f_jvp(*tangents)` applies the linearization."""
+    flat = flatten_args(primals)
+    out_store: list = []
+    out_primals, lin = linearize_flat(flat_fun(f, flat, out_store), flat.leaves, flat.active)
+    out_tree = out_store[0]
+
+    def f_jvp(*tangents):
+        flat_t = _flat_tangents(primals, tangents)
+        active_t = [t for t, act in zip(flat_t, flat.active) if act]
+        outs = lin.apply(active_t)
+        return tree_unflatten(out_tree, [_materialize(t, p) for t, p in zip(outs, out_primals)])
+
+    return tree_unflatten(out_tree, out_primals), f_jvp
+
+
+@attrs.frozen(eq=False)
+class VJPFunction:
+    """The backward pass of `vjp`: call it with the output cotangent. It holds exactly
+    the residuals reported by `saved_residuals` (plus the small linear program)."""
+
+    linear: LinearFunction
+    flat_args: FlatArgs
+    out_tree: PyTreeDef
+    out_avals: tuple[ShapedArray, ...]
+
+    def __call__(self, ct):
+        cts = _check_cotangent(ct, self.out_tree, self.out_avals)
+        cts_in = iter(self.linear.transpose(cts))
+        leaves = [_materialize(next(cts_in), x) if act else None
+                  for x, act in zip(self.flat_args.leaves, self.flat_args.active)]
+        return tuple(self.flat_args.cotangents(leaves))
+
+
+def _check_cotangent(ct, out_tree: PyTreeDef, out_avals) -> list:
+    leaves, tree = tree_flatten(ct)
+    if tree != out_tree:
+        raise ValueError(f"vjp: the cotangent has structure {tree}, but the function's output "
+                         f"has {out_tree}")
+    for i, (c, aval) in enumerate(zip(leaves, out_avals)):
+        got, want = get_aval(c), tangent_aval(aval)
+        if got.shape != want.shape or (got.dtype != want.dtype and not got.weak_type):
+            raise TypeError(f"vjp: cotangent {i} is {got.str_short()}, but the output it "
+                            f"belongs to is {want.str_short()}")
+    return [Zero(tangent_aval(a)) if tangent_aval(a).dtype == float0 else c
+            for c, a in zip(leaves, out_avals)]
+
+
+def vjp(f: Callable, *primals, has_aux: bool = False):
+    """`(f(*primals), vjp_fn)`; `vjp_fn(ct)` gives one cotangent per primal, `None` for
+    `Inactive` and integer arguments."""
+    flat = flatten_args(primals)
+    out, vjp_fn, aux = _vjp_flat_args(f, flat, has_aux)
+    return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
+
+
+def _vjp_flat_args(f: Callable, flat: FlatArgs, has_aux: bool):
+    out_store: list = []
+    fun = flat_fun(f, flat, out_store, has_aux)
+    out_primals, lin = linearize_flat(fun, flat.leaves, flat.active, lambda: out_store[2])
+    out_tree, aux_tree, n_out = out_store
+    vjp_fn = VJPFunction(lin, flat, out_tree, tuple(get_aval(p) for p in out_primals[:n_out]))
+    aux = tree_unflatten(aux_tree, out_primals[n_out:]) if has_aux else None
+    return tree_unflatten(out_tree, out_primals[:n_out]), vjp_fn, aux
+
+
+def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
+    """`(f(*args), gradient)`; the gradient has the structure of the `argnums` args
+    (a tuple of them if `argnums` is a sequence)."""
+    argnums_t = as_tuple(argnums)
+
+    @functools.wraps(f)
+    def value_and_grad_f(*args):
+        nums = check_argnums(argnums_t, len(args))
+        check_grad_inputs(args, nums)
+        out, vjp_fn, aux = _vjp_flat_args(f, flatten_args(args, nums), has_aux)
+        aval = get_aval(out) if vjp_fn.out_tree.node_type is None else None
+        if aval is None or aval.shape != () or not is_float(aval.dtype):
+            raise TypeError("grad requires a function returning a float scalar, but it returned "
+                            f"{aval.str_short() if aval else vjp_fn.out_tree}; use vjp or "
+                            "jacrev for other outputs")
+        cts = vjp_fn(aval.dtype.type(1))  # a scalar: staged as a literal, not a constant
+        grads = tuple(cts[i] for i in nums)
+        g = grads if isinstance(argnums, (tuple, list)) else grads[0]
+        return ((out, aux), g) if has_aux else (out, g)
+
+    return value_and_grad_f
+
+
+def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
+    """The gradient of a scalar function (with `has_aux`: `(gradient, aux)`)."""
+    value_and_grad_f = value_and_grad(f, argnums, has_aux)
+
+    @functools.wraps(f)
+    def grad_f(*args):
+        value, g = value_and_grad_f(*args)
+        return (g, value[1]) if has_aux else g
+
+    return grad_f
+
+
+def check_argnums(argnums: tuple, nargs: int) -> tuple[int, ...]:
+    for a in argnums:
+        if not isinstance(a, int) or not -nargs <= a < nargs:
+            raise ValueError(f"argnums {a} is out of range for a function called with "
+                             f"{nargs} positional arguments")
+    return tuple(a % nargs for a in argnums)
+
+
+def check_grad_inputs(args: tuple, argnums: tuple) -> None:
+    for a in argnums:
+        for leaf in tree_flatten(args[a], is_leaf=_is_inactive)[0]:
+            if isinstance(leaf, Inactive):
+                continue
+            dtype = get_aval(leaf).dtype
+            if not is_float(dtype):
+                raise TypeError(f"grad requires float inputs, but argument {a} has a leaf of "
+                                f"dtype {dtype}; pass it Inactive or leave it out of argnums")

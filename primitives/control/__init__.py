@@ -1,0 +1,8 @@
+"""Higher-order primitives, whose parameters are jaxprs: `cond`/`switch`, `scan`,
+`while_loop` (with `fori_loop`), `checkpoint`, and the user-rule primitives of
+`custom_jvp`/`custom_vjp`. What they share (staging a body, batching it, checking that
+branch and carry types agree) is in `common`.
+
+Each primitive's bind wrapper is the user-facing function (`cond`, `scan`,
+`checkpoint`, `custom_jvp`), as for every primitive; `inert.lax` and `inert`
+re-export them."""

@@ -1,0 +1,137 @@
+"""What the control-flow primitives share: staging a Python body into a jaxpr,
+rearranging a jaxpr's inputs and outputs, and batching a body (`batch_jaxpr`).
+
+A body closes over values (numpy arrays, or tracers of an enclosing transformation);
+staging turns those into the jaxpr's constvars, which become explicit leading
+operands of the primitive (`num_consts`), so every interpreter sees them as ordinary
+inputs: an outer tracer flows into the loop as an operand, never hidden in a param.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import attrs
+
+from ...core.avals import ShapedArray
+from ...core.errors import DTypeError, ShapeError
+from ...core.ir import Jaxpr, JaxprEqn, Var
+from ...core.pytree import PyTreeDef, tree_flatten, tree_unflatten
+from ...core.staging import stage
+from ...core.trace import user_source_info
+from ...interpreters.batching import batched_aval, vmap_flat
+from ...interpreters.eval import eval_jaxpr
+from ..shape.structural import matchaxis
+
+
+@attrs.frozen
+class Body:
+    """A staged body: `jaxpr` takes the closed-over values first, then the arguments."""
+
+    jaxpr: Jaxpr
+    consts: list
+    out_tree: PyTreeDef
+
+
+def stage_body(f: Callable, in_tree: PyTreeDef, in_avals: Sequence[ShapedArray]) -> Body:
+    """Stage `f(*args)`, where the args are `in_tree` with leaves of `in_avals`."""
+    out_trees: list = []
+
+    def flat_f(*leaves):
+        out_leaves, out_tree = tree_flatten(f(*tree_unflatten(in_tree, leaves)))
+        out_trees.append(out_tree)
+        return out_leaves
+
+    jaxpr, consts = stage(flat_f, list(in_avals))
+    return Body(with_consts_as_invars(jaxpr), consts, out_trees[0])
+
+
+def carry_fixpoint(carry: list[bool], step) -> tuple[list[bool], object]:
+    """A loop carry's property (active, unknown, batched, needed) is a fixed point: a
+    carry has it if any iteration can give it. `step(carry)` transforms the body once
+    and returns what the body gives each carry, and anything worth keeping; this
+    repeats until nothing grows (at most once per carry) and returns the flags and the
+    last step's result."""
+    while True:
+        out, result = step(carry)
+        grown = [a or b for a, b in zip(carry, out)]
+        if grown == carry:
+            return carry, result
+        carry = grown
+
+
+def with_consts_as_invars(jaxpr: Jaxpr) -> Jaxpr:
+    return Jaxpr((), (*jaxpr.constvars, *jaxpr.invars), jaxpr.eqns, jaxpr.outvars)
+
+
+def batch_jaxpr(jaxpr: Jaxpr, size: int, dims_in: Sequence[int | None],
+                dims_out: Sequence[int | None]) -> tuple[Jaxpr, list, list]:
+    """`jaxpr` (a body: no constvars) run on `size` lanes at once, as a jaxpr: input i
+    batched along `dims_in[i]` (None: the same for every lane); output i batched along
+    `dims_out[i]` if that is an int (moved or stacked there), else wherever the rules
+    put it. Returns the jaxpr (its constvars hold constants the rules introduced),
+    their values, and the outputs' batch axes. Control flow batches its bodies as
+    programs with it, as it differentiates them with `ad.jvp_jaxpr`."""
+    out_dims: list = []
+
+    def batched(*args):
+        outs, dims = vmap_flat(lambda *xs: eval_jaxpr(jaxpr, (), xs), args, dims_in)
+        out_dims[:] = [d if want is None else want for d, want in zip(dims, dims_out)]
+        return [o if want is None else matchaxis(o, d, want, size)
+                for o, d, want in zip(outs, dims, dims_out)]
+
+    in_avals = [batched_aval(v.aval, d, size) for v, d in zip(jaxpr.invars, dims_in)]
+    new_jaxpr, consts = stage(batched, in_avals)
+    return new_jaxpr, consts, out_dims
+
+
+def reorder(jaxpr: Jaxpr, in_order: Sequence[int], out_order: Sequence[int]) -> Jaxpr:
+    """The same program with inputs and outputs permuted (`new[i] = old[order[i]]`)."""
+    return Jaxpr(jaxpr.constvars, tuple(jaxpr.invars[i] for i in in_order), jaxpr.eqns,
+                 tuple(jaxpr.outvars[i] for i in out_order))
+
+
+def inline_jaxpr(jaxpr: Jaxpr, args: Sequence) -> tuple[list[JaxprEqn], list]:
+    """`jaxpr`'s equations applied to the atoms `args`, with fresh variables: what a
+    partial-eval rule emits to compute something outside a loop body."""
+    env = dict(zip(jaxpr.invars, args))
+    eqns = []
+    for eqn in jaxpr.eqns:
+        outputs = tuple(Var(v.aval) for v in eqn.outputs)
+        eqns.append(attrs.evolve(eqn, inputs=tuple(env.get(a, a) for a in eqn.inputs),
+                                 outputs=outputs))
+        env.update(zip(eqn.outputs, outputs))
+    return eqns, [env.get(v, v) for v in jaxpr.outvars]
+
+
+def staged_eqns(f: Callable, args: Sequence) -> tuple[list[JaxprEqn], list]:
+    """The equations `f` (on flat lists) stages when applied to the atoms `args`."""
+    jaxpr, consts = stage(lambda *xs: f(*xs), [a.aval for a in args])
+    assert not consts, "staged_eqns is for functions of their arguments only"
+    return inline_jaxpr(jaxpr, args)
+
+
+def split_list(xs: Sequence, sizes: Sequence[int]) -> list[list]:
+    """Consecutive pieces of `xs` of the given sizes (the rest as a last piece)."""
+    pieces, start = [], 0
+    for n in sizes:
+        pieces.append(list(xs[start:start + n]))
+        start += n
+    pieces.append(list(xs[start:]))
+    return pieces
+
+
+def check_same_types(what: str, expected: Sequence[ShapedArray], got: Sequence[ShapedArray],
+                     tree: PyTreeDef | None = None) -> None:
+    """Loop carries and branch outputs must keep their shapes and dtypes."""
+    if len(expected) != len(got):
+        raise ShapeError(f"{what}: expected {len(expected)} values, got {len(got)}"
+                         + (f" (structure {tree})" if tree is not None else "")
+                         ).with_source(user_source_info())
+    for i, (e, g) in enumerate(zip(expected, got)):
+        if e.shape != g.shape:
+            raise ShapeError(f"{what}: value {i} changes shape from {e.str_short()} to "
+                             f"{g.str_short()}").with_source(user_source_info())
+        if e.dtype != g.dtype:
+            raise DTypeError(f"{what}: value {i} changes dtype from {e.str_short()} to "
+                             f"{g.str_short()}").with_source(user_source_info())

@@ -1,0 +1,210 @@
+"""`while_loop` and `fori_loop`.
+
+A while loop's trip count is data-dependent, so its iterations cannot be stacked for
+a backward pass: it supports forward mode (the tangents ride along in the carry) and
+refuses reverse mode with an error pointing to `scan`/`fori_loop`. `fori_loop` with
+a trip count known while tracing is a `scan` over the loop index, so it is
+reverse-differentiable; the index is an integer (inactive) scanned input that the
+backward pass recomputes rather than saves.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...core.activity import Zero
+from ...core.avals import tangent_aval
+from ...core.errors import DTypeError, NonDifferentiableError
+from ...core.ir import Jaxpr, JaxprEqn, Var
+from ...core.pytree import tree_flatten, tree_unflatten
+from ...core.staging import stage
+from ...core.trace import (
+    Primitive,
+    Tracer,
+    abstract_eval_rules,
+    get_aval,
+    impl_rules,
+    user_source_info,
+)
+from ...interpreters.ad import instantiate_zeros, jvp_jaxpr, jvp_rules
+from ...interpreters.batching import batch_rules, batch_size
+from ...interpreters.eval import eval_jaxpr
+from ...interpreters.partial_eval import partial_eval_rules
+from ..elementwise import select_n
+from ..reductions import reduce_or
+from ..shape.structural import batch_axis_first, iota, matchaxis
+from .common import (
+    batch_jaxpr,
+    carry_fixpoint,
+    check_same_types,
+    reorder,
+    split_list,
+    stage_body,
+    with_consts_as_invars,
+)
+from .scan import scan
+
+while_p = Primitive("while", multiple_results=True)
+
+
+def while_loop(cond_fun, body_fun, init_val):
+    """`lax.while_loop`: `while cond_fun(val): val = body_fun(val)`."""
+    leaves, tree = tree_flatten(init_val)
+    avals = [get_aval(x).strong() for x in leaves]
+    _, in_tree = tree_flatten((init_val,))
+    cond = stage_body(cond_fun, in_tree, avals)
+    body = stage_body(body_fun, in_tree, avals)
+    out_avals = [v.aval for v in cond.jaxpr.outvars]
+    if len(out_avals) != 1 or out_avals[0].shape != () or out_avals[0].dtype != np.bool_:
+        raise DTypeError("while_loop: cond_fun must return a boolean scalar, got "
+                         f"{[a.str_short() for a in out_avals]}").with_source(user_source_info())
+    check_same_types("while_loop carry", avals, [v.aval.strong() for v in body.jaxpr.outvars],
+                     tree)
+    outs = while_p.bind(*cond.consts, *body.consts, *leaves, cond_jaxpr=cond.jaxpr,
+                        body_jaxpr=body.jaxpr, cond_nconsts=len(cond.consts),
+                        body_nconsts=len(body.consts))
+    return tree_unflatten(tree, outs)
+
+
+def while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    cond_consts, body_consts, carry = split_list(args, [cond_nconsts, body_nconsts])
+    while eval_jaxpr(cond_jaxpr, (), [*cond_consts, *carry])[0]:
+        carry = eval_jaxpr(body_jaxpr, (), [*body_consts, *carry])
+    return carry
+
+
+impl_rules[while_p] = while_impl
+
+
+def while_abstract_eval(*avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    _, _, carry = split_list(avals, [cond_nconsts, body_nconsts])
+    return [a.strong() for a in carry]
+
+
+abstract_eval_rules[while_p] = while_abstract_eval
+
+
+def while_jvp(primals, tangents, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    cond_c, body_c, carry = split_list(primals, [cond_nconsts, body_nconsts])
+    _, body_t, carry_t = split_list(tangents, [cond_nconsts, body_nconsts])
+    body_c_nz = [type(t) is not Zero for t in body_t]
+    carry_nz = [type(t) is not Zero for t in carry_t]
+    def jvp_of_body(carry_nz):
+        body, consts, out_nz = jvp_jaxpr(body_jaxpr, [*body_c_nz, *carry_nz], carry_nz)
+        return out_nz, (body, consts)
+
+    carry_nz, (body, consts) = carry_fixpoint(carry_nz, jvp_of_body)
+    n_k, n_c, n_carry = len(body.constvars), len(body_c), len(carry)
+    k, p_c, p_carry, t_c, t_carry = split_list(range(n_k + len(body.invars)),
+                                               [n_k, n_c, n_carry, sum(body_c_nz)])
+    body = reorder(with_consts_as_invars(body),
+                   [*k, *p_c, *t_c, *p_carry, *t_carry], range(len(body.outvars)))
+    n_t = sum(carry_nz)
+    tangent_avals = [tangent_aval(get_aval(c)) for c, nz in zip(carry, carry_nz) if nz]
+    cond = Jaxpr((), (*cond_jaxpr.invars, *(Var(a) for a in tangent_avals)),
+                 cond_jaxpr.eqns, cond_jaxpr.outvars)
+    outs = while_p.bind(*cond_c, *consts, *body_c, *(t for t in body_t if type(t) is not Zero),
+                        *carry, *(instantiate_zeros(t) for t, nz in zip(carry_t, carry_nz)
+                                  if nz),
+                        cond_jaxpr=cond, body_jaxpr=body, cond_nconsts=cond_nconsts,
+                        body_nconsts=n_k + n_c + sum(body_c_nz))
+    out_t = iter(outs[n_carry:n_carry + n_t])
+    return outs[:n_carry], [next(out_t) if nz else Zero(tangent_aval(get_aval(c)))
+                            for c, nz in zip(carry, carry_nz)]
+
+
+jvp_rules[while_p] = while_jvp
+
+
+def while_partial_eval(eqn: JaxprEqn, unknown_inputs: list[bool]):
+    raise NonDifferentiableError(
+        "while_loop: reverse-mode differentiation (grad, vjp, linearize) is not supported, "
+        "because the number of iterations is only known at run time. Use inert.lax.scan, or "
+        "inert.lax.fori_loop with a trip count known while tracing."
+    ).with_source(eqn.source_info)
+
+
+partial_eval_rules[while_p] = while_partial_eval
+
+
+def while_batch(vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    """Batched carries keep their lanes on axis 0. A predicate the same for every lane
+    (it reads no batched value): one loop of the batched body. A predicate per lane:
+    every carry is batched, the loop runs while any lane's predicate holds, and the
+    body updates only the lanes whose predicate does (as JAX does)."""
+    size = batch_size(vals, dims)
+    cond_c, body_c, carry = split_list(vals, [cond_nconsts, body_nconsts])
+    cond_c_dims, body_c_dims, carry_dims = split_list(dims, [cond_nconsts, body_nconsts])
+    batched = [d is not None for d in carry_dims]
+    def batch_loop(batched):
+        step_dims = [0 if b else None for b in batched]
+        cond, cond_consts, (pred_dim,) = batch_jaxpr(cond_jaxpr, size,
+                                                     [*cond_c_dims, *step_dims], [None])
+        body, body_consts, out_dims = batch_jaxpr(body_jaxpr, size,
+                                                  [*body_c_dims, *step_dims], step_dims)
+        grows = [pred_dim is not None or d is not None for d in out_dims]
+        return grows, (cond, cond_consts, pred_dim, body, body_consts, out_dims)
+
+    batched, (cond, cond_consts, pred_dim, body, body_consts, out_dims) = carry_fixpoint(
+        batched, batch_loop)
+    step_dims = [0 if b else None for b in batched]
+    carry = [matchaxis(c, d, 0, size) if b else c for c, d, b in zip(carry, carry_dims, batched)]
+    if pred_dim is not None:
+        cond, cond_consts, body, body_consts = _update_running_lanes(
+            cond, cond_consts, body, body_consts, [get_aval(c) for c in cond_c],
+            [get_aval(c) for c in body_c], [get_aval(c) for c in carry])
+        body_c = [*cond_c, *body_c]
+    outs = while_p.bind(*cond_consts, *cond_c, *body_consts, *body_c, *carry,
+                        cond_jaxpr=with_consts_as_invars(cond),
+                        body_jaxpr=with_consts_as_invars(body),
+                        cond_nconsts=len(cond_consts) + len(cond_c),
+                        body_nconsts=len(body_consts) + len(body_c))
+    return outs, step_dims
+
+
+def _update_running_lanes(cond, cond_consts, body, body_consts, cond_c_avals, body_c_avals,
+                          carry_avals):
+    """From the batched cond (one predicate per lane, on axis 0) and body: a cond that
+    holds while any lane runs, and a body (reading the cond's consts too) that leaves
+    the stopped lanes' carries as they are."""
+    n_cond_c, n_body_c = len(cond_c_avals), len(body_c_avals)
+
+    def any_running(*args):
+        (running,) = eval_jaxpr(cond, cond_consts, args)
+        return [reduce_or(running, (0,))]
+
+    def step(*args):
+        cc, bc, carry = split_list(args, [n_cond_c, n_body_c])
+        (running,) = eval_jaxpr(cond, cond_consts, [*cc, *carry])
+        new = eval_jaxpr(body, body_consts, [*bc, *carry])
+        return [select_n(batch_axis_first(running, 0, get_aval(c).ndim - 1), c, n)
+                for c, n in zip(carry, new)]
+
+    new_cond, new_cond_consts = stage(any_running, [*cond_c_avals, *carry_avals])
+    new_body, new_body_consts = stage(step, [*cond_c_avals, *body_c_avals, *carry_avals])
+    return new_cond, new_cond_consts, new_body, new_body_consts
+
+
+batch_rules[while_p] = while_batch
+
+
+def fori_loop(lower, upper, body_fun, init_val):
+    """`lax.fori_loop`: `val = body_fun(i, val)` for i in [lower, upper). With a trip
+    count known while tracing it is a `scan` (reverse-differentiable)."""
+    if isinstance(lower, Tracer) or isinstance(upper, Tracer):
+        def cond_fun(state):
+            return state[0] < upper
+
+        def body(state):
+            i, val = state
+            return i + 1, body_fun(i, val)
+
+        return while_loop(cond_fun, body, (lower, init_val))[1]
+    lower, upper = int(lower), int(upper)
+    indices = iota(np.int64, (max(upper - lower, 0),), 0)
+    indices = indices + lower if lower else indices
+
+    def step(val, i):
+        return body_fun(i, val), None
+
+    return scan(step, init_val, indices)[0]

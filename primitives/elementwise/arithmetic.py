@@ -1,0 +1,305 @@
+"""Elementwise arithmetic: the cheap, piecewise-polynomial primitives.
+
+Binary operations broadcast like numpy (a Python scalar stays a scalar literal, no
+array of it is ever materialised), so their transposes sum the cotangent back down
+to the operand's shape and dtype with `unbroadcast_cotangent`, and their jvp
+contributions are fitted to the output with `defjvp_elementwise`.
+
+All of them are cheap, so partial evaluation may recompute them (`def_recomputable`)
+rather than keep their outputs for the backward pass.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from ...core.activity import Zero
+from ...core.avals import ShapedArray, tangent_aval
+from ...core.errors import DTypeError
+from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
+from ...interpreters.ad import jvp_rules
+from ...interpreters.batching import defvectorized
+from ...interpreters.partial_eval import def_recomputable
+from ...interpreters.transpose import def_elementwise_transpose, is_linear, transpose_rules
+from ..shape.structural import convert_element_type
+from .piecewise import and_, eq, ge, gt, lt, round, select_n
+from .ufunc_rules import (
+    defbroadcasting,
+    defjvp_elementwise,
+    fit_tangent,
+    ufunc_abstract_eval,
+    unbroadcast_cotangent,
+    zero_scalar,
+)
+
+neg_p = Primitive("neg")
+
+
+def neg(x):
+    return neg_p.bind(x)
+
+
+impl_rules[neg_p] = np.negative
+abstract_eval_rules[neg_p] = ufunc_abstract_eval(np.negative, "neg")
+defjvp_elementwise(neg_p, lambda t, out, x: neg(t))
+transpose_rules[neg_p] = lambda ct, x: [neg(ct)]
+def_elementwise_transpose(neg_p)
+defvectorized(neg_p)
+def_recomputable(neg_p)
+
+add_p = Primitive("add")
+
+
+def add(x, y):
+    return add_p.bind(x, y)
+
+
+impl_rules[add_p] = np.add
+abstract_eval_rules[add_p] = ufunc_abstract_eval(np.add)
+defjvp_elementwise(add_p,
+                   lambda t, out, x, y: t,
+                   lambda t, out, x, y: t)
+
+
+def add_transpose(ct, x, y):
+    return [unbroadcast_cotangent(ct, x.aval) if is_linear(x) else None,
+            unbroadcast_cotangent(ct, y.aval) if is_linear(y) else None]
+
+
+transpose_rules[add_p] = add_transpose
+def_elementwise_transpose(add_p)
+defbroadcasting(add_p)
+def_recomputable(add_p)
+
+sub_p = Primitive("sub")
+
+
+def sub(x, y):
+    return sub_p.bind(x, y)
+
+
+impl_rules[sub_p] = np.subtract
+abstract_eval_rules[sub_p] = ufunc_abstract_eval(np.subtract, "sub")
+defjvp_elementwise(sub_p,
+                   lambda t, out, x, y: t,
+                   lambda t, out, x, y: neg(t))
+
+
+def sub_transpose(ct, x, y):
+    return [unbroadcast_cotangent(ct, x.aval) if is_linear(x) else None,
+            unbroadcast_cotangent(neg(ct), y.aval) if is_linear(y) else None]
+
+
+transpose_rules[sub_p] = sub_transpose
+def_elementwise_transpose(sub_p)
+defbroadcasting(sub_p)
+def_recomputable(sub_p)
+
+mul_p = Primitive("mul")
+
+
+def mul(x, y):
+    return mul_p.bind(x, y)
+
+
+impl_rules[mul_p] = np.multiply
+abstract_eval_rules[mul_p] = ufunc_abstract_eval(np.multiply, "mul")
+defjvp_elementwise(mul_p,
+                   lambda t, out, x, y: mul(t, y),
+                   lambda t, out, x, y: mul(x, t))
+
+
+def mul_transpose(ct, x, y):
+    """Linear in one operand: the other is a known coefficient."""
+    if is_linear(x):
+        return [unbroadcast_cotangent(mul(ct, y), x.aval), None]
+    return [None, unbroadcast_cotangent(mul(x, ct), y.aval)]
+
+
+transpose_rules[mul_p] = mul_transpose
+def_elementwise_transpose(mul_p)
+defbroadcasting(mul_p)
+def_recomputable(mul_p)
+
+div_p = Primitive("div")
+
+
+def div(x, y):
+    return div_p.bind(x, y)
+
+
+impl_rules[div_p] = np.true_divide
+abstract_eval_rules[div_p] = ufunc_abstract_eval(np.true_divide, "div")
+defjvp_elementwise(div_p,
+                   lambda t, out, x, y: div(t, y),
+                   lambda t, out, x, y: neg(mul(t, div(out, y))))
+
+
+def div_transpose(ct, x, y):
+    assert not is_linear(y), "div is linear in its numerator only"
+    return [unbroadcast_cotangent(div(ct, y), x.aval), None]
+
+
+transpose_rules[div_p] = div_transpose
+def_elementwise_transpose(div_p)
+defbroadcasting(div_p)
+def_recomputable(div_p)
+
+rem_p = Primitive("rem")
+
+
+def rem(x, y):
+    """The remainder of truncated division, with x's sign (C's fmod, like jax.lax.rem)."""
+    return rem_p.bind(x, y)
+
+
+impl_rules[rem_p] = np.fmod
+abstract_eval_rules[rem_p] = ufunc_abstract_eval(np.fmod, "rem")
+# x - rem(x, y) is exactly y * trunc(x / y), so rounding recovers the exact quotient.
+defjvp_elementwise(rem_p,
+                   lambda t, out, x, y: t,
+                   lambda t, out, x, y: neg(mul(t, round(div(sub(x, out), y)))))
+defbroadcasting(rem_p)
+def_recomputable(rem_p)
+
+# ---------------------------------------------------------------------------------
+# Powers
+
+square_p = Primitive("square")
+
+
+def square(x):
+    return square_p.bind(x)
+
+
+impl_rules[square_p] = np.square
+abstract_eval_rules[square_p] = ufunc_abstract_eval(np.square)
+defjvp_elementwise(square_p, lambda t, out, x: mul(t, mul(2, x)))
+defvectorized(square_p)
+def_recomputable(square_p)
+
+integer_pow_p = Primitive("integer_pow")
+
+
+def integer_pow(x, y: int):
+    """`x ** y` for a constant integer `y` (a parameter, so never differentiated)."""
+    return integer_pow_p.bind(x, y=operator.index(y))
+
+
+impl_rules[integer_pow_p] = lambda x, *, y: np.power(x, y)
+_power_abstract_eval = ufunc_abstract_eval(np.power, "integer_pow")
+
+
+def integer_pow_abstract_eval(x, *, y):
+    if y < 0 and x.dtype.kind in "biu":
+        raise DTypeError(f"integer_pow: integer {x.str_short()} to the negative power {y}")
+    return _power_abstract_eval(x, ShapedArray((), np.int64, weak_type=True))
+
+
+abstract_eval_rules[integer_pow_p] = integer_pow_abstract_eval
+
+
+def integer_pow_jvp(t, out, x, *, y):
+    if y == 0:
+        return Zero(tangent_aval(get_aval(out)))
+    if y == 1:
+        return t
+    return mul(t, mul(y, x if y == 2 else integer_pow(x, y - 1)))
+
+
+defjvp_elementwise(integer_pow_p, integer_pow_jvp)
+defvectorized(integer_pow_p)
+def_recomputable(integer_pow_p)
+
+# ---------------------------------------------------------------------------------
+# Piecewise-linear: abs, max, min, clamp
+
+abs_p = Primitive("abs")
+
+
+def abs(x):  # noqa: A001 — lax's name
+    return abs_p.bind(x)
+
+
+impl_rules[abs_p] = np.abs
+abstract_eval_rules[abs_p] = ufunc_abstract_eval(np.abs, "abs")
+# A boolean mask is all the backward pass keeps (not x, nor a float sign(x)).
+defjvp_elementwise(abs_p, lambda t, out, x: select_n(ge(x, 0), neg(t), t))
+defvectorized(abs_p)
+def_recomputable(abs_p)
+
+
+def _extremum_jvp(prim: Primitive, x_wins):
+    """The jvp of max or min: the tangent of the operand that wins, and at ties the
+    mean of both (as JAX does). `which` (0: y, 1: x, 2: a tie) is an int8 array, the
+    only value the backward pass keeps."""
+
+    def rule(primals, tangents):
+        x, y = primals
+        tx, ty = tangents
+        out = prim.bind(x, y)
+        which = select_n(eq(x, y), convert_element_type(x_wins(x, y), np.int8), np.int8(2))
+        if type(tx) is Zero:
+            tx, tie = zero_scalar(out), mul(0.5, ty)
+        elif type(ty) is Zero:
+            ty, tie = zero_scalar(out), mul(0.5, tx)
+        else:
+            tie = mul(0.5, add(tx, ty))
+        return [out], [fit_tangent(select_n(which, ty, tx, tie), out)]
+
+    return rule
+
+
+max_p = Primitive("max")
+
+
+def max(x, y):  # noqa: A001 — lax's name
+    return max_p.bind(x, y)
+
+
+impl_rules[max_p] = np.maximum
+abstract_eval_rules[max_p] = ufunc_abstract_eval(np.maximum, "max")
+jvp_rules[max_p] = _extremum_jvp(max_p, gt)
+defbroadcasting(max_p)
+def_recomputable(max_p)
+
+min_p = Primitive("min")
+
+
+def min(x, y):  # noqa: A001 — lax's name
+    return min_p.bind(x, y)
+
+
+impl_rules[min_p] = np.minimum
+abstract_eval_rules[min_p] = ufunc_abstract_eval(np.minimum, "min")
+jvp_rules[min_p] = _extremum_jvp(min_p, lt)
+defbroadcasting(min_p)
+def_recomputable(min_p)
+
+clamp_p = Primitive("clamp", operand_names=("min", "x", "max"))
+
+
+def clamp(lo, x, hi):
+    """`min(max(x, lo), hi)`, like jax.lax.clamp (but broadcasting like numpy)."""
+    return clamp_p.bind(lo, x, hi)
+
+
+impl_rules[clamp_p] = lambda lo, x, hi: np.minimum(np.maximum(x, lo), hi)
+_clamp_below = ufunc_abstract_eval(np.maximum, "clamp")
+_clamp_above = ufunc_abstract_eval(np.minimum, "clamp")
+abstract_eval_rules[clamp_p] = lambda lo, x, hi: _clamp_above(_clamp_below(x, lo), hi)
+
+
+def _tangent_where(mask, t, out):
+    return select_n(mask, zero_scalar(out), t)
+
+
+# Each operand's tangent flows where the output is that operand (JAX's conditions).
+defjvp_elementwise(clamp_p,
+                   lambda t, out, lo, x, hi: _tangent_where(and_(gt(lo, x), lt(lo, hi)), t, out),
+                   lambda t, out, lo, x, hi: _tangent_where(and_(gt(x, lo), lt(x, hi)), t, out),
+                   lambda t, out, lo, x, hi: _tangent_where(lt(hi, x), t, out))
+defbroadcasting(clamp_p)
+def_recomputable(clamp_p)

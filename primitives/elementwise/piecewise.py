@@ -1,0 +1,278 @@
+"""Piecewise-constant elementwise primitives, and selection.
+
+Comparisons, bitwise logic and rounding have zero derivatives (`defjvp_zero`): their
+outputs are integers or booleans, or floats that are locally constant. `select_n`
+chooses between its cases elementwise; its derivative is the same choice between
+the cases' tangents, and it is linear in its cases.
+
+All of them are cheap, so partial evaluation may recompute them (`def_recomputable`)
+rather than keep their outputs for the backward pass.
+"""
+
+from __future__ import annotations
+
+import enum
+
+import numpy as np
+
+from ...core.activity import Zero
+from ...core.avals import ShapedArray, is_float, result_dtype
+from ...core.errors import DTypeError, ShapeError
+from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
+from ...interpreters.ad import defjvp_zero, jvp_rules
+from ...interpreters.batching import defvectorized
+from ...interpreters.partial_eval import def_recomputable
+from ...interpreters.transpose import (
+    Masked,
+    def_elementwise_transpose,
+    is_linear,
+    transpose_rules,
+)
+from .ufunc_rules import (
+    broadcast_shapes,
+    defbroadcasting,
+    fit_tangent,
+    ufunc_abstract_eval,
+    unbroadcast_cotangent,
+    zero_scalar,
+)
+
+# ---------------------------------------------------------------------------------
+# Comparisons, logic and rounding: piecewise constant, so their derivatives are zero.
+# Each is a numpy ufunc with the same rules around it, so each is one row (rules as
+# data); bitwise logic is on booleans and integers, floats are a DTypeError.
+
+
+def def_piecewise_constant(name: str, ufunc: np.ufunc) -> Primitive:
+    """The primitive `name` computing `ufunc`, with a zero derivative; cheap, so
+    partial evaluation may recompute it."""
+    prim = Primitive(name)
+    impl_rules[prim] = ufunc
+    abstract_eval_rules[prim] = ufunc_abstract_eval(ufunc, name)
+    defjvp_zero(prim)
+    (defbroadcasting if ufunc.nin > 1 else defvectorized)(prim)
+    def_recomputable(prim)
+    return prim
+
+
+eq_p = def_piecewise_constant("eq", np.equal)
+ne_p = def_piecewise_constant("ne", np.not_equal)
+lt_p = def_piecewise_constant("lt", np.less)
+le_p = def_piecewise_constant("le", np.less_equal)
+gt_p = def_piecewise_constant("gt", np.greater)
+ge_p = def_piecewise_constant("ge", np.greater_equal)
+is_finite_p = def_piecewise_constant("is_finite", np.isfinite)
+and_p = def_piecewise_constant("and", np.bitwise_and)
+or_p = def_piecewise_constant("or", np.bitwise_or)
+xor_p = def_piecewise_constant("xor", np.bitwise_xor)
+not_p = def_piecewise_constant("not", np.invert)
+sign_p = def_piecewise_constant("sign", np.sign)
+floor_p = def_piecewise_constant("floor", np.floor)
+ceil_p = def_piecewise_constant("ceil", np.ceil)
+floor_divide_p = def_piecewise_constant("floor_divide", np.floor_divide)
+
+
+def eq(x, y):
+    return eq_p.bind(x, y)
+
+
+def ne(x, y):
+    return ne_p.bind(x, y)
+
+
+def lt(x, y):
+    return lt_p.bind(x, y)
+
+
+def le(x, y):
+    return le_p.bind(x, y)
+
+
+def gt(x, y):
+    return gt_p.bind(x, y)
+
+
+def ge(x, y):
+    return ge_p.bind(x, y)
+
+
+def is_finite(x):
+    return is_finite_p.bind(x)
+
+
+def and_(x, y):
+    return and_p.bind(x, y)
+
+
+def or_(x, y):
+    return or_p.bind(x, y)
+
+
+def xor(x, y):
+    return xor_p.bind(x, y)
+
+
+def not_(x):
+    return not_p.bind(x)
+
+
+def sign(x):
+    return sign_p.bind(x)
+
+
+def floor(x):
+    return floor_p.bind(x)
+
+
+def ceil(x):
+    return ceil_p.bind(x)
+
+
+def floor_divide(x, y):
+    """numpy.floor_divide, exact on integers (a step function: zero derivative)."""
+    return floor_divide_p.bind(x, y)
+
+
+class RoundingMethod(enum.IntEnum):
+    """How `round` breaks ties; the values are jax.lax.RoundingMethod's."""
+
+    AWAY_FROM_ZERO = 0
+    TO_NEAREST_EVEN = 1
+
+
+round_p = Primitive("round")
+
+
+def round(x, rounding_method=RoundingMethod.TO_NEAREST_EVEN):  # noqa: A001 — lax's name
+    """Round to integral values; ties to even by default, as numpy.round does (note
+    that jax.lax.round's default is AWAY_FROM_ZERO). Integers are returned as they are."""
+    return round_p.bind(x, rounding_method=RoundingMethod(rounding_method))
+
+
+_ROUNDABLE = "fiu"  # dtype kinds; numpy would round booleans to float16
+
+
+def round_impl(x, *, rounding_method):
+    dtype = np.result_type(x)
+    if dtype.kind not in _ROUNDABLE:
+        raise TypeError("round of a non-number")  # the abstract eval explains
+    if rounding_method is RoundingMethod.TO_NEAREST_EVEN or not is_float(dtype):
+        return np.round(x)
+    whole = np.trunc(x)  # the fraction x - whole is exact
+    return whole + np.where(np.abs(x - whole) >= 0.5, np.sign(x), 0)
+
+
+impl_rules[round_p] = round_impl
+
+
+def round_abstract_eval(x, *, rounding_method):
+    if x.dtype.kind not in _ROUNDABLE:
+        raise DTypeError(f"round: not defined for operand dtype {x.dtype.name}")
+    return x
+
+
+abstract_eval_rules[round_p] = round_abstract_eval
+defjvp_zero(round_p)
+defvectorized(round_p)
+def_recomputable(round_p)
+
+# ---------------------------------------------------------------------------------
+# Selection
+
+select_n_p = Primitive("select_n", operand_names=("which",))
+
+
+def select_n(which, *cases):
+    """`cases[which]` elementwise, like jax.lax.select_n: `which` is boolean (at most
+    two cases: False picks the first) or integer; all operands broadcast like numpy
+    and the cases' dtypes promote like numpy's."""
+    return select_n_p.bind(which, *cases)
+
+
+def _check_which(which_dtype: np.dtype, n_cases: int) -> None:
+    """Checked by the impl too: numpy would accept a float `which`, or a boolean one
+    with more cases, where a staged select_n would not."""
+    if which_dtype.kind not in "biu":
+        raise DTypeError(f"select_n: `which` must be boolean or integer, got {which_dtype.name}")
+    if which_dtype == np.bool_ and n_cases > 2:
+        raise DTypeError(f"select_n: a boolean `which` selects from at most two cases, "
+                         f"got {n_cases}")
+
+
+def select_n_impl(which, *cases):
+    which_dtype = np.result_type(which)
+    _check_which(which_dtype, len(cases))
+    dtype = np.result_type(*cases)
+    cases = [np.asarray(c, dtype) for c in cases]
+    if len(cases) == 2 and which_dtype == np.bool_:
+        return np.where(which, cases[1], cases[0])
+    return np.choose(which, cases)
+
+
+impl_rules[select_n_p] = select_n_impl
+
+
+def select_n_abstract_eval(which: ShapedArray, *cases: ShapedArray) -> ShapedArray:
+    if not cases:
+        raise ShapeError("select_n: needs at least one case")
+    _check_which(which.dtype, len(cases))
+    shape = broadcast_shapes("select_n", (which, *cases))
+    return ShapedArray(shape, result_dtype(*cases), all(c.weak_type for c in cases))
+
+
+abstract_eval_rules[select_n_p] = select_n_abstract_eval
+
+
+def select_n_jvp(primals, tangents):
+    """The same choice between the cases' tangents; an inactive case's tangent is a
+    scalar zero that broadcasts, never an array of zeros. `which`, boolean or
+    integer, is always inactive."""
+    which, *cases = primals
+    out = select_n(which, *cases)
+    zero = zero_scalar(out)
+    t = select_n(which, *(zero if type(t) is Zero else t for t in tangents[1:]))
+    return [out], [fit_tangent(t, out)]
+
+
+jvp_rules[select_n_p] = select_n_jvp
+
+
+def select_n_transpose(ct, which, *cases):
+    """Linear in the cases: case i gets the cotangent where it was chosen, else zero.
+    A case of the output's type gets it `Masked`, the mask applied as late as possible
+    (see interpreters.transpose), so an infinite coefficient upstream in an unchosen
+    case gives 0, not NaN."""
+    assert not is_linear(which), "select_n is not linear in `which`"
+    zero = zero_scalar(ct)
+    ct_aval = get_aval(ct)
+
+    def case_ct(i, case):
+        def apply_mask(value):
+            return select_n(which, *(value if j == i else zero for j in range(len(cases))))
+
+        if case.aval.shape == ct_aval.shape and case.aval.dtype == ct_aval.dtype:
+            return Masked(ct, apply_mask)
+        return unbroadcast_cotangent(apply_mask(ct), case.aval)
+
+    return [None] + [case_ct(i, c) if is_linear(c) else None for i, c in enumerate(cases)]
+
+
+transpose_rules[select_n_p] = select_n_transpose
+def_elementwise_transpose(select_n_p)  # its cases' cotangents stay masked, masks composed
+defbroadcasting(select_n_p)
+def_recomputable(select_n_p)
+
+# ---------------------------------------------------------------------------------
+stop_gradient_p = Primitive("stop_gradient")
+
+
+def stop_gradient(x):
+    """`x`, inactive at every level: no derivative flows through it."""
+    return stop_gradient_p.bind(x)
+
+
+impl_rules[stop_gradient_p] = lambda x: x
+abstract_eval_rules[stop_gradient_p] = lambda x: x
+defjvp_zero(stop_gradient_p)
+# transpose: none; the output is never linear in anything
+defvectorized(stop_gradient_p)

@@ -1,0 +1,566 @@
+"""The indexing family: reading and writing the parts of an array that integer
+operands point at.
+
+Index operands are integer arrays, so they are inactive by type: they reach a jvp
+rule with a `Zero` tangent and are never differentiated, yet they may be traced (a
+loop counter, the result of an argsort). Two kinds of primitives:
+
+* `dynamic_slice` / `dynamic_update_slice` read and write a contiguous block at
+  scalar start indices, clamped like XLA so that the block stays in bounds;
+* `gather` / `scatter_add` / `scatter` / `scatter_mul` are numpy's advanced
+  indexing. One description serves all four: integer arrays `indices`, one per axis
+  in the increasing `axes`, every other axis taken whole. The indexed region is
+  `x[ix]` where `ix` has `indices[i]` at `axes[i]` and `:` elsewhere, so each impl is
+  one numpy statement and the index dimensions sit where numpy puts them (in place
+  if `axes` are consecutive, else in front). Negative indices wrap, out-of-bounds
+  ones raise IndexError, as in numpy.
+
+`getitem` and `index_update` turn any numpy index into these primitives (with the
+structural ones for basic indexing); `index_expressions` reads the index.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+
+from ...core.activity import Zero
+from ...core.avals import ShapedArray, tangent_aval
+from ...core.errors import DTypeError, ShapeError
+from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
+from ...interpreters.ad import add_tangents, instantiate_zeros, jvp_rules, zeros
+from ...interpreters.batching import batch_rules, batch_size
+from ...interpreters.transpose import is_linear, transpose_rules
+from ..elementwise import add, clamp, div, eq, mul, select_n
+from ..shape.structural import (
+    aval_of,
+    batch_axis_first,
+    broadcast_in_dim,
+    checked_impl,
+    convert_element_type,
+    inserted,
+    iota,
+    matchaxis,
+    moveaxis,
+    reshape,
+    transpose,
+)
+from .index_expressions import (
+    basic_getitem,
+    fit_updates,
+    index_plan,
+    is_index_array,
+    normalize_index,
+)
+
+
+def deflinear_in_leading(prim: Primitive, n_linear: int) -> None:
+    """`prim` is linear jointly in its first `n_linear` operands; the others are
+    integer indices, whose tangents are always Zero. The tangent is `prim` applied to
+    the tangents of the linear operands (zeros for inactive ones) and the indices."""
+
+    def rule(primals, tangents, **params):
+        out = prim.bind(*primals, **params)
+        linear = [instantiate_zeros(t) for t in tangents[:n_linear]]
+        return [out], [prim.bind(*linear, *primals[n_linear:], **params)]
+
+    jvp_rules[prim] = rule
+
+
+def full(value, dtype, shape):
+    """A constant array for a rule's known computations (`zeros` is for tangents:
+    the transpose takes it for the zero linear map)."""
+    return broadcast_in_dim(np.dtype(dtype).type(value), shape, ())
+
+
+def _check_scalar_indices(name: str, starts, x: ShapedArray) -> None:
+    if len(starts) != x.ndim:
+        raise ShapeError(f"{name}: {len(starts)} start indices for the {x.ndim} axes of "
+                         f"{x.str_short()}")
+    for i, s in enumerate(starts):
+        if s.shape != () or s.dtype.kind not in "iu":
+            raise DTypeError(f"{name}: start indices must be integer scalars, but start "
+                             f"index {i} is {s.str_short()}")
+
+
+def _block(shape, starts, sizes) -> tuple[slice, ...]:
+    """The block of `sizes` at `starts`, each start clamped into [0, dim - size]."""
+    begins = [min(max(int(s), 0), d - k) for s, d, k in zip(starts, shape, sizes)]
+    return tuple(slice(b, b + k) for b, k in zip(begins, sizes))
+
+
+def _block_indices(starts, start_dims, shape, sizes) -> tuple[list, list]:
+    """Index arrays for the block of `sizes` at `starts` (clamped like `_block`), one
+    per axis of `shape`, for a gather or scatter over all axes: what a dynamic slice
+    or update becomes when its starts differ between lanes. Array i is start i plus
+    0, 1, ... along axis i; a batched start (one per lane) puts the lanes first.
+    Returns the arrays and their batch axes."""
+    indices = []
+    for i, (start, d) in enumerate(zip(starts, start_dims)):
+        start = clamp(0, convert_element_type(start, np.int64), shape[i] - sizes[i])
+        if d is not None:
+            start = reshape(start, (get_aval(start).shape[0],) + (1,) * len(shape))
+        offsets = iota(np.int64, tuple(k if j == i else 1 for j, k in enumerate(sizes)), i)
+        indices.append(add(start, offsets))
+    return indices, [None if d is None else 0 for d in start_dims]
+
+
+def _unbatched_shape(x, dim: int | None) -> tuple[int, ...]:
+    shape = get_aval(x).shape
+    return shape if dim is None else shape[:dim] + shape[dim + 1:]
+
+
+# ---------------------------------------------------------------------------------
+dynamic_slice_p = Primitive("dynamic_slice", operand_names=("operand",))
+
+
+def dynamic_slice(x, start_indices, slice_sizes):
+    """jax.lax.dynamic_slice: the block of `slice_sizes` at (traced) `start_indices`."""
+    return dynamic_slice_p.bind(x, *start_indices,
+                                slice_sizes=tuple(int(k) for k in slice_sizes))
+
+
+def dynamic_slice_abstract_eval(x, *starts, slice_sizes):
+    _check_scalar_indices("dynamic_slice", starts, x)
+    if len(slice_sizes) != x.ndim or any(not 0 <= k <= d for k, d in zip(slice_sizes, x.shape)):
+        raise ShapeError(f"dynamic_slice: slice_sizes {slice_sizes} do not fit in "
+                         f"{x.str_short()}")
+    return ShapedArray(slice_sizes, x.dtype, x.weak_type)
+
+
+def dynamic_slice_impl(x, *starts, slice_sizes):
+    x = np.asarray(x)
+    return x[_block(x.shape, starts, slice_sizes)]
+
+
+# numpy would truncate a float start index: check first (as for all this family)
+impl_rules[dynamic_slice_p] = checked_impl(dynamic_slice_impl, dynamic_slice_abstract_eval)
+abstract_eval_rules[dynamic_slice_p] = dynamic_slice_abstract_eval
+deflinear_in_leading(dynamic_slice_p, 1)
+
+
+def dynamic_slice_transpose(ct, x, *starts, slice_sizes):
+    return [dynamic_update_slice(zeros(x.aval), ct, starts), *[None] * len(starts)]
+
+
+transpose_rules[dynamic_slice_p] = dynamic_slice_transpose
+
+
+def dynamic_slice_batch(vals, dims, *, slice_sizes):
+    """Starts the same for every lane: the block spans the whole batch axis. Starts
+    that differ: each lane's block is gathered."""
+    (x, *starts), (dx, *start_dims) = vals, dims
+    if all(d is None for d in start_dims):
+        size = get_aval(x).shape[dx]
+        return [dynamic_slice(x, inserted(starts, dx, 0), inserted(slice_sizes, dx, size))], [dx]
+    shape = _unbatched_shape(x, dx)
+    indices, index_dims = _block_indices(starts, start_dims, shape, slice_sizes)
+    return batch_rules[gather_p]([x, *indices], [dx, *index_dims], axes=tuple(range(len(shape))))
+
+
+batch_rules[dynamic_slice_p] = dynamic_slice_batch
+
+# ---------------------------------------------------------------------------------
+dynamic_update_slice_p = Primitive("dynamic_update_slice", operand_names=("operand", "update"))
+
+
+def dynamic_update_slice(x, update, start_indices):
+    """jax.lax.dynamic_update_slice: `x` with the block at `start_indices` replaced."""
+    return dynamic_update_slice_p.bind(x, update, *start_indices)
+
+
+def dynamic_update_slice_abstract_eval(x, update, *starts):
+    _check_scalar_indices("dynamic_update_slice", starts, x)
+    if update.ndim != x.ndim or any(k > d for k, d in zip(update.shape, x.shape)):
+        raise ShapeError(f"dynamic_update_slice: update {update.str_short()} does not fit in "
+                         f"{x.str_short()}")
+    if update.dtype != x.dtype:
+        raise DTypeError(f"dynamic_update_slice: update {update.str_short()} and operand "
+                         f"{x.str_short()} have different dtypes")
+    return ShapedArray(x.shape, x.dtype, x.weak_type)
+
+
+def dynamic_update_slice_impl(x, update, *starts):
+    out = np.array(x, copy=True)
+    out[_block(out.shape, starts, np.shape(update))] = update
+    return out
+
+
+impl_rules[dynamic_update_slice_p] = checked_impl(dynamic_update_slice_impl,
+                                                  dynamic_update_slice_abstract_eval)
+abstract_eval_rules[dynamic_update_slice_p] = dynamic_update_slice_abstract_eval
+deflinear_in_leading(dynamic_update_slice_p, 2)
+
+
+def dynamic_update_slice_transpose(ct, x, update, *starts):
+    ct_x = dynamic_update_slice(ct, zeros(aval_of(update)), starts) if is_linear(x) else None
+    ct_update = (dynamic_slice(ct, starts, update.aval.shape) if is_linear(update) else None)
+    return [ct_x, ct_update, *[None] * len(starts)]
+
+
+transpose_rules[dynamic_update_slice_p] = dynamic_update_slice_transpose
+
+
+def dynamic_update_slice_batch(vals, dims):
+    """Starts the same for every lane: the block spans the whole batch axis. Starts
+    that differ: each lane's block is scattered."""
+    (x, update, *starts), (dx, du, *start_dims) = vals, dims
+    size = batch_size(vals, dims)
+    if all(d is None for d in start_dims):
+        d = dx if dx is not None else du
+        x, update = matchaxis(x, dx, d, size), matchaxis(update, du, d, size)
+        return [dynamic_update_slice(x, update, inserted(starts, d, 0))], [d]
+    shape = _unbatched_shape(x, dx)
+    indices, index_dims = _block_indices(starts, start_dims, shape, _unbatched_shape(update, du))
+    return batch_rules[scatter_p]([x, update, *indices], [dx, du, *index_dims],
+                                  axes=tuple(range(len(shape))))
+
+
+batch_rules[dynamic_update_slice_p] = dynamic_update_slice_batch
+
+
+# ---------------------------------------------------------------------------------
+# Advanced indexing: the description shared by gather and the scatters
+
+
+def full_index(ndim: int, axes, indices) -> tuple:
+    """numpy's index for the region: `indices[i]` at `axes[i]`, `:` elsewhere."""
+    ix = [slice(None)] * ndim
+    for axis, index in zip(axes, indices):
+        ix[axis] = index
+    return tuple(ix)
+
+
+def region_shape(shape, axes, index_shape) -> tuple[int, ...]:
+    """The shape of `x[full_index(...)]`: numpy puts the index dimensions in place of
+    the indexed axes if these are consecutive, in front otherwise."""
+    rest = [d for i, d in enumerate(shape) if i not in axes]
+    consecutive = tuple(axes) == tuple(range(axes[0], axes[0] + len(axes))) if axes else True
+    at = axes[0] if axes and consecutive else 0
+    return (*rest[:at], *index_shape, *rest[at:])
+
+
+def region_aval(name: str, x: ShapedArray, indices, axes) -> ShapedArray:
+    """The aval of the indexed region, checking the index description."""
+    if len(indices) != len(axes) or list(axes) != sorted(set(axes)) or any(
+            not 0 <= a < x.ndim for a in axes):
+        raise ShapeError(f"{name}: axes {axes} must be increasing axes of {x.str_short()}, "
+                         f"one per index array (got {len(indices)} index arrays)")
+    for i, index in enumerate(indices):
+        if index.dtype.kind not in "iu":
+            raise DTypeError(f"{name}: index arrays must have an integer dtype, but index "
+                             f"{i} is {index.str_short()}")
+    try:
+        index_shape = np.broadcast_shapes(*(index.shape for index in indices))
+    except ValueError:
+        raise ShapeError(f"{name}: index arrays of shapes "
+                         f"{', '.join(str(i.shape) for i in indices)} do not broadcast "
+                         "together") from None
+    return ShapedArray(region_shape(x.shape, axes, index_shape), x.dtype, x.weak_type)
+
+
+def scatter_abstract_eval(name: str):
+    """Scatters write `updates`, exactly the indexed region's shape and dtype."""
+
+    def abstract_eval(x, updates, *indices, axes):
+        region = region_aval(name, x, indices, axes)
+        if updates.shape != region.shape:
+            raise ShapeError(f"{name}: updates {updates.str_short()} do not have the shape "
+                             f"{region.shape} of the region of {x.str_short()} they write")
+        if updates.dtype != x.dtype:
+            raise DTypeError(f"{name}: updates {updates.str_short()} and operand "
+                             f"{x.str_short()} have different dtypes")
+        return ShapedArray(x.shape, x.dtype, x.weak_type)
+
+    return abstract_eval
+
+
+def scatter_impl(write, abstract_eval):
+    """`write(out, index, updates)` on a copy of `x`: numpy's `ufunc.at` or `setitem`.
+    Checked first: numpy would broadcast and cast the updates, and read a boolean
+    index array as a mask."""
+
+    def impl(x, updates, *indices, axes):
+        out = np.array(x, copy=True)
+        write(out, full_index(out.ndim, axes, indices), updates)
+        return out
+
+    return checked_impl(impl, abstract_eval)
+
+
+def axes_param(axes) -> tuple[int, ...]:
+    return tuple(int(a) for a in axes)
+
+
+# Batching: with the same indices for every lane, the lanes of `x` go on an axis after
+# the indexed ones, which keep their numbers; with indices that differ, the lanes lead
+# the index arrays, and if `x` is batched too a lane index array picks each lane's `x`.
+
+
+def _index_dims_start(axes) -> int:
+    """Where numpy puts the index dimensions among the unindexed axes (`region_shape`)."""
+    consecutive = tuple(axes) == tuple(range(axes[0], axes[0] + len(axes))) if axes else True
+    return axes[0] if axes and consecutive else 0
+
+
+def _index_rank(indices, dims) -> int:
+    """The rank of the index arrays broadcast together, for one lane."""
+    return max((get_aval(i).ndim - (d is not None) for i, d in zip(indices, dims)), default=0)
+
+
+def _lanes_after_indexed(x, dim, axes, size):
+    """`x` with its lanes (moved or stacked) on an axis after every indexed one."""
+    first_free = max(axes, default=-1) + 1
+    if dim is not None and dim >= first_free:
+        return x, dim
+    return matchaxis(x, dim, first_free, size), first_free
+
+
+def _region_lane_axis(dim: int, axes, k: int) -> int:
+    """Where the lanes axis of `x`, after the indexed axes at `dim`, is in the region."""
+    j = dim - len(axes)  # among the unindexed axes
+    return j if j < _index_dims_start(axes) else j + k
+
+
+def _lanes_first(indices, dims, k: int) -> list:
+    return [i if d is None else batch_axis_first(i, d, k) for i, d in zip(indices, dims)]
+
+
+def _lane_indices(size: int, k: int):
+    """The lane number, shaped to lead `k` index dimensions."""
+    return iota(np.int64, (size,) + (1,) * k, 0)
+
+
+def _swap_blocks(x, a: int, b: int):
+    """Axes 1..a of `x` trade places with the b axes after them."""
+    n = get_aval(x).ndim
+    return transpose(x, (0, *range(1 + a, 1 + a + b), *range(1, 1 + a), *range(1 + a + b, n)))
+
+
+def scatter_batch(prim: Primitive):
+    """The batching rule of a scatter: the updates are laid out like the region the
+    batched scatter writes (see `gather_batch`); a lane's writes stay in their order,
+    so of duplicate indices the same update wins in every lane."""
+
+    def rule(vals, dims, *, axes):
+        (x, updates, *indices), (dx, du, *index_dims) = vals, dims
+        size, k = batch_size(vals, dims), _index_rank(indices, index_dims)
+        if all(d is None for d in index_dims):
+            x, dx = _lanes_after_indexed(x, dx, axes, size)
+            updates = matchaxis(updates, du, _region_lane_axis(dx, axes, k), size)
+            return [prim.bind(x, updates, *indices, axes=axes)], [dx]
+        indices = _lanes_first(indices, index_dims, k)
+        updates = _swap_blocks(matchaxis(updates, du, 0, size), _index_dims_start(axes), k)
+        out = prim.bind(matchaxis(x, dx, 0, size), updates, _lane_indices(size, k), *indices,
+                        axes=(0, *(a + 1 for a in axes)))
+        return [out], [0]
+
+    return rule
+
+
+# ---------------------------------------------------------------------------------
+gather_p = Primitive("gather", operand_names=("operand",))
+
+
+def gather(x, *indices, axes):
+    """`x` indexed by the integer arrays `indices` on `axes` (numpy semantics)."""
+    return gather_p.bind(x, *indices, axes=axes_param(axes))
+
+
+def gather_abstract_eval(x, *indices, axes):
+    return region_aval("gather", x, indices, axes)
+
+
+def gather_impl(x, *indices, axes):
+    return np.asarray(x)[full_index(np.ndim(x), axes, indices)]
+
+
+impl_rules[gather_p] = checked_impl(gather_impl, gather_abstract_eval)
+abstract_eval_rules[gather_p] = gather_abstract_eval
+deflinear_in_leading(gather_p, 1)
+
+
+def gather_transpose(ct, x, *indices, axes):
+    return [scatter_add(zeros(x.aval), ct, *indices, axes=axes), *[None] * len(indices)]
+
+
+transpose_rules[gather_p] = gather_transpose
+
+
+def gather_batch(vals, dims, *, axes):
+    (x, *indices), (dx, *index_dims) = vals, dims
+    k = _index_rank(indices, index_dims)
+    if all(d is None for d in index_dims):
+        x, dx = _lanes_after_indexed(x, dx, axes, None)
+        return [gather(x, *indices, axes=axes)], [_region_lane_axis(dx, axes, k)]
+    indices = _lanes_first(indices, index_dims, k)
+    if dx is None:  # the lanes lead the index dimensions, wherever numpy puts those
+        return [gather(x, *indices, axes=axes)], [_index_dims_start(axes)]
+    x = moveaxis(x, dx, 0)
+    region = gather(x, _lane_indices(get_aval(x).shape[0], k), *indices,
+                    axes=(0, *(a + 1 for a in axes)))  # lanes, index dims, unindexed axes
+    return [_swap_blocks(region, k, _index_dims_start(axes))], [0]
+
+
+batch_rules[gather_p] = gather_batch
+
+# ---------------------------------------------------------------------------------
+scatter_add_p = Primitive("scatter_add", operand_names=("operand", "updates"))
+
+
+def scatter_add(x, updates, *indices, axes):
+    """`x` with `updates` added at the region (np.add.at: duplicates accumulate)."""
+    return scatter_add_p.bind(x, updates, *indices, axes=axes_param(axes))
+
+
+abstract_eval_rules[scatter_add_p] = scatter_abstract_eval("scatter_add")
+impl_rules[scatter_add_p] = scatter_impl(np.add.at, abstract_eval_rules[scatter_add_p])
+deflinear_in_leading(scatter_add_p, 2)
+
+
+def scatter_add_transpose(ct, x, updates, *indices, axes):
+    return [ct if is_linear(x) else None,
+            gather(ct, *indices, axes=axes) if is_linear(updates) else None,
+            *[None] * len(indices)]
+
+
+transpose_rules[scatter_add_p] = scatter_add_transpose
+batch_rules[scatter_add_p] = scatter_batch(scatter_add_p)
+
+# ---------------------------------------------------------------------------------
+scatter_p = Primitive("scatter", operand_names=("operand", "updates"))
+
+
+def scatter(x, updates, *indices, axes):
+    """`x` with the region set to `updates`; of duplicates, the last write wins."""
+    return scatter_p.bind(x, updates, *indices, axes=axes_param(axes))
+
+
+abstract_eval_rules[scatter_p] = scatter_abstract_eval("scatter")
+impl_rules[scatter_p] = scatter_impl(operator.setitem, abstract_eval_rules[scatter_p])
+deflinear_in_leading(scatter_p, 2)  # a selection of x's and the updates' entries
+
+
+def landed_updates(x_shape, updates_shape, indices, axes):
+    """True for each update that `scatter` writes last to its position: only these
+    reach the output. Scattering the updates' serial numbers, with the same indices,
+    shows which one the write order kept."""
+    ids = reshape(iota(np.int64, (math.prod(updates_shape),), 0), updates_shape)
+    winners = scatter(full(-1, np.int64, x_shape), ids, *indices, axes=axes)
+    return eq(gather(winners, *indices, axes=axes), ids)
+
+
+def scatter_transpose(ct, x, updates, *indices, axes):
+    """The region's old values never reach the output, nor do overwritten updates."""
+    ct_x = ct_updates = None
+    if is_linear(x):
+        ct_x = scatter(ct, zeros(aval_of(updates)), *indices, axes=axes)
+    if is_linear(updates):
+        kept = landed_updates(get_aval(ct).shape, updates.aval.shape, indices, axes)
+        ct_updates = select_n(kept, zeros(updates.aval), gather(ct, *indices, axes=axes))
+    return [ct_x, ct_updates, *[None] * len(indices)]
+
+
+transpose_rules[scatter_p] = scatter_transpose
+batch_rules[scatter_p] = scatter_batch(scatter_p)
+
+# ---------------------------------------------------------------------------------
+scatter_mul_p = Primitive("scatter_mul", operand_names=("operand", "updates"))
+
+
+def scatter_mul(x, updates, *indices, axes):
+    """`x` with the region multiplied by `updates` (np.multiply.at: duplicates
+    multiply)."""
+    return scatter_mul_p.bind(x, updates, *indices, axes=axes_param(axes))
+
+
+abstract_eval_rules[scatter_mul_p] = scatter_abstract_eval("scatter_mul")
+impl_rules[scatter_mul_p] = scatter_impl(np.multiply.at, abstract_eval_rules[scatter_mul_p])
+
+
+def other_factors(updates, x_shape, indices, axes):
+    """For each update, the product of the *other* updates at its position: the
+    derivative of the product with respect to it. Computed without dividing by a
+    zero update: a zero's own factor is the product of the nonzero ones if it is the
+    only zero there, and any factor is 0 where another zero shares its position.
+    Differentiating this again treats that case analysis as constant, so second
+    derivatives are exact except at zero updates (where they miss the terms of
+    the zeros that share a position)."""
+    aval = get_aval(updates)
+    is_zero = eq(updates, aval.dtype.type(0))
+    nonzero = select_n(is_zero, updates, full(1, aval.dtype, aval.shape))
+    product = gather(scatter_mul(full(1, aval.dtype, x_shape), nonzero, *indices, axes=axes),
+                     *indices, axes=axes)
+    zero_counts = scatter_add(full(0, np.int64, x_shape), convert_element_type(is_zero, np.int64),
+                              *indices, axes=axes)
+    zeros_here = gather(zero_counts, *indices, axes=axes)
+    nothing = full(0, aval.dtype, aval.shape)
+    return select_n(is_zero,
+                    select_n(eq(zeros_here, 0), nothing, div(product, nonzero)),
+                    select_n(eq(zeros_here, 1), nothing, product))
+
+
+def scatter_mul_jvp(primals, tangents, *, axes):
+    x, updates, *indices = primals
+    t_x, t_updates = tangents[:2]
+    out = scatter_mul(x, updates, *indices, axes=axes)
+    t_out = Zero(tangent_aval(get_aval(out)))
+    if type(t_x) is not Zero:
+        t_out = scatter_mul(t_x, updates, *indices, axes=axes)
+    if type(t_updates) is not Zero:
+        x_shape = get_aval(x).shape
+        factors = other_factors(updates, x_shape, indices, axes)
+        t_product = scatter_add(zeros(tangent_aval(get_aval(x))), mul(t_updates, factors),
+                                *indices, axes=axes)
+        t_out = add_tangents(t_out, mul(x, t_product))
+    return [out], [t_out]
+
+
+jvp_rules[scatter_mul_p] = scatter_mul_jvp
+
+
+def scatter_mul_transpose(ct, x, updates, *indices, axes):
+    """Linear in `x` only (the jvp never makes it linear in the updates): a diagonal
+    scaling, its own transpose."""
+    assert not is_linear(updates), "scatter_mul is linear in its operand only"
+    return [scatter_mul(ct, updates, *indices, axes=axes), None, *[None] * len(indices)]
+
+
+transpose_rules[scatter_mul_p] = scatter_mul_transpose
+batch_rules[scatter_mul_p] = scatter_batch(scatter_mul_p)
+
+
+# ---------------------------------------------------------------------------------
+# numpy indexing: `x[idx]` and `x.at[idx].set/add/multiply(values)`
+
+
+def getitem(x, idx):
+    """`x[idx]` with numpy's semantics: ints, slices (any step), None, Ellipsis,
+    integer arrays (numpy or traced, traced scalars included) and concrete boolean
+    masks. Basic indexing is a reverse, a strided slice and a reshape; any integer
+    array makes the whole index one gather."""
+    if is_index_array(idx) and idx.dtype.kind in "iu":
+        return gather(x, idx, axes=(0,))  # the most common advanced index, directly
+    shape = get_aval(x).shape
+    entries = normalize_index(idx, shape)
+    if any(is_index_array(e) for e in entries):
+        plan = index_plan(entries, shape)
+        return reshape(gather(x, *plan.indices, axes=plan.axes), plan.shape)
+    return basic_getitem(x, entries, shape)
+
+
+_SCATTERS = {"set": scatter, "add": scatter_add, "multiply": scatter_mul}
+
+
+def index_update(x, idx, values, mode: str):
+    """`x.at[idx].set(values)` (mode "set"), `.add` ("add") or `.multiply`
+    ("multiply"): one scatter over the region `x[idx]`, with `values` cast to x's
+    dtype and broadcast to the region like numpy's `x[idx] = values`."""
+    if mode not in _SCATTERS:
+        raise ValueError(f"index_update: mode must be one of {sorted(_SCATTERS)}, got {mode!r}")
+    aval = get_aval(x)
+    plan = index_plan(normalize_index(idx, aval.shape), aval.shape)
+    updates = fit_updates(values, aval.dtype, plan)
+    return _SCATTERS[mode](x, updates, *plan.indices, axes=plan.axes)

@@ -1,0 +1,2 @@
+"""Linear algebra primitives: `dot_general` (contractions), and the decompositions
+built on LAPACK."""

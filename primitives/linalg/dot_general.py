@@ -1,0 +1,155 @@
+"""The linalg family: `dot_general`, the one contraction every product is built on.
+
+numpy's `matmul`, `dot`, `tensordot`, `inner`, `outer` and `einsum` with two operands
+are all a `dot_general` (plus transposes and reshapes): a sum of products over
+*contracting* dimensions, independently for each index of the *batch* dimensions.
+Having one primitive means one bilinear jvp and one pair of transposes to get right.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...core.avals import ShapedArray, result_dtype
+from ...core.errors import ShapeError
+from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
+from ...interpreters.ad import defjvp
+from ...interpreters.batching import batch_rules, batched_axis
+from ...interpreters.transpose import is_linear, transpose_rules
+from ..shape.structural import convert_element_type, transpose
+
+dot_general_p = Primitive("dot_general", operand_names=("lhs", "rhs"))
+
+
+def dot_general(x, y, dimension_numbers, preferred_element_type=None):
+    """jax.lax.dot_general: `dimension_numbers = ((lhs_contracting, rhs_contracting),
+    (lhs_batch, rhs_batch))`; the output's dimensions are the batch dimensions, then
+    the lhs's free dimensions, then the rhs's, each in their operand's order."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    dims = ((_ints(lc), _ints(rc)), (_ints(lb), _ints(rb)))
+    if preferred_element_type is not None:
+        preferred_element_type = np.dtype(preferred_element_type)
+    return dot_general_p.bind(x, y, dimension_numbers=dims,
+                              preferred_element_type=preferred_element_type)
+
+
+def _ints(dims) -> tuple[int, ...]:
+    return tuple(int(d) for d in dims)
+
+
+def free_dims(ndim: int, contracting, batch) -> list[int]:
+    """The dimensions of an operand that appear in the output, in order."""
+    return [d for d in range(ndim) if d not in contracting and d not in batch]
+
+
+def dot_general_impl(x, y, *, dimension_numbers, preferred_element_type):
+    """One matmul: each operand is laid out as (batch, free, contracting) and
+    flattened to a matrix (a stack of them with batch dimensions). For 2-d operands
+    the layout change is a transposed view, which BLAS reads without a copy."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    dtype = np.result_type(x, y) if preferred_element_type is None else preferred_element_type
+    x, y = np.asarray(x, dtype), np.asarray(y, dtype)
+    if not lb and lc == (x.ndim - 1,) and rc == (0,) and x.ndim <= 2 and y.ndim <= 2:
+        return np.matmul(x, y)  # the common case, with the least Python around it
+    if not lb and not lc:
+        return np.multiply.outer(x, y)  # an outer product (a weight's cotangent)
+    if [x.shape[d] for d in lc + lb] != [y.shape[d] for d in rc + rb]:
+        # the matmul could succeed on equal products of mismatched sizes: let
+        # eval_primitive ask the abstract eval for the error
+        raise ValueError("dot_general: mismatched dimensions")
+    lf, rf = free_dims(x.ndim, lc, lb), free_dims(y.ndim, rc, rb)
+    batch = [x.shape[d] for d in lb]
+    out_shape = (*batch, *(x.shape[d] for d in lf), *(y.shape[d] for d in rf))
+    m, k, n = (math.prod(x.shape[d] for d in lf), math.prod(x.shape[d] for d in lc),
+               math.prod(y.shape[d] for d in rf))
+    lead = [math.prod(batch)] if lb else []
+    x_mat = np.transpose(x, (*lb, *lf, *lc)).reshape(*lead, m, k)
+    y_mat = np.transpose(y, (*rb, *rc, *rf)).reshape(*lead, k, n)
+    return np.matmul(x_mat, y_mat).reshape(out_shape)
+
+
+impl_rules[dot_general_p] = dot_general_impl
+
+
+def dot_general_abstract_eval(x, y, *, dimension_numbers, preferred_element_type):
+    (lc, rc), (lb, rb) = dimension_numbers
+    for aval, side, dims in ((x, "lhs", lc + lb), (y, "rhs", rc + rb)):
+        if len(set(dims)) != len(dims) or any(not 0 <= d < aval.ndim for d in dims):
+            raise ShapeError(f"dot_general: contracting and batch dimensions {dims} of the "
+                             f"{side} {aval.str_short()} must be distinct and in range")
+    for kind, ldims, rdims in (("contracting", lc, rc), ("batch", lb, rb)):
+        lsizes, rsizes = [x.shape[d] for d in ldims], [y.shape[d] for d in rdims]
+        if lsizes != rsizes:
+            raise ShapeError(f"dot_general: {kind} dimensions {ldims} of lhs {x.str_short()} "
+                             f"and {rdims} of rhs {y.str_short()} have sizes "
+                             f"{tuple(lsizes)} and {tuple(rsizes)}")
+    shape = (*(x.shape[d] for d in lb), *(x.shape[d] for d in free_dims(x.ndim, lc, lb)),
+             *(y.shape[d] for d in free_dims(y.ndim, rc, rb)))
+    if preferred_element_type is not None:
+        return ShapedArray(shape, preferred_element_type)
+    return ShapedArray(shape, result_dtype(x, y), x.weak_type and y.weak_type)
+
+
+abstract_eval_rules[dot_general_p] = dot_general_abstract_eval
+defjvp(dot_general_p,
+       lambda t, out, x, y, **params: dot_general(t, y, **params),
+       lambda t, out, x, y, **params: dot_general(x, t, **params))
+
+
+def transpose_lhs(ct, x_aval: ShapedArray, y, dimension_numbers, swap_ans=False):
+    """The cotangent of the lhs: contract `ct` with `y` over everything that is not
+    the lhs's, then permute the result into the lhs's layout. With `swap_ans` the
+    lhs is the original rhs, whose free dimensions come last in `ct`."""
+    (xc, yc), (xb, yb) = dimension_numbers
+    x_free = free_dims(x_aval.ndim, xc, xb)
+    y_free = free_dims(get_aval(y).ndim, yc, yb)
+    nb = len(xb)
+    first_y_free = nb if swap_ans else nb + len(x_free)
+    ct_y_free = tuple(range(first_y_free, first_y_free + len(y_free)))
+    dims = ((ct_y_free, tuple(y_free)), (tuple(range(nb)), yb))
+    # The product's dimensions: batch, x_free, then y's contracting dimensions in
+    # increasing order, which pair with x's contracting dimensions `xc`.
+    xc_by_y = [xc[i] for i in np.argsort(yc, kind="stable")]
+    layout = [*xb, *x_free, *xc_by_y]
+    x_bar = transpose(dot_general(ct, y, dims), tuple(int(i) for i in np.argsort(layout)))
+    return convert_element_type(x_bar, x_aval.dtype)
+
+
+def dot_general_transpose(ct, x, y, *, dimension_numbers, preferred_element_type):
+    """Bilinear: the program is linear in one operand, the other is a known value."""
+    if is_linear(x):
+        return [transpose_lhs(ct, x.aval, y, dimension_numbers), None]
+    (xc, yc), (xb, yb) = dimension_numbers
+    swapped = ((yc, xc), (yb, xb))
+    return [None, transpose_lhs(ct, y.aval, x, swapped, swap_ans=True)]
+
+
+transpose_rules[dot_general_p] = dot_general_transpose
+
+
+def dot_general_batch(vals, dims, *, dimension_numbers, preferred_element_type):
+    """Both operands batched: their batch axes are one more batch dimension, the
+    output's first. One batched: its batch axis is one more free dimension of it,
+    which the output keeps in place among that operand's free dimensions."""
+    (x, y), (dx, dy) = vals, dims
+    (lc, rc), (lb, rb) = dimension_numbers
+    lc, lb, rc, rb = _around(lc, dx), _around(lb, dx), _around(rc, dy), _around(rb, dy)
+    if dx is not None and dy is not None:
+        lb, rb, out_dim = (dx, *lb), (dy, *rb), 0
+    elif dx is not None:
+        out_dim = len(lb) + free_dims(get_aval(x).ndim, lc, lb).index(dx)
+    else:
+        lhs_free = len(free_dims(get_aval(x).ndim, lc, lb))
+        out_dim = len(lb) + lhs_free + free_dims(get_aval(y).ndim, rc, rb).index(dy)
+    out = dot_general(x, y, ((lc, rc), (lb, rb)), preferred_element_type)
+    return [out], [out_dim]
+
+
+def _around(axes, dim: int | None) -> tuple[int, ...]:
+    """An operand's axes renumbered around its batch axis, if it has one."""
+    return axes if dim is None else tuple(batched_axis(a, dim) for a in axes)
+
+
+batch_rules[dot_general_p] = dot_general_batch
