@@ -12,6 +12,8 @@ from .api import lax, numpy, scipy, tree_util
 from .api.jacobian import hessian, jacfwd, jacrev
 from .api.numpy import _methods  # noqa: F401 — installs operators on tracers
 from .api.numpy import linalg as _numpy_linalg
+from .primitives.linalg import cholesky as _cholesky  # noqa: F401 — until namespaces import it
+from .primitives.linalg import eigh as _eigh, lu as _lu, qr as _qr, svd as _svd  # noqa: F401
 from .api.residuals import activity_jaxpr, print_activity, print_saved_residuals, saved_residuals
 from .api.scipy import special as _scipy_special
 from .api.transforms import grad, jit, jvp, linearize, make_jaxpr, value_and_grad, vjp
