@@ -1,20 +1,20 @@
 """inert: JAX-style program transformations for numpy, with activity analysis.
 
-This module only re-exports. `inert.numpy`, `inert.lax`, `inert.scipy(.special)` and
-`inert.tree_util` live under `api/` and are registered here under those names, the way
-the standard library provides `os.path`: a folder named `numpy` at the repository root
-would shadow the real numpy.
+This module only re-exports. `inert.numpy(.linalg)`, `inert.lax(.linalg)`,
+`inert.scipy(.linalg, .special)` and `inert.tree_util` live under `api/` and are
+registered here under those names, the way the standard library provides `os.path`: a
+folder named `numpy` at the repository root would shadow the real numpy.
 """
 
 import sys as _sys
 
 from .api import lax, numpy, scipy, tree_util
 from .api.jacobian import hessian, jacfwd, jacrev
+from .api.lax import linalg as _lax_linalg
 from .api.numpy import _methods  # noqa: F401 — installs operators on tracers
 from .api.numpy import linalg as _numpy_linalg
-from .primitives.linalg import cholesky as _cholesky  # noqa: F401 — until namespaces import it
-from .primitives.linalg import eigh as _eigh, lu as _lu, qr as _qr, svd as _svd  # noqa: F401
 from .api.residuals import activity_jaxpr, print_activity, print_saved_residuals, saved_residuals
+from .api.scipy import linalg as _scipy_linalg
 from .api.scipy import special as _scipy_special
 from .api.transforms import grad, jit, jvp, linearize, make_jaxpr, value_and_grad, vjp
 from .api.vmap import vmap
@@ -29,7 +29,9 @@ from .primitives.control.custom_derivatives import custom_jvp, custom_vjp
 from .primitives.elementwise import stop_gradient
 
 for _name, _module in [("numpy", numpy), ("numpy.linalg", _numpy_linalg), ("lax", lax),
-                       ("scipy", scipy), ("scipy.special", _scipy_special),
+                       ("lax.linalg", _lax_linalg),
+                       ("scipy", scipy), ("scipy.linalg", _scipy_linalg),
+                       ("scipy.special", _scipy_special),
                        ("tree_util", tree_util), ("errors", errors)]:
     _sys.modules[f"{__name__}.{_name}"] = _module
 

@@ -101,6 +101,7 @@ from ...primitives.shape.structural import (
 from ...primitives.special import betainc as regularized_incomplete_beta
 from ...primitives.special import digamma, erf, erfc, erfinv, igamma, igammac, polygamma, zeta
 from ...primitives.special import gammaln as lgamma
+from . import linalg
 
 
 def select(pred, on_true, on_false):
@@ -146,7 +147,7 @@ __all__ = [
     "cummax", "cummin", "cumprod", "cumsum", "digamma", "div", "dot", "dot_general",
     "dynamic_slice", "dynamic_update_slice", "eq", "erf", "erfc", "erfinv", "exp", "exp2",
     "expand_dims", "expm1", "floor", "fori_loop", "full", "full_like", "ge", "gt", "igamma",
-    "igammac", "integer_pow", "iota", "is_finite", "le", "lgamma", "log", "log1p",
+    "igammac", "integer_pow", "iota", "is_finite", "le", "lgamma", "linalg", "log", "log1p",
     "logistic", "lt", "max", "min", "mul", "ne", "neg", "not_", "or_", "pad", "polygamma",
     "pow", "reduce_and", "reduce_max", "reduce_min", "reduce_or", "reduce_prod",
     "reduce_sum", "regularized_incomplete_beta", "rem", "reshape", "rev", "round", "rsqrt",

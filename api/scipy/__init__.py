@@ -1,9 +1,10 @@
-"""`inert.scipy`: holds the `special` namespace, as `scipy` does."""
+"""`inert.scipy`: holds the `linalg` and `special` namespaces, as `scipy` does."""
 
+from . import linalg as linalg  # noqa: F401
 from . import special as special  # noqa: F401
 
 __all__ = [
-    "special",
+    "linalg", "special",
 ]
 
 

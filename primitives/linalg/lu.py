@@ -28,7 +28,7 @@ from ...core.activity import Zero
 from ...core.avals import ShapedArray, result_dtype, tangent_aval
 from ...core.errors import ShapeError
 from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
-from ...interpreters.ad import jvp_rules
+from ...interpreters.ad import defjvp_zero, jvp_rules
 from ...interpreters.batching import batch_rules, batch_size
 from ...interpreters.transpose import is_linear, transpose_rules
 from ..elementwise import add, neg, sub
@@ -62,18 +62,17 @@ def lu_impl(a):
     with warnings.catch_warnings():  # scipy warns of an exactly singular matrix
         warnings.simplefilter("ignore", scipy.linalg.LinAlgWarning)
         factors, pivots = scipy.linalg.lu_factor(a, check_finite=False)
-    return [factors, pivots, permutation_of_pivots(pivots)]
+    return [factors, pivots, permutation_of_pivots(pivots, np.shape(a)[-1])]
 
 
-def permutation_of_pivots(pivots):
-    """The permutation that LAPACK's row swaps (row i with row pivots[i], in turn)
-    make, for a whole stack at once: one step per row."""
+def permutation_of_pivots(pivots, size: int):
+    """The permutation of `size` rows that LAPACK's row swaps (row i with row
+    pivots[i], in turn) make, for a whole stack at once: one step per swap."""
     pivots = np.asarray(pivots)
-    n = pivots.shape[-1]
-    perm = np.broadcast_to(np.arange(n, dtype=np.int32), pivots.shape).copy()
-    rows = perm.reshape(-1, n)
+    perm = np.broadcast_to(np.arange(size, dtype=np.int32), (*pivots.shape[:-1], size)).copy()
+    rows = perm.reshape(-1, size)
     lanes = np.arange(rows.shape[0])
-    for i, j in enumerate(pivots.reshape(-1, n).T):
+    for i, j in enumerate(pivots.reshape(rows.shape[0], -1).T):
         rows[lanes, i], rows[lanes, j] = rows[lanes, j], rows[lanes, i]
     return perm
 
@@ -132,6 +131,39 @@ def lu_solve(factors, perm, b, trans: int = 0):
     y = triangular_solve(factors, matmul(p, b), left_side=True, lower=True, unit_diagonal=True)
     return triangular_solve(factors, y, left_side=True, lower=False)
 
+
+# ---------------------------------------------------------------------------------
+lu_pivots_to_permutation_p = Primitive("lu_pivots_to_permutation")
+
+
+def lu_pivots_to_permutation(pivots, permutation_size: int):
+    """The permutation that `lu`'s row swaps make (jax.lax.linalg's function), for
+    `lu_solve` from scipy's `(lu, piv)` pair."""
+    return lu_pivots_to_permutation_p.bind(pivots, permutation_size=int(permutation_size))
+
+
+def lu_pivots_to_permutation_abstract_eval(pivots, *, permutation_size):
+    if pivots.dtype.kind not in "iu" or pivots.ndim < 1 or \
+            pivots.shape[-1] > permutation_size:
+        raise ShapeError(f"lu_pivots_to_permutation: pivots must be integers (..., k) with "
+                         f"k <= {permutation_size}, got {pivots.str_short()}")
+    return ShapedArray((*pivots.shape[:-1], permutation_size), np.dtype(np.int32))
+
+
+abstract_eval_rules[lu_pivots_to_permutation_p] = lu_pivots_to_permutation_abstract_eval
+impl_rules[lu_pivots_to_permutation_p] = checked_impl(
+    lambda pivots, *, permutation_size: permutation_of_pivots(pivots, permutation_size),
+    lu_pivots_to_permutation_abstract_eval)
+defjvp_zero(lu_pivots_to_permutation_p)  # integers: no derivative
+# transpose: none, not linear
+
+
+def lu_pivots_to_permutation_batch(vals, dims, *, permutation_size):
+    (pivots,), (d,) = vals, dims
+    return [lu_pivots_to_permutation(moveaxis(pivots, d, 0), permutation_size)], [0]
+
+
+batch_rules[lu_pivots_to_permutation_p] = lu_pivots_to_permutation_batch
 
 # ---------------------------------------------------------------------------------
 solve_p = Primitive("solve", operand_names=("a", "b"))

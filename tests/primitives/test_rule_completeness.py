@@ -12,10 +12,11 @@ LINEAR = {
     "add", "add_any", "broadcast_in_dim", "checkpoint", "concatenate", "cond", "custom_jvp_call",
     "custom_lin",
     "convert_element_type",
-    "cumsum", "div", "dot_general", "solve", "triangular_solve", "dynamic_slice", "dynamic_update_slice", "expand_dims",
+    "cumsum", "div", "dot_general", "dynamic_slice", "dynamic_update_slice", "expand_dims",
     "gather", "mul", "neg", "pad", "reduce_sum", "reshape", "rev", "scan", "scatter",
     "scatter_add", "scatter_mul", "select_n", "slice", "squeeze", "sub", "transpose",
     "xlog1py", "xlogy", "zeros",
+    "expm_frechet", "solve", "triangular_solve",  # linear in their second operand
 }
 
 

@@ -19,6 +19,7 @@ import inert
 from inert.errors import DTypeError, LinAlgError, NonDifferentiableError, ShapeError
 from inert.primitives.linalg import cholesky as ch
 from inert.primitives.linalg import eigh as eg
+from inert.primitives.linalg import expm as ex
 from inert.primitives.linalg import lu as lu_mod
 from inert.primitives.linalg import qr as qr_mod
 from inert.primitives.linalg import svd as svd_mod
@@ -110,6 +111,9 @@ def _tri_cases():
 CASES = [
     Case("cholesky", ch.cholesky, (spd,), ((4, 4),), np.linalg.cholesky),
     *_tri_cases(),
+    Case("expm", ex.expm, (general,), ((3, 3),), scipy.linalg.expm),
+    Case("expm_frechet", ex.expm_frechet, (general, general), ((3, 3), (3, 3)),
+         lambda a, e: scipy.linalg.expm_frechet(a, e, compute_expm=False)),
     Case("lu-factors", lambda a: lu_mod.lu(a)[0], (general,), ((4, 4),),
          lambda a: scipy.linalg.lu_factor(a)[0]),
     Case("solve", lu_mod.solve, (general, general), ((4, 4), (4, 2)), np.linalg.solve),
@@ -181,6 +185,8 @@ def _lane(out, i):
     (qr_mod.qr_p, ("tall",), {"full_matrices": False}),
     (qr_mod.qr_p, ("tall",), {"full_matrices": True}),
     (eg.eigh_p, ("symmetric",), {"lower": True}),
+    (ex.expm_p, ("general",), {}),
+    (ex.expm_frechet_p, ("general", "general"), {}),
     (eg.eigvalsh_p, ("symmetric",), {"lower": True}),
     (svd_mod.svd_p, ("tall",), {"full_matrices": True, "compute_uv": True}),
     (svd_mod.svd_p, ("tall",), {"full_matrices": False, "compute_uv": False}),
@@ -200,6 +206,14 @@ def test_lu_permutation_and_pivots_agree_with_scipy(rng):
         lower = np.tril(factors[i], -1) + np.eye(5)
         np.testing.assert_allclose(a[i][perm[i]], lower @ np.triu(factors[i]), atol=1e-12)
         np.testing.assert_array_equal(pivots[i], scipy.linalg.lu_factor(a[i])[1])
+
+
+def test_lu_pivots_to_permutation(rng):
+    pivots = np.array([[2, 2, 3], [0, 2, 2]], np.int32)
+    perm = lu_mod.lu_pivots_to_permutation(pivots, 4)
+    np.testing.assert_array_equal(perm, [[2, 0, 3, 1], [0, 2, 1, 3]])
+    batched = inert.vmap(lambda p: lu_mod.lu_pivots_to_permutation(p, 4), in_axes=1)
+    np.testing.assert_array_equal(batched(pivots.T), perm)
 
 
 def test_lu_solve_in_both_directions(rng):
