@@ -164,11 +164,16 @@ def svd(a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=
 
 
 def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_finite=True):
-    """`(Q, R)` for mode 'full' (complete) or 'economic' (reduced); `(R,)` for 'r'."""
+    """`(Q, R)` for mode 'full' (complete) or 'economic' (reduced); `(R,)` for 'r',
+    the complete R: the reduced one and rows of zeros, so differentiable."""
     if pivoting or mode not in ("full", "economic", "r"):
         raise NotImplementedError(f"qr: mode={mode!r}, pivoting={pivoting} is not supported")
-    q, r = nl.qr(a, mode="complete" if mode in ("full", "r") else "reduced")
-    return (r,) if mode == "r" else (q, r)
+    if mode != "r":
+        return tuple(nl.qr(a, mode="complete" if mode == "full" else "reduced"))
+    r = nl.qr(a, mode="r")
+    *batch, k, n = get_aval(r).shape
+    m = get_aval(operand(a)).shape[-2]
+    return (concatenate([r, zeros((*batch, m - k, n), get_aval(r).dtype)], axis=-2),)
 
 
 def expm(A, *, upper_triangular=False, max_squarings=16):  # noqa: N803 — scipy's name
