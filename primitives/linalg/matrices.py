@@ -64,10 +64,15 @@ def matmul(x, y):
     return dot_general(x, y, (((ndim - 1,), (ndim - 2,)), (batch, batch)))
 
 
+def _row_and_column_indices(shape):
+    """Iotas of shapes (m, 1) and (1, n), which broadcast to the index grid."""
+    m, n = shape[-2:]
+    return iota(np.int32, (m, 1), 0), iota(np.int32, (1, n), 1)
+
+
 def triangle_mask(shape, k: int = 0, lower: bool = True):
     """True on and below diagonal `k` (above it if not `lower`), for `(..., m, n)`."""
-    rows = iota(np.int32, shape[-2:], 0)
-    cols = iota(np.int32, shape[-2:], 1)
+    rows, cols = _row_and_column_indices(shape)
     if k:
         cols = sub(cols, k) if lower else cols
         rows = rows if lower else add(rows, k)
@@ -87,26 +92,12 @@ def triu(x, k: int = 0):
 def eye_like(x):
     """The identity matrix of `x`'s last two axes and dtype (one matrix, broadcasts)."""
     aval = get_aval(x)
-    rows = iota(np.int32, aval.shape[-2:], 0)
-    return convert_element_type(eq(rows, iota(np.int32, aval.shape[-2:], 1)), aval.dtype)
+    return convert_element_type(eq(*_row_and_column_indices(aval.shape)), aval.dtype)
 
 
 def diagonal(x):
     """The diagonal of each matrix `(..., n, n) -> (..., n)`."""
     return reduce_sum(mul(x, eye_like(x)), (get_aval(x).ndim - 1,))
-
-
-def diag_matrix(d):
-    """Diagonal matrices `(..., n) -> (..., n, n)` with `d` on the diagonal."""
-    aval = get_aval(d)
-    n = aval.shape[-1]
-    square = broadcast_in_dim(d, (*aval.shape, n), tuple(range(aval.ndim)))
-    return mul(square, _eye(n, aval.dtype))
-
-
-def _eye(n: int, dtype):
-    rows = iota(np.int32, (n, n), 0)
-    return convert_element_type(eq(rows, iota(np.int32, (n, n), 1)), dtype)
 
 
 def lower_read(x):
@@ -135,11 +126,6 @@ def safe_reciprocal(x):
     """1/x, and 0 where x is 0 (no division by zero is evaluated)."""
     zero = eq(x, 0.0)
     return select_n(zero, div(1.0, select_n(zero, x, 1.0)), 0.0)
-
-
-def batch_first(vals, dims):
-    """Every operand with its batch axis first (the rule's operands are all batched)."""
-    return [moveaxis(v, d, 0) for v, d in zip(vals, dims)]
 
 
 def fold_lanes(b, dim: int, axis: int):
