@@ -298,3 +298,26 @@ def test_not_positive_definite_is_nan_without_warnings():
 def test_complex_matrices_are_refused():
     with pytest.raises(DTypeError, match="det: complex matrices are not supported"):
         LA.det(np.eye(2, dtype=complex))
+
+
+@pytest.mark.parametrize("name", ["cholesky", "solve", "inv", "det", "slogdet", "eigh",
+                                  "svdvals", "qr", "pinv", "norm-2"])
+def test_float32_stays_float32_in_values_and_gradients(name, rng):
+    a = (rng.standard_normal((3, 3)) + 3 * np.eye(3)).astype(np.float32)
+    s = (a @ a.T).astype(np.float32)
+    f = {"cholesky": lambda a: LA.cholesky(s + 0 * a), "solve": lambda a: LA.solve(a, a[0]),
+         "inv": LA.inv, "det": LA.det, "slogdet": lambda a: LA.slogdet(a)[1],
+         "eigh": lambda a: LA.eigh(a + a.T)[0], "svdvals": LA.svdvals,
+         "qr": lambda a: LA.qr(a)[1], "pinv": LA.pinv, "norm-2": lambda a: LA.norm(a, 2)}[name]
+    assert np.asarray(f(a)).dtype == np.float32
+    assert inert.grad(lambda a: inp.sum(f(a)))(a).dtype == np.float32
+
+
+def test_vmap_of_grad_is_a_loop_of_grads(rng):
+    stack = spd(rng, 3, (4,))
+    rhs = rng.standard_normal(3)
+    for f in (logdet_via_cholesky, lambda a: inp.sum(LA.solve(a, rhs)),
+              lambda a: LA.slogdet(a)[1], lambda a: inp.sum(LA.eigvalsh(a) ** 3)):
+        got = inert.vmap(inert.grad(f))(stack)
+        np.testing.assert_allclose(got, np.stack([inert.grad(f)(a) for a in stack]),
+                                   rtol=1e-10, atol=1e-12)
