@@ -25,7 +25,7 @@ import scipy.linalg
 
 from ...core.activity import Zero
 from ...core.avals import ShapedArray, result_dtype
-from ...core.errors import ShapeError
+from ...core.errors import LinAlgError, ShapeError
 from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ...interpreters.ad import jvp_rules
 from ...interpreters.batching import batch_rules, batch_size
@@ -36,7 +36,6 @@ from .matrices import (
     check_float,
     eye_like,
     fold_lanes,
-    linalg_error,
     lower_read,
     matmul,
     matrix_aval,
@@ -131,10 +130,9 @@ def _solve_triangular(a, b, lower, transpose_a, unit_diagonal):
         x = scipy.linalg.solve_triangular(a, b, trans=int(transpose_a), lower=lower,
                                           unit_diagonal=unit_diagonal, check_finite=False)
     except np.linalg.LinAlgError as e:
-        raise linalg_error("triangular_solve", f"singular matrix {np.shape(a)} ({e}); "
-                           "solve, inv and lu_solve of a singular matrix stop here") from None
+        raise LinAlgError(f"triangular_solve: singular matrix {np.shape(a)} ({e}); "
+                          "solve, inv and lu_solve of a singular matrix stop here") from None
     return np.asarray(x, dtype)
-
 
 
 def triangular_solve_abstract_eval(a, b, *, left_side, lower, transpose_a, unit_diagonal):

@@ -26,7 +26,7 @@ import scipy.linalg
 
 from ...core.activity import Zero
 from ...core.avals import ShapedArray, result_dtype, tangent_aval
-from ...core.errors import ShapeError
+from ...core.errors import LinAlgError, ShapeError
 from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ...interpreters.ad import defjvp_zero, jvp_rules
 from ...interpreters.batching import batch_rules, batch_size
@@ -38,7 +38,6 @@ from .matrices import (
     check_float,
     eye_like,
     fold_lanes,
-    linalg_error,
     matmul,
     matrix_aval,
     mT,
@@ -178,7 +177,7 @@ def solve_impl(a, b):
     try:
         return np.linalg.solve(a, b)
     except np.linalg.LinAlgError:
-        raise linalg_error("solve", f"singular matrix {np.shape(a)}") from None
+        raise LinAlgError(f"solve: singular matrix {np.shape(a)}") from None
 
 
 

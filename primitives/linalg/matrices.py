@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.avals import ShapedArray
-from ...core.errors import DTypeError, LinAlgError, ShapeError
+from ...core.errors import DTypeError, ShapeError
 from ...core.trace import get_aval
 from ..elementwise import add, div, eq, ge, mul, select_n, sub
 from ..shape.structural import (
@@ -45,10 +45,6 @@ def matrix_aval(name: str, aval: ShapedArray, square: bool = True) -> ShapedArra
         raise ShapeError(f"{name}: needs a {kind} or a stack of them, got {aval.str_short()}")
     check_float(name, aval)
     return aval
-
-
-def linalg_error(name: str, why: str) -> LinAlgError:
-    return LinAlgError(f"{name}: {why}")
 
 
 def mT(x):  # noqa: N802 — numpy's name for the matrix transpose
