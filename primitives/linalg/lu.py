@@ -94,8 +94,8 @@ def lu_jvp(primals, tangents):
     factors, pivots, perm = lu(a)
     lower, upper = unit_lower(factors), triu(factors)
     permuted = matmul(permutation_matrix(perm, get_aval(a).dtype), da)
-    y = triangular_solve(lower, permuted, left_side=True, lower=True, unit_diagonal=True)
-    x = triangular_solve(upper, y, left_side=False, lower=False)
+    y = triangular_solve(factors, permuted, left_side=True, lower=True, unit_diagonal=True)
+    x = triangular_solve(factors, y, left_side=False, lower=False)
     d_factors = add(matmul(lower, tril(x, -1)), matmul(triu(x), upper))
     return [factors, pivots, perm], [d_factors, *(Zero(tangent_aval(get_aval(p)))
                                                   for p in (pivots, perm))]
