@@ -201,10 +201,10 @@ def _pseudo_inverse_of_values(s, cutoff):
     return ew.select_n(keep, 0.0, ew.div(1.0, ew.select_n(keep, 1.0, s)))
 
 
-def _largest(s, keepdims: bool = True):
+def _largest(s):
+    """The largest singular value of each matrix, kept as an axis of size 1."""
     axis = get_aval(s).ndim - 1
-    top = red.reduce_max(s, (axis,))
-    return st.expand_dims(top, (axis,)) if keepdims else top
+    return st.expand_dims(red.reduce_max(s, (axis,)), (axis,))
 
 
 def pinv(a, rtol=None, hermitian: bool = False):
