@@ -30,16 +30,16 @@ from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ...interpreters.ad import jvp_rules
 from ...interpreters.batching import batch_rules, batch_size
 from ...interpreters.transpose import is_linear, transpose_rules
-from ..elementwise import mul, neg, sub
+from ..elementwise import eq, ge, mul, neg, select_n, sub
 from ..shape.structural import checked_impl, matchaxis, moveaxis
 from .matrices import (
     check_float,
-    eye_like,
     fold_lanes,
     lower_read,
     matmul,
     matrix_aval,
     mT,
+    row_and_column_indices,
     tril,
     triu,
     unfold_lanes,
@@ -87,8 +87,13 @@ def cholesky_jvp(primals, tangents):
     l_factor = cholesky(a)
     y = triangular_solve(l_factor, lower_read(da), left_side=True, lower=True)
     x = triangular_solve(l_factor, y, left_side=False, lower=True, transpose_a=True)
-    phi = mul(tril(x), sub(1.0, mul(eye_like(x), 0.5)))
-    return [l_factor], [matmul(l_factor, phi)]
+    return [l_factor], [matmul(l_factor, mul(x, _halved_lower_triangle(get_aval(x).shape)))]
+
+
+def _halved_lower_triangle(shape):
+    """Φ's weights: 1 below the diagonal, 1/2 on it, 0 above (one product applies Φ)."""
+    rows, cols = row_and_column_indices(shape)
+    return select_n(ge(rows, cols), 0.0, select_n(eq(rows, cols), 1.0, 0.5))
 
 
 jvp_rules[cholesky_p] = cholesky_jvp

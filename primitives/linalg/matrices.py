@@ -60,7 +60,7 @@ def matmul(x, y):
     return dot_general(x, y, (((ndim - 1,), (ndim - 2,)), (batch, batch)))
 
 
-def _row_and_column_indices(shape):
+def row_and_column_indices(shape):
     """Iotas of shapes (m, 1) and (1, n), which broadcast to the index grid."""
     m, n = shape[-2:]
     return iota(np.int32, (m, 1), 0), iota(np.int32, (1, n), 1)
@@ -68,7 +68,7 @@ def _row_and_column_indices(shape):
 
 def triangle_mask(shape, k: int = 0, lower: bool = True):
     """True on and below diagonal `k` (above it if not `lower`), for `(..., m, n)`."""
-    rows, cols = _row_and_column_indices(shape)
+    rows, cols = row_and_column_indices(shape)
     if k:
         cols = sub(cols, k) if lower else cols
         rows = rows if lower else add(rows, k)
@@ -88,7 +88,7 @@ def triu(x, k: int = 0):
 def eye_like(x):
     """The identity matrix of `x`'s last two axes and dtype (one matrix, broadcasts)."""
     aval = get_aval(x)
-    return convert_element_type(eq(*_row_and_column_indices(aval.shape)), aval.dtype)
+    return convert_element_type(eq(*row_and_column_indices(aval.shape)), aval.dtype)
 
 
 def diagonal(x):
