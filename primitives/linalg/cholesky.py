@@ -79,6 +79,12 @@ abstract_eval_rules[cholesky_p] = lambda a: matrix_aval("cholesky", a).strong()
 impl_rules[cholesky_p] = checked_impl(cholesky_impl, abstract_eval_rules[cholesky_p])
 
 
+def _halved_lower_triangle(shape):
+    """Φ's weights: 1 below the diagonal, 1/2 on it, 0 above (one product applies Φ)."""
+    rows, cols = row_and_column_indices(shape)
+    return select_n(ge(rows, cols), 0.0, select_n(eq(rows, cols), 1.0, 0.5))
+
+
 def cholesky_jvp(primals, tangents):
     """L̇ = L Φ(L⁻¹ Ȧ L⁻ᵀ), Φ the lower triangle with the diagonal halved (Murray,
     2016), for the symmetric matrix the lower triangle of Ȧ stands for. Two triangular
@@ -89,11 +95,6 @@ def cholesky_jvp(primals, tangents):
     x = triangular_solve(l_factor, y, left_side=False, lower=True, transpose_a=True)
     return [l_factor], [matmul(l_factor, mul(x, _halved_lower_triangle(get_aval(x).shape)))]
 
-
-def _halved_lower_triangle(shape):
-    """Φ's weights: 1 below the diagonal, 1/2 on it, 0 above (one product applies Φ)."""
-    rows, cols = row_and_column_indices(shape)
-    return select_n(ge(rows, cols), 0.0, select_n(eq(rows, cols), 1.0, 0.5))
 
 
 jvp_rules[cholesky_p] = cholesky_jvp
