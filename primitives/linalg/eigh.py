@@ -27,8 +27,8 @@ from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ...interpreters.ad import jvp_rules
 from ...interpreters.batching import batch_rules
 from ..elementwise import mul, sub
-from ..shape.structural import broadcast_in_dim, checked_impl, moveaxis, reduce_sum
-from .matrices import lower_read, matmul, matrix_aval, mT, safe_reciprocal
+from ..shape.structural import checked_impl, moveaxis, reduce_sum
+from .matrices import lower_read, matmul, matrix_aval, mT, pairs, safe_reciprocal
 
 eigh_p = Primitive("eigh", multiple_results=True)
 
@@ -69,10 +69,7 @@ def eigh_jvp(primals, tangents, *, lower):
     v, w = eigh(a, lower=lower)
     d_sym = read_triangle(da, lower)
     rotated = matmul(mT(v), matmul(d_sym, v))
-    ndim = get_aval(w).ndim
-    shape = get_aval(v).shape
-    w_i = broadcast_in_dim(w, shape, (*range(ndim - 1), ndim - 1))
-    w_j = broadcast_in_dim(w, shape, (*range(ndim - 1), ndim))
+    w_i, w_j = pairs(w)
     gaps = safe_reciprocal(sub(w_j, w_i))  # 0 for equal eigenvalues
     dv = matmul(v, mul(gaps, rotated))
     return [v, w], [dv, eigenvalue_tangent(v, d_sym)]

@@ -108,6 +108,15 @@ def symmetrize(x):
     return mul(add(x, mT(x)), 0.5)
 
 
+def pairs(v):
+    """`(vᵢ, vⱼ)`: a stack of vectors `(..., k)` laid along the rows and along the
+    columns of `(..., k, k)`, for coefficients of pairs (eigenvalue gaps)."""
+    aval = get_aval(v)
+    shape, ndim = (*aval.shape, aval.shape[-1]), aval.ndim
+    return (broadcast_in_dim(v, shape, (*range(ndim - 1), ndim - 1)),
+            broadcast_in_dim(v, shape, (*range(ndim - 1), ndim)))
+
+
 def permutation_matrix(perm, dtype):
     """`P` with `P @ b == b[perm]` for each matrix of a stack, from integer `perm`
     `(..., n)`: a product with it is a permutation that transposes like any matmul."""

@@ -20,8 +20,8 @@ from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules, 
 from ...interpreters.ad import jvp_rules
 from ...interpreters.batching import batch_rules
 from ..elementwise import add, mul, sub
-from ..shape.structural import broadcast_in_dim, checked_impl, moveaxis
-from .matrices import diagonal, matmul, matrix_aval, mT, safe_reciprocal
+from ..shape.structural import checked_impl, expand_dims, moveaxis
+from .matrices import diagonal, matmul, matrix_aval, mT, pairs, safe_reciprocal
 
 svd_p = Primitive("svd", multiple_results=True)
 
@@ -54,6 +54,23 @@ abstract_eval_rules[svd_p] = svd_abstract_eval
 impl_rules[svd_p] = checked_impl(svd_impl, abstract_eval_rules[svd_p])
 
 
+def _factor_tangents(s, u, v, p, da):
+    """U̇ and V̇ from the singular values, the reduced factors and P = Uᵀ Ȧ V."""
+    m, n = get_aval(da).shape[-2:]
+    s_i, s_j = pairs(s)
+    f = safe_reciprocal(sub(mul(s_j, s_j), mul(s_i, s_i)))  # 0 for equal values
+    du = matmul(u, mul(f, add(mul(p, s_j), mul(s_i, mT(p)))))
+    dv = matmul(v, mul(f, add(mul(s_i, p), mul(mT(p), s_j))))
+    inv_s = safe_reciprocal(expand_dims(s, (get_aval(s).ndim - 1,)))  # per column
+    if m > n:  # the part of Ȧ V outside the span of U
+        da_v = matmul(da, v)
+        du = add(du, mul(sub(da_v, matmul(u, matmul(mT(u), da_v))), inv_s))
+    if n > m:
+        dat_u = matmul(mT(da), u)
+        dv = add(dv, mul(sub(dat_u, matmul(v, matmul(mT(v), dat_u))), inv_s))
+    return du, dv
+
+
 def svd_jvp(primals, tangents, *, full_matrices, compute_uv):
     (a,), (da,) = primals, tangents
     m, n = get_aval(a).shape[-2:]
@@ -70,26 +87,6 @@ def svd_jvp(primals, tangents, *, full_matrices, compute_uv):
         return [s], [ds]
     du, dv = _factor_tangents(s, u, v, p, da)
     return [s, u, vt], [ds, du, mT(dv)]
-
-
-def _factor_tangents(s, u, v, p, da):
-    m, n = get_aval(da).shape[-2:]
-    ndim = get_aval(s).ndim
-    shape = get_aval(p).shape
-    s_i = broadcast_in_dim(s, shape, (*range(ndim - 1), ndim - 1))
-    s_j = broadcast_in_dim(s, shape, (*range(ndim - 1), ndim))
-    f = safe_reciprocal(sub(mul(s_j, s_j), mul(s_i, s_i)))  # 0 for equal values
-    du = matmul(u, mul(f, add(mul(p, s_j), mul(s_i, mT(p)))))
-    dv = matmul(v, mul(f, add(mul(s_i, p), mul(mT(p), s_j))))
-    row = broadcast_in_dim(s, (*shape[:-2], 1, shape[-1]), (*range(ndim - 1), ndim))
-    inv_s = safe_reciprocal(row)  # divides each column by its singular value
-    if m > n:  # the part of Ȧ V outside the span of U
-        da_v = matmul(da, v)
-        du = add(du, mul(sub(da_v, matmul(u, matmul(mT(u), da_v))), inv_s))
-    if n > m:
-        dat_u = matmul(mT(da), u)
-        dv = add(dv, mul(sub(dat_u, matmul(v, matmul(mT(v), dat_u))), inv_s))
-    return du, dv
 
 
 jvp_rules[svd_p] = svd_jvp
