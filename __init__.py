@@ -14,7 +14,16 @@ from .api.numpy import _methods  # noqa: F401 — installs operators on tracers
 from .api.numpy import linalg as _numpy_linalg
 from .api.residuals import activity_jaxpr, print_activity, print_saved_residuals, saved_residuals
 from .api.scipy import special as _scipy_special
-from .api.transforms import grad, jit, jvp, linearize, make_jaxpr, value_and_grad, vjp
+from .api.transforms import (
+    grad,
+    jit,
+    jvp,
+    linear_transpose,
+    linearize,
+    make_jaxpr,
+    value_and_grad,
+    vjp,
+)
 from .api.vmap import vmap
 from .core import errors
 from .core.activity import Inactive
@@ -35,7 +44,7 @@ __all__ = [
     "activity_jaxpr", "checkpoint", "custom_jvp", "custom_vjp", "remat", "hessian", "jacfwd",
     "jacrev", "print_activity",
     "ClosedJaxpr", "Inactive", "Jaxpr", "check_jaxpr", "enable_checks", "errors", "eval_jaxpr",
-    "float0", "grad", "jit", "jvp", "lax", "linearize", "make_jaxpr", "numpy",
+    "float0", "grad", "jit", "jvp", "lax", "linear_transpose", "linearize", "make_jaxpr", "numpy",
     "print_saved_residuals", "saved_residuals", "scipy", "stop_gradient", "tree_util",
     "value_and_grad", "vjp", "vmap",
 ]

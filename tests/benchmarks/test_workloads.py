@@ -1,13 +1,14 @@
 """The benchmark's memory targets, on small instances: every workload keeps exactly
 its analytic minimum of residual bytes (W8 less: it recomputes `1 - a` from `a`), as
-counted both by saved_residuals and by the arrays the vjp function really holds."""
+counted both by saved_residuals and by the arrays the vjp and linearize functions
+really hold."""
 
 import numpy as np
 import pytest
-from test_residuals_helpers import reachable_array_bytes
 
 import inert
 from inert.benchmarks import workloads as W
+from inert.benchmarks.memory import reachable_array_bytes
 
 WORKLOADS = {w.key: w for w in W.workloads(scale=0.02)}
 
@@ -20,7 +21,10 @@ def test_residuals_meet_the_analytic_minimum(key):
     kept = sum(r.nbytes for r in vjp_fn.linear.residual_info)
     minimum = w.minimum_bytes(args)
     assert (kept <= minimum) if key == "W8" else (kept == minimum), (kept, minimum)
-    assert reachable_array_bytes(vjp_fn.linear) == kept
+    assert reachable_array_bytes(vjp_fn) == kept  # what the user holds, not a report
+    if not w.has_aux:
+        _, f_jvp = inert.linearize(w.f, *args)
+        assert reachable_array_bytes(f_jvp) == kept
 
 
 @pytest.mark.parametrize("key", sorted(set(WORKLOADS) - {"W7"}))
