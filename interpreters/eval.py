@@ -76,23 +76,38 @@ def last_uses(jaxpr: Jaxpr) -> list[tuple[Var, ...]]:
 
 
 _compiled: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+"""jaxpr -> its generated function. The function holds the equations, never the
+jaxpr itself: a value that held its key would keep the entry alive forever."""
 
 
 def compiled(jaxpr: Jaxpr) -> Callable:
-    """`compile_jaxpr(jaxpr)`, once per jaxpr: for loop bodies, run at every step."""
-    run = _compiled.get(jaxpr)
-    if run is None:
-        run = _compiled[jaxpr] = compile_jaxpr(jaxpr)
-    return run
+    """`compile_jaxpr(jaxpr)`, generated once per jaxpr: for loop bodies, run at every
+    step."""
+    generated = _compiled.get(jaxpr)
+    if generated is None:
+        generated = _compiled[jaxpr] = _generate(jaxpr)
+    return functools.partial(_run, generated, jaxpr)
 
 
 def compile_jaxpr(jaxpr: Jaxpr) -> Callable:
-    """A Python function `(*consts, *args) -> list` running `jaxpr` on plain values.
+    """A Python function `(consts, args) -> list` running `jaxpr` on plain values.
 
     Each equation becomes one line calling its impl; each value is deleted after its
     last use. If an impl fails, the jaxpr is re-run by `eval_jaxpr`, whose error names
     the primitive, the shapes and the user's line.
     """
+    return functools.partial(_run, _generate(jaxpr), jaxpr)
+
+
+def _run(generated: Callable, jaxpr: Jaxpr, consts, args) -> list:
+    try:
+        return generated(*consts, *args)
+    except Exception:
+        return eval_jaxpr(jaxpr, consts, args)  # raises the error with its context
+
+
+def _generate(jaxpr: Jaxpr) -> Callable:
+    """The source of `compiled(*consts, *args)`, one line per equation, executed."""
     names: dict[Var, str] = {}
     namespace: dict[str, object] = {}
 
@@ -117,15 +132,7 @@ def compile_jaxpr(jaxpr: Jaxpr) -> Callable:
     lines.append(f"    return [{', '.join(name(a) for a in jaxpr.outvars)}]")
     source = f"def compiled({', '.join(params)}):\n" + "\n".join(lines) + "\n"
     exec(compile(source, "<inert.jit>", "exec"), namespace)
-    compiled = namespace["compiled"]
-
-    def run(consts, args):
-        try:
-            return compiled(*consts, *args)
-        except Exception:
-            return eval_jaxpr(jaxpr, consts, args)  # raises the error with its context
-
-    return run
+    return namespace["compiled"]
 
 
 def _impl_with_params(eqn) -> Callable:
