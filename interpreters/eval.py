@@ -106,8 +106,20 @@ def _run(generated: Callable, jaxpr: Jaxpr, consts, args) -> list:
         return eval_jaxpr(jaxpr, consts, args)  # raises the error with its context
 
 
+_SEGMENT = 500  # equations per generated function
+
+
 def _generate(jaxpr: Jaxpr) -> Callable:
-    """The source of `compiled(*consts, *args)`, one line per equation, executed."""
+    """`compiled(*consts, *args) -> list`: generated source, one line per equation,
+    executed.
+
+    CPython's compiler needs kilobytes per line of one function (a 100k-equation
+    program in one function took a gigabyte to compile), so a long program is cut
+    into functions of `_SEGMENT` equations, each compiled on its own. A value one
+    function defines and a later one reads passes through a shared list `r`: stored
+    once, loaded once by each function that reads it, and cleared by the last, so it
+    still dies at its last use and the cost is per value, not per function.
+    """
     names: dict[Var, str] = {}
     namespace: dict[str, object] = {}
 
@@ -119,20 +131,73 @@ def _generate(jaxpr: Jaxpr) -> Callable:
         return names.setdefault(atom, f"v{len(names)}")
 
     params = [name(v) for v in (*jaxpr.constvars, *jaxpr.invars)]
-    lines = []
-    for eqn, dead in zip(jaxpr.eqns, _plan(jaxpr)[0]):
-        fn = f"f{len(namespace)}"
-        namespace[fn] = _impl_with_params(eqn)
-        outs = ", ".join(name(v) for v in eqn.outputs) + ("," if eqn.primitive.multiple_results
-                                                         and len(eqn.outputs) == 1 else "")
-        outs = outs or "_"
-        lines.append(f"    {outs} = {fn}({', '.join(name(a) for a in eqn.inputs)})")
-        if dead:
-            lines.append(f"    del {', '.join(names[v] for v in dead)}")
-    lines.append(f"    return [{', '.join(name(a) for a in jaxpr.outvars)}]")
-    source = f"def compiled({', '.join(params)}):\n" + "\n".join(lines) + "\n"
-    exec(compile(source, "<inert.jit>", "exec"), namespace)
+    dead_after = _plan(jaxpr)[0]
+    n = len(jaxpr.eqns)
+    if n <= _SEGMENT:
+        lines = [_eqn_line(e, d, name, namespace) for e, d in zip(jaxpr.eqns, dead_after)]
+        lines.append(f"    return [{', '.join(name(a) for a in jaxpr.outvars)}]")
+        _exec(f"def compiled({', '.join(params)}):\n" + "\n".join(lines) + "\n", namespace)
+        return namespace["compiled"]
+    segments = [range(i, min(i + _SEGMENT, n)) for i in range(0, n, _SEGMENT)]
+    loads, stores, slots = _crossings(jaxpr, segments)
+    for k, segment in enumerate(segments):
+        lines = [f"    {name(v)} = r[{slots[v]}]" + ("; r[%d] = None" % slots[v] if last else "")
+                 for v, last in loads[k]]
+        lines += [_eqn_line(jaxpr.eqns[i], dead_after[i], name, namespace) for i in segment]
+        lines += [f"    r[{slots[v]}] = {name(v)}" for v in stores[k]]
+        if k == len(segments) - 1:
+            lines.append(f"    return [{', '.join(name(a) for a in jaxpr.outvars)}]")
+        _exec(f"def seg{k}(r):\n" + "\n".join(lines) + "\n", namespace)
+    n_free = len(slots) - len(params)
+    calls = "".join(f"    seg{k}(r)\n" for k in range(len(segments) - 1))
+    _exec(f"def compiled({', '.join(params)}):\n    r = [{', '.join(params)}] + [None] * {n_free}"
+          f"\n{calls}    return seg{len(segments) - 1}(r)\n", namespace)
     return namespace["compiled"]
+
+
+def _crossings(jaxpr: Jaxpr, segments: list[range]):
+    """Per segment, the values it loads from `r` (and whether it is their last reader),
+    and those it stores for later segments; each crossing value's slot in `r`. The
+    jaxpr's inputs are in slots 0, 1, ... (they are `r` at the start)."""
+    slots = {v: i for i, v in enumerate((*jaxpr.constvars, *jaxpr.invars))}
+    home = dict.fromkeys(slots, -1)  # the segment defining each value
+    readers: dict[Var, list[int]] = {}
+    last = len(segments) - 1
+    for k, segment in enumerate(segments):
+        for i in segment:
+            eqn = jaxpr.eqns[i]
+            for a in eqn.inputs:
+                if type(a) is Var and home[a] != k and k not in readers.setdefault(a, [k]):
+                    readers[a].append(k)
+            home.update(dict.fromkeys(eqn.outputs, k))
+    for v in jaxpr.outvars:
+        if type(v) is Var and home[v] != last and last not in readers.setdefault(v, [last]):
+            readers[v].append(last)
+    loads: list[list] = [[] for _ in segments]
+    stores: list[list] = [[] for _ in segments]
+    for v, ks in readers.items():
+        slots.setdefault(v, len(slots))
+        if home[v] >= 0:
+            stores[home[v]].append(v)
+        for k in ks:
+            loads[k].append((v, k == ks[-1]))
+    return loads, stores, slots
+
+
+def _eqn_line(eqn, dead, name, namespace: dict) -> str:
+    """`outs = f(ins)`, then `del` of the values it read last."""
+    fn = f"f{len(namespace)}"
+    namespace[fn] = _impl_with_params(eqn)
+    outs = ", ".join(name(v) for v in eqn.outputs) + (
+        "," if eqn.primitive.multiple_results and len(eqn.outputs) == 1 else "")
+    line = f"    {outs or '_'} = {fn}({', '.join(name(a) for a in eqn.inputs)})"
+    if dead:
+        line += f"\n    del {', '.join(name(v) for v in dead)}"
+    return line
+
+
+def _exec(source: str, namespace: dict) -> None:
+    exec(compile(source, "<inert.jit>", "exec"), namespace)
 
 
 def _impl_with_params(eqn) -> Callable:
