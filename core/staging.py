@@ -43,6 +43,7 @@ from .trace import (
     full_raise,
     get_aval,
     new_main,
+    quietly,
     user_source_info,
 )
 
@@ -107,6 +108,9 @@ class JaxprBuilder:
         run yet, in program order. With `free`, each intermediate this call computes is
         dropped after its last use (the final forward pass); without, every value is
         kept, since Python control flow asking for one value may ask for the next."""
+        return quietly(self._values_of, atoms, free)
+
+    def _values_of(self, atoms, free: bool) -> list:
         wanted = [a for a in atoms if type(a) is Var and a not in self.values]
         needed = self._needed_eqns(wanted)
         env = self.values

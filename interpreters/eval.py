@@ -7,7 +7,8 @@ the equations, no recursion: a 100k-equation program evaluates in linear time.
 
 Each value is dropped after its last use, as numpy frees a temporary, so a jaxpr
 holds no more memory than the same numpy code would (and the allocator can reuse it
-instead of faulting in fresh pages).
+instead of faulting in fresh pages). Evaluation, interpreted or compiled, gives inf
+and nan without numpy's floating-point warnings, as JAX does (`core.trace.quietly`).
 """
 
 from __future__ import annotations
@@ -16,11 +17,24 @@ import functools
 import weakref
 from typing import Callable
 
+from ..core.config import config
 from ..core.ir import Jaxpr, Literal, Var
-from ..core.trace import Tracer, bind, current_dynamic, eval_primitive, impl_rules
+from ..core.trace import (
+    Tracer,
+    bind,
+    current_dynamic,
+    eval_primitive,
+    has_nan,
+    impl_rules,
+    quietly,
+)
 
 
 def eval_jaxpr(jaxpr: Jaxpr, consts, args) -> list:
+    return quietly(_eval_jaxpr, jaxpr, consts, args)
+
+
+def _eval_jaxpr(jaxpr: Jaxpr, consts, args) -> list:
     dead_after, literals = _plan(jaxpr)
     env = dict(literals)
     env.update(zip(jaxpr.constvars, consts))
@@ -100,10 +114,16 @@ def compile_jaxpr(jaxpr: Jaxpr) -> Callable:
 
 
 def _run(generated: Callable, jaxpr: Jaxpr, consts, args) -> list:
+    """Run the generated code; on an error, or a NaN in the outputs while
+    `jax_debug_nans` is on, re-run the jaxpr one equation at a time, which raises the
+    error naming the primitive and the user's line."""
     try:
-        return generated(*consts, *args)
+        outs = quietly(generated, *consts, *args)
     except Exception:
         return eval_jaxpr(jaxpr, consts, args)  # raises the error with its context
+    if config.jax_debug_nans and has_nan(outs):
+        return eval_jaxpr(jaxpr, consts, args)
+    return outs
 
 
 _SEGMENT = 500  # equations per generated function

@@ -29,14 +29,13 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import attrs
-import numpy as np
 
 from ..core.activity import Zero
 from ..core.avals import ShapedArray, tangent_aval
 from ..core.ir import Jaxpr, Literal, Var
 from ..core.rules import RuleTable
 from ..core.staging import stage
-from ..core.trace import Primitive, bind
+from ..core.trace import Primitive, at_source, bind, quietly
 from .ad import add_any_p, add_tangents, zeros, zeros_p
 
 transpose_rules = RuleTable("transpose")
@@ -87,11 +86,12 @@ def backward_pass(jaxpr: Jaxpr, consts, known_args, linear_mask, cts_out) -> lis
 
     `known_args` are the values of the non-linear inputs, `linear_mask` says which
     inputs are linear; cotangents may be `Zero`. One pass each way, no recursion.
-    Floating-point warnings are silenced: an infinite coefficient where a `Masked`
-    cotangent is zero is expected, and the user did not write these operations.
+    Floating-point warnings are off (`quietly`): an infinite coefficient where a
+    `Masked` cotangent is zero is expected, and the user did not write these
+    operations. Each equation's transpose binds with the equation's source line, so
+    an error (or a NaN under `jax_debug_nans`) names the user's line it came from.
     """
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return _backward_pass(jaxpr, consts, known_args, linear_mask, cts_out)
+    return quietly(_backward_pass, jaxpr, consts, known_args, linear_mask, cts_out)
 
 
 def _backward_pass(jaxpr: Jaxpr, consts, known_args, linear_mask, cts_out) -> list:
@@ -116,10 +116,11 @@ def _backward_pass(jaxpr: Jaxpr, consts, known_args, linear_mask, cts_out) -> li
             cts = [Zero(v.aval) if ct is None else ct for v, ct in zip(eqn.outputs, cts)]
             operands = [LinearInput(a.aval) if a in linear_vars else _value(a, env)
                         for a in eqn.inputs]
-            for atom, ct in zip(eqn.inputs, _transpose_eqn(eqn, cts, operands)):
+            cts_in = at_source(eqn.source_info, _transpose_eqn, eqn, cts, operands)
+            for atom, ct in zip(eqn.inputs, cts_in):
                 if ct is not None and type(ct) is not Zero and atom in linear_vars:
                     _accumulate(ct_env, atom, ct)
-            del cts, operands  # not held while the next equations run
+            del cts, operands, cts_in  # not held while the next equations run
         for v in dead:
             del env[v]
     return [materialize(ct_env.pop(v, Zero(v.aval)))
