@@ -230,15 +230,20 @@ def stage(fun, in_avals) -> tuple[Jaxpr, list]:
 
 @attrs.frozen
 class KnownStaging:
-    """A staged jaxpr some of whose values are known; `values_of` computes them."""
+    """A staged jaxpr some of whose values are known; `final_values` computes them."""
 
     jaxpr: Jaxpr
     consts: list
     out_known: list[bool]
     builder: JaxprBuilder
 
-    def values_of(self, atoms) -> list:
-        return self.builder.values_of(atoms)
+    def final_values(self, atoms) -> list:
+        """The values of `atoms`: the forward pass. Every other known value the trace
+        kept (those Python control flow asked for) is dropped then, not when the
+        cyclic collector finds the finished trace."""
+        values = self.builder.values_of(atoms)
+        self.builder.values.clear()
+        return values
 
 
 def stage_with_known(fun, in_avals, knowns: list, split_rules: dict) -> KnownStaging:
