@@ -254,7 +254,7 @@ def bind(prim: Primitive, args, params, source: SourceInfo | None = None):
     """
     trace = find_top_trace(args)
     if trace.main.level == 0:
-        return quietly(eval_primitive, prim, args, params, source)
+        return eval_primitive(prim, args, params, source)
     state = _state
     outer_source = state.source
     if source is not None or outer_source is None:
@@ -310,11 +310,14 @@ def has_nan(values) -> bool:
 
 
 def quietly(fn, *args):
-    """`fn(*args)` with numpy's floating-point warnings off: inert evaluates as JAX
-    does, giving inf and nan without warnings (an untaken `where` branch computing
-    `sqrt(-1)` is expected, and the user did not write the rules' operations). The
-    `errstate` is entered once, by the outermost evaluation; nested ones only check a
-    flag, so a primitive costs nothing more."""
+    """`fn(*args)` with numpy's floating-point warnings off: inert evaluates programs
+    as JAX does, giving inf and nan without warnings (an untaken `where` branch
+    computing `sqrt(-1)` under `jit` is expected, and the user did not write the
+    rules' operations). The `errstate` is entered once, by the outermost evaluation
+    (`eval_jaxpr`, compiled code, a forward or backward pass); nested ones only check
+    a flag, so a primitive costs nothing more. A single eager operation is numpy's
+    own: it warns as the numpy function would (an errstate per operation would
+    double its cost)."""
     state = _state
     if state.quiet:
         return fn(*args)
