@@ -51,3 +51,7 @@ class EscapedTracerError(InertError, RuntimeError):
 
 class LinAlgError(InertError, np.linalg.LinAlgError):
     """A matrix a decomposition or solve cannot handle (singular), as numpy raises."""
+
+
+class NaNError(InertError, FloatingPointError):
+    """A primitive produced a NaN while `inert.config.jax_debug_nans` is on."""
