@@ -295,6 +295,12 @@ def test_not_positive_definite_is_nan_without_warnings():
     assert sign == 0 and logdet == -np.inf
 
 
+def test_not_positive_definite_is_an_error_under_debug_nans():
+    with inert.debug_nans(True), pytest.raises(FloatingPointError, match="cholesky") as info:
+        LA.cholesky(-np.eye(3))
+    assert "test_linalg.py" in str(info.value)
+
+
 def test_complex_matrices_are_refused():
     with pytest.raises(DTypeError, match="det: complex matrices are not supported"):
         LA.det(np.eye(2, dtype=complex))
