@@ -176,9 +176,13 @@ def _accumulate(ct_env: dict, var: Var, ct) -> None:
 
 
 def _forward_nonlinear(jaxpr: Jaxpr, env: dict, linear_vars: set) -> list:
-    """Evaluate equations that read no linear value; return the linear ones."""
+    """Evaluate equations that read no linear value; return the linear ones. A value
+    that only these equations read is dropped after its last read, so a chain of
+    recomputed values (a kernel rebuilt from its inputs) holds one link at a time."""
+    last_read = {a: i for i, e in enumerate(jaxpr.eqns) for a in e.inputs if type(a) is Var}
+    kept = {v for v in jaxpr.outvars if type(v) is Var}
     linear_eqns = []
-    for eqn in jaxpr.eqns:
+    for i, eqn in enumerate(jaxpr.eqns):
         if eqn.primitive is zeros_p or any(type(a) is Var and a in linear_vars
                                            for a in eqn.inputs):
             linear_vars.update(eqn.outputs)
@@ -187,6 +191,9 @@ def _forward_nonlinear(jaxpr: Jaxpr, env: dict, linear_vars: set) -> list:
         out = bind(eqn.primitive, [_value(a, env) for a in eqn.inputs], eqn.params,
                    eqn.source_info)
         env.update(zip(eqn.outputs, out if eqn.primitive.multiple_results else [out]))
+        for a in eqn.inputs:
+            if type(a) is Var and last_read[a] == i and a not in kept and a in env:
+                del env[a]
     return linear_eqns
 
 
