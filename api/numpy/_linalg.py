@@ -26,11 +26,25 @@ from ...primitives.linalg import cholesky as ch
 from ...primitives.linalg import eigh as eg
 from ...primitives.linalg import lu as lu_prims
 from ...primitives.linalg import svd as svd_prims
-from ...primitives.linalg.matrices import diagonal, mT, symmetrize
+from ...primitives.linalg.matrices import diagonal as diagonals
+from ...primitives.linalg.matrices import mT, symmetrize
 from ...primitives.linalg.qr import qr as qr_prim
 from ...primitives.shape import structural as st
-from ._arrays import broadcast_shapes, broadcast_to, cast, eye, operand, shape_error
+from ._arrays import (
+    broadcast_shapes,
+    broadcast_to,
+    cast,
+    eye,
+    ndim,
+    operand,
+    promote,
+    shape,
+    shape_error,
+)
 from ._dot import matmul
+from ._dot import outer as _outer
+from ._reductions import sum as _sum
+from ._shape import diagonal as _diagonal
 
 
 class SlogdetResult(NamedTuple):
@@ -171,7 +185,7 @@ def _lu_diagonal_and_parity(a):
     swaps = ew.ne(pivots, st.iota(np.int32, get_aval(pivots).shape, get_aval(pivots).ndim - 1))
     odd = ew.rem(st.reduce_sum(cast(swaps, np.int32), (get_aval(pivots).ndim - 1,)), 2)
     parity = ew.sub(1.0, ew.mul(2.0, cast(odd, get_aval(a).dtype)))
-    return diagonal(factors), parity
+    return diagonals(factors), parity
 
 
 def det(a):
@@ -336,3 +350,31 @@ def tensorinv(a, ind: int = 2):
         raise shape_error(f"tensorinv: a of shape {shape} is not square for ind={ind} "
                           f"({rows} x {cols})")
     return st.reshape(inv(st.reshape(a, (rows, cols))), (*shape[ind:], *shape[:ind]))
+
+
+# ---------------------------------------------------------------------------------
+# The array API's functions of numpy.linalg (stacks of matrices, the last two axes)
+
+
+def matrix_transpose(x, /):
+    return mT(operand(x))
+
+
+def diagonal(x, /, *, offset=0):
+    return _diagonal(x, offset, -2, -1)
+
+
+def trace(x, /, *, offset=0, dtype=None):
+    return _sum(diagonal(x, offset=offset), axis=-1, dtype=dtype)
+
+
+def outer(x1, x2, /):
+    """The outer product of two vectors."""
+    if ndim(x1) != 1 or ndim(x2) != 1:
+        raise shape_error(f"outer: needs two vectors, got shapes {shape(x1)} and {shape(x2)}")
+    return _outer(x1, x2)
+
+
+def vecdot(x1, x2, /, *, axis=-1):
+    """The dot products of the vectors along `axis` (real: no conjugate)."""
+    return _sum(ew.mul(*promote(x1, x2)), axis=axis)

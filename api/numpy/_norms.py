@@ -79,6 +79,19 @@ def _matrix_norm(x, ord, axes, keepdims: bool):  # noqa: A002
     return out if keepdims else squeeze(out, axes)
 
 
+def matrix_norm(x, /, *, keepdims=False, ord="fro"):  # noqa: A002 — the array API's
+    """The norm of each matrix of a stack (the last two axes)."""
+    return norm(x, ord, axis=(-2, -1), keepdims=keepdims)
+
+
+def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
+    """A vector norm over `axis` (all of `x`, flattened, if None)."""
+    x = float_matrices("vector_norm", x, min_ndim=0)
+    ndim = get_aval(x).ndim
+    axes = tuple(range(ndim)) if axis is None else normalize_axes(axis, ndim, "vector_norm")
+    return _vector_norm(x, ord, axes, keepdims)
+
+
 def matrix_rank(M, rtol=None, *, tol=None):  # noqa: N803 — JAX's name
     """How many singular values exceed `tol` (by default `rtol` times the largest,
     `rtol` by default max(m, n)·eps); a vector has rank 1 unless it is all zeros."""

@@ -16,12 +16,15 @@ from ._linalg import (
     SVDResult,
     cholesky,
     det,
+    diagonal,
     eigh,
     eigvalsh,
     inv,
     lstsq,
     matrix_power,
+    matrix_transpose,
     multi_dot,
+    outer,
     pinv,
     qr,
     slogdet,
@@ -30,13 +33,17 @@ from ._linalg import (
     svdvals,
     tensorinv,
     tensorsolve,
+    trace,
+    vecdot,
 )
-from ._norms import cond, matrix_rank, norm
+from ._norms import cond, matrix_norm, matrix_rank, norm, vector_norm
 
 __all__ = [
-    "EighResult", "QRResult", "SVDResult", "SlogdetResult", "cholesky", "cond", "det", "eigh",
-    "eigvalsh", "inv", "lstsq", "matmul", "matrix_power", "matrix_rank", "multi_dot", "norm",
-    "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "tensorinv", "tensorsolve",
+    "EighResult", "QRResult", "SVDResult", "SlogdetResult", "cholesky", "cond", "det",
+    "diagonal", "eigh", "eigvalsh", "inv", "lstsq", "matmul", "matrix_norm", "matrix_power",
+    "matrix_rank", "matrix_transpose", "multi_dot", "norm", "outer", "pinv", "qr", "slogdet",
+    "solve", "svd", "svdvals", "tensordot", "tensorinv", "tensorsolve", "trace", "vecdot",
+    "vector_norm",
 ]
 
 
