@@ -12,7 +12,8 @@ either a `LinearInput(aval)`, a value the program is linear in, or a known value
 nothing.
 
 Equations of a linear jaxpr that read no linear input (cheap values recomputed
-instead of saved) are evaluated first, forwards.
+instead of saved) are evaluated forwards, each just before the first transposed
+equation that needs it, and every known value is dropped after its last read.
 
 A cotangent may also be `Masked`: zero outside a mask, which is what `select_n`
 gives a case of the output's shape and dtype. It stays symbolic through transposes
