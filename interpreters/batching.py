@@ -25,6 +25,11 @@ the same reason `add_any`'s rule, which must align its operands, is registered b
 A value from an outer transformation (or a constant) is unbatched here: it is the same
 for every lane, and rules see it with dim None. Nested `vmap`s therefore compose, and
 `vmap` commutes with `jvp`/`grad` at any nesting.
+
+Refs: a ref created while this vmap runs holds one value per lane (the rule of the
+primitive creating it is called even for an unbatched operand, with `axis_size`); a
+ref from outside is the same for every lane, so writing a batched value into it
+raises `ActivityError`, as for an inactive ref under a jvp.
 """
 
 from __future__ import annotations
@@ -36,12 +41,13 @@ from ..core.trace import (
     Primitive,
     Trace,
     Tracer,
+    creating_below,
     full_lower,
     get_aval,
     new_main,
     user_source_info,
 )
-from .ad import zeros_p
+from .ad import inactive_ref_write, zeros_p
 
 batch_rules = RuleTable("batching")
 
@@ -143,9 +149,18 @@ class BatchTrace(Trace):
     def process_primitive(self, prim, tracers, params):
         vals = [t.val for t in tracers]
         dims = [t.batch_dim for t in tracers]
+        if prim.effect == "new":  # a ref of this level: one value per lane
+            with creating_below(self.main):
+                outs, out_dims = batch_rules[prim](vals, dims, axis_size=self.main.global_data,
+                                                   **params)
+            return [BatchTracer(self, o, d) for o, d in zip(outs, out_dims)]
         if all(d is None for d in dims):
             out = prim.bind(*vals, **params)  # the same for every lane
             return out if prim.multiple_results else [out]
+        if prim.effect == "write" and dims[0] is None:
+            raise inactive_ref_write(self.main, get_aval(vals[0]),
+                                     "maps the value written here (it differs between lanes)",
+                                     "mapped")
         outs, out_dims = batch_rules[prim](vals, dims, **params)
         return [o if d is None else BatchTracer(self, o, d) for o, d in zip(outs, out_dims)]
 
@@ -158,7 +173,8 @@ def vmap_flat(fun, vals: list, dims: list) -> tuple[list, list]:
     """Run `fun` once on all lanes: input i batched along `dims[i]` (None: the same
     for every lane). Returns the outputs and where their batch axes are (None for an
     output that is the same for every lane)."""
-    with new_main(BatchTrace) as main:
+    size = batch_size(vals, dims) if any(d is not None for d in dims) else None
+    with new_main(BatchTrace, size, name="vmap") as main:
         tracers = [v if d is None else BatchTracer(main.trace, v, d) for v, d in zip(vals, dims)]
         pairs = [_val_and_dim(main, o) for o in fun(*tracers)]
         return [v for v, _ in pairs], [d for _, d in pairs]

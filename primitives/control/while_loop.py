@@ -37,7 +37,9 @@ from .common import (
     batch_jaxpr,
     carry_fixpoint,
     check_same_types,
+    over_refs,
     reorder,
+    shared_refs,
     split_list,
     stage_body,
     with_consts_as_invars,
@@ -52,18 +54,35 @@ def while_loop(cond_fun, body_fun, init_val):
     leaves, tree = tree_flatten(init_val)
     avals = [get_aval(x).strong() for x in leaves]
     _, in_tree = tree_flatten((init_val,))
-    cond = stage_body(cond_fun, in_tree, avals)
-    body = stage_body(body_fun, in_tree, avals)
-    out_avals = [v.aval for v in cond.jaxpr.outvars]
+    cond = stage_body(cond_fun, in_tree, avals, "while_loop")
+    body = stage_body(body_fun, in_tree, avals, "while_loop")
+    out_avals = [v.aval for v in cond.jaxpr.outvars[:cond.n_out]]
     if len(out_avals) != 1 or out_avals[0].shape != () or out_avals[0].dtype != np.bool_:
         raise DTypeError("while_loop: cond_fun must return a boolean scalar, got "
                          f"{[a.str_short() for a in out_avals]}").with_source(user_source_info())
-    check_same_types("while_loop carry", avals, [v.aval.strong() for v in body.jaxpr.outvars],
-                     tree)
-    outs = while_p.bind(*cond.consts, *body.consts, *leaves, cond_jaxpr=cond.jaxpr,
-                        body_jaxpr=body.jaxpr, cond_nconsts=len(cond.consts),
-                        body_nconsts=len(body.consts))
-    return tree_unflatten(tree, outs)
+    check_same_types("while_loop carry", avals,
+                     [v.aval.strong() for v in body.jaxpr.outvars[:body.n_out]], tree)
+    refs = shared_refs([cond, body])  # carried first, read by cond_fun, written by body_fun
+    cond, body = over_refs(cond, refs), over_refs(body, refs)
+    cond_jaxpr = _reading_only(cond)
+    n_out = len(body.jaxpr.outvars)
+    body_jaxpr = reorder(body.jaxpr, range(len(body.jaxpr.invars)),
+                         [*range(body.n_out, n_out), *range(body.n_out)])
+    outs = while_p.bind(*cond.consts, *body.consts, *body.ref_contents(), *leaves,
+                        cond_jaxpr=cond_jaxpr, body_jaxpr=body_jaxpr,
+                        cond_nconsts=len(cond.consts), body_nconsts=len(body.consts))
+    body.write_back(outs[:len(refs)])
+    return tree_unflatten(tree, outs[len(refs):])
+
+
+def _reading_only(cond) -> Jaxpr:
+    """cond_fun's jaxpr without the refs' final contents, which must be unchanged."""
+    jaxpr, n = cond.jaxpr, len(cond.consts)
+    contents = jaxpr.invars[n:n + len(cond.refs)]
+    if any(out is not v for out, v in zip(jaxpr.outvars[cond.n_out:], contents)):
+        raise TypeError(f"while_loop: cond_fun writes to a ref; only body_fun may (at "
+                        f"{user_source_info()})")
+    return Jaxpr((), jaxpr.invars, jaxpr.eqns, jaxpr.outvars[:cond.n_out])
 
 
 def while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
