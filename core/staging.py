@@ -57,7 +57,6 @@ from .trace import (
     user_source_info,
 )
 
-
 discharge_rules = RuleTable("discharge")
 """`discharge(contents, *operands, **params) -> (new_contents, outs)`: a read or write
 of a ref as a functional program on its contents (operand 0 is the ref)."""
