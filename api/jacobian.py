@@ -72,7 +72,7 @@ def _jacobian_columns_fwd(fun, flat: FlatArgs, n_out):
         tangents = list(zero_tangents)
         for j, t in zip(active, basis):
             tangents[j] = t
-        outs, out_t = jvp_flat(fun, flat.leaves, tangents)
+        outs, out_t = jvp_flat(fun, flat.leaves, tangents, "jacfwd")
         return [*outs, *(instantiate_zeros(t) for t in out_t[:n_out()])]
 
     basis = _Basis([tangent_aval(get_aval(x)) for x in inputs])
@@ -90,7 +90,7 @@ def _jacobian_columns_fwd(fun, flat: FlatArgs, n_out):
 def _jacobian_rows_rev(fun, flat: FlatArgs, n_out):
     """blocks[i][j], from the transposes of the basis cotangents of all (float) outputs:
     one linearization, its transpose vmapped. Integer outputs have no derivative."""
-    outs, linear = linearize_flat(fun, flat.leaves, flat.active, n_out)
+    outs, linear = linearize_flat(fun, flat.leaves, flat.active, n_out, name="jacrev")
     inputs = [x for x, a in zip(flat.leaves, flat.active) if a]
     diff = [i for i, a in enumerate(linear.out_avals) if a.dtype != float0]
 

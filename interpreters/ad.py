@@ -233,8 +233,9 @@ def inactive_ref_write(main, ref_aval, what: str, fix: str) -> ActivityError:
     where = ref_aval.source or "an unknown line"
     name = main.name or "the transformation"
     fixes = {
-        "argument": f"pass the ref to {name} as an argument (it is then differentiated), "
-                    "or, if the value's derivative should not reach the ref, write "
+        "argument": f"pass the ref to {name} as a differentiated argument (in argnums, "
+                    "not Inactive), or, if the value's derivative should not reach the ref, "
+                    "write "
                     "inert.stop_gradient(value) (or pass what it depends on as "
                     "inert.Inactive(...))",
         "mapped": f"create the ref inside the function {name} maps, or pass it to {name} "

@@ -34,7 +34,7 @@ raises `ActivityError`, as for an inactive ref under a jvp.
 
 from __future__ import annotations
 
-from ..core.avals import ShapedArray
+from ..core.avals import AbstractRef, ShapedArray
 from ..core.errors import ConcretizationError
 from ..core.rules import RuleTable
 from ..core.trace import (
@@ -126,7 +126,13 @@ class BatchTracer(Tracer):
         aval, d = get_aval(self.val), self.batch_dim
         if d is None:
             return aval
-        return ShapedArray(aval.shape[:d] + aval.shape[d + 1:], aval.dtype, aval.weak_type)
+        if type(aval) is AbstractRef:  # a ref of one lane's contents
+            return AbstractRef(_unbatched(aval.inner, d), aval.source)
+        return _unbatched(aval, d)
+
+
+def _unbatched(aval: ShapedArray, d: int) -> ShapedArray:
+    return ShapedArray(aval.shape[:d] + aval.shape[d + 1:], aval.dtype, aval.weak_type)
 
     def full_lower(self):
         return full_lower(self.val) if self.batch_dim is None else self

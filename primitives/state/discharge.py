@@ -16,6 +16,7 @@ from __future__ import annotations
 from ...core.avals import AbstractRef
 from ...core.ir import Jaxpr
 from ...core.staging import stage
+from ...interpreters.dce import dce_jaxpr
 from ...interpreters.eval import eval_jaxpr
 from .refs import freeze, new_ref
 
@@ -32,7 +33,9 @@ def discharge_jaxpr(jaxpr: Jaxpr) -> tuple[Jaxpr, list]:
         return [*outs, *(freeze(x) for x, r in zip(refs, is_ref) if r)]
 
     avals = [v.aval.inner if r else v.aval for v, r in zip(jaxpr.invars, is_ref)]
-    return stage(functional, avals, discharge=True)
+    functional_jaxpr, consts = stage(functional, avals, discharge=True)
+    # the old values that writes return are mostly unread: drop their gathers
+    return dce_jaxpr(functional_jaxpr, [True] * len(functional_jaxpr.outvars))[0], consts
 
 
 def has_state(jaxpr: Jaxpr) -> bool:
