@@ -1,8 +1,8 @@
 """`while_loop` and `fori_loop`.
 
 A while loop's trip count is data-dependent, so its iterations cannot be stacked for
-a backward pass: it supports forward mode (the tangents ride along in the carry) and
-refuses reverse mode with an error pointing to `scan`/`fori_loop`. `fori_loop` with
+a backward pass: it supports forward mode and `linearize` (the tangents ride along in
+the carry) and refuses reverse mode with an error pointing to `scan`/`fori_loop`. `fori_loop` with
 a trip count known while tracing is a `scan` over the loop index, so it is
 reverse-differentiable; the index is an integer (inactive) scanned input that the
 backward pass recomputes rather than saves.
@@ -10,6 +10,7 @@ backward pass recomputes rather than saves.
 
 from __future__ import annotations
 
+import attrs
 import numpy as np
 
 from ...core.activity import Zero
@@ -28,8 +29,10 @@ from ...core.trace import (
 )
 from ...interpreters.ad import instantiate_zeros, jvp_jaxpr, jvp_rules
 from ...interpreters.batching import batch_rules, batch_size
+from ...interpreters.dce import dce_jaxpr
 from ...interpreters.eval import eval_jaxpr
-from ...interpreters.partial_eval import partial_eval_rules
+from ...interpreters.partial_eval import partial_eval_jaxpr, partial_eval_rules
+from ...interpreters.transpose import transpose_rules
 from ..elementwise import select_n
 from ..reductions import reduce_or
 from ..shape.structural import batch_axis_first, iota, matchaxis
@@ -136,14 +139,54 @@ jvp_rules[while_p] = while_jvp
 
 
 def while_partial_eval(eqn: JaxprEqn, unknown_inputs: list[bool]):
-    raise NonDifferentiableError(
-        "while_loop: reverse-mode differentiation (grad, vjp, linearize) is not supported, "
-        "because the number of iterations is only known at run time. Use inert.lax.scan, or "
-        "inert.lax.fori_loop with a trip count known while tracing."
-    ).with_source(eqn.source_info)
+    """Linearizing: the known loop computes the known carries, and the unknown part is
+    the (jvp) loop again, reading the known inputs as residuals: the tangents ride in
+    its carry. That is a forward program, which `linearize` runs; transposing it
+    (`grad`, `vjp`) is refused by `while_transpose`."""
+    p = eqn.params
+    cond_c_uk, body_c_uk, carry_uk = split_list(unknown_inputs,
+                                                [p["cond_nconsts"], p["body_nconsts"]])
+
+    def split_body(carry_uk):
+        split = partial_eval_jaxpr(p["body_jaxpr"], [*body_c_uk, *carry_uk], carry_uk)
+        return split.out_unknowns, None
+
+    carry_uk, _ = carry_fixpoint(carry_uk, split_body)
+    cond_reads = dce_jaxpr(p["cond_jaxpr"], [True])[1][p["cond_nconsts"]:]
+    if any(cond_c_uk) or all(carry_uk) or any(u and r for u, r in zip(carry_uk, cond_reads)):
+        return [], [eqn]
+    known = [not u for u in carry_uk]
+    body, _ = dce_jaxpr(p["body_jaxpr"], known)
+    body_known = [*(not u for u in body_c_uk), *known]
+    body = Jaxpr((), tuple(v for v, k in zip(body.invars, body_known) if k), body.eqns,
+                 body.outvars)
+    cond = p["cond_jaxpr"]
+    cond = Jaxpr((), (*cond.invars[:p["cond_nconsts"]], *(
+        v for v, k in zip(cond.invars[p["cond_nconsts"]:], known) if k)), cond.eqns, cond.outvars)
+    cond_c, body_c, carry = split_list(eqn.inputs, [p["cond_nconsts"], p["body_nconsts"]])
+    known_eqn = JaxprEqn(
+        while_p, (*cond_c, *(c for c, u in zip(body_c, body_c_uk) if not u),
+                  *(c for c, k in zip(carry, known) if k)),
+        tuple(v for v, k in zip(eqn.outputs, known) if k),
+        dict(p, cond_jaxpr=cond, body_jaxpr=body, body_nconsts=body_c_uk.count(False)),
+        eqn.source_info)
+    unknown_eqn = attrs.evolve(eqn, outputs=tuple(Var(v.aval) if k else v
+                                                  for v, k in zip(eqn.outputs, known)))
+    return [known_eqn], [unknown_eqn]
 
 
 partial_eval_rules[while_p] = while_partial_eval
+
+
+def while_transpose(cts, *args, **params):
+    raise NonDifferentiableError(
+        "while_loop: reverse-mode differentiation (grad, vjp) is not supported, because "
+        "the number of iterations is only known at run time (linearize and jvp work). Use "
+        "inert.lax.scan, or inert.lax.fori_loop with a trip count known while tracing."
+    ).with_source(user_source_info())
+
+
+transpose_rules[while_p] = while_transpose
 
 
 def while_batch(vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):

@@ -8,7 +8,7 @@ whole ref. `api.ref` turns numpy indices into regions.
 
 * `new_ref` (effect "new") is bound at the innermost transformation in progress, so
   a ref belongs to every transformation whose function creates it: a jvp gives it a
-  tangent ref (zeros to start with), a vmap one value per lane.
+  tangent ref (zeros to start with), a vmap one value per lane (once one is needed).
 * `get` and `freeze` read ("read"); `swap` and `addupdate` write ("write").
 
 No rule transposes them: reverse mode sees refs *discharged* into functional programs
@@ -27,7 +27,7 @@ from ...core.errors import DTypeError, ShapeError
 from ...core.staging import discharge_rules
 from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules, user_source_info
 from ...interpreters.ad import instantiate_zeros, jvp_rules
-from ...interpreters.batching import batch_rules, batch_size
+from ...interpreters.batching import batch_rules, batch_size, ref_broadcast_rules
 from ..elementwise import add
 from ..indexing.gather_scatter import (
     full_index,
@@ -39,7 +39,7 @@ from ..indexing.gather_scatter import (
     scatter_add_p,
     scatter_p,
 )
-from ..shape.structural import matchaxis
+from ..shape.structural import matchaxis, moveaxis
 
 
 def _ref_aval(name: str, ref) -> AbstractRef:
@@ -112,15 +112,17 @@ jvp_rules[new_ref_p] = new_ref_jvp
 # transpose: none, refs are discharged before transposition (module docstring)
 
 
-def new_ref_batch(vals, dims, *, axis_size):
-    """Created inside a vmap, the ref has a value per lane (along axis 0)."""
+def new_ref_batch(vals, dims):
+    """Created inside a vmap, the ref has a value per lane (along axis 0) if its initial
+    value has; else it gets them when a value per lane is written into it."""
     (x,), (d,) = vals, dims
-    if axis_size is None:
+    if d is None:
         return [new_ref(x)], [None]
-    return [new_ref(matchaxis(x, d, 0, axis_size))], [0]
+    return [new_ref(moveaxis(x, d, 0))], [0]
 
 
 batch_rules[new_ref_p] = new_ref_batch
+ref_broadcast_rules[new_ref_p] = lambda ref, size: new_ref(matchaxis(freeze(ref), None, 0, size))
 
 # ---------------------------------------------------------------------------------
 get_p = Primitive("get", effect="read", operand_names=("ref",))
