@@ -47,12 +47,28 @@ class Body:
         """The number of the body's own outputs (before the refs' contents)."""
         return len(self.jaxpr.outvars) - len(self.refs)
 
-    def ref_contents(self) -> list:
-        return [freeze(r) for r in self.refs]
+    def ref_contents(self, refs=None) -> list:
+        return [freeze(r) for r in (self.refs if refs is None else refs)]
 
-    def write_back(self, contents) -> None:
-        for r, c in zip(self.refs, contents):
+    def write_back(self, contents, refs=None) -> None:
+        for r, c in zip(self.refs if refs is None else refs, contents):
             swap(r, c)
+
+    def loop_form(self) -> tuple[Jaxpr, list, list]:
+        """The body as a loop's: `(consts, contents of the refs it only reads, contents
+        of the refs it writes, args) -> (final contents of the written refs, outputs)`,
+        and those two lists of refs: loop-invariant operands, and carries."""
+        n, n_refs = len(self.consts), len(self.refs)
+        jaxpr = self.jaxpr
+        contents, finals = jaxpr.invars[n:n + n_refs], jaxpr.outvars[self.n_out:]
+        written = [final is not c for final, c in zip(finals, contents)]
+        read = [i for i, w in enumerate(written) if not w]
+        wrote = [i for i, w in enumerate(written) if w]
+        invars = (*jaxpr.invars[:n], *(contents[i] for i in read),
+                  *(contents[i] for i in wrote), *jaxpr.invars[n + n_refs:])
+        outvars = (*(finals[i] for i in wrote), *jaxpr.outvars[:self.n_out])
+        return (Jaxpr((), invars, jaxpr.eqns, outvars), [self.refs[i] for i in read],
+                [self.refs[i] for i in wrote])
 
 
 def stage_body(f: Callable, in_tree: PyTreeDef, in_avals: Sequence[ShapedArray],

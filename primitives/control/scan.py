@@ -71,14 +71,13 @@ def scan(f, init, xs=None, length=None, reverse=False):
     if carry_out_tree != init_tree:
         raise ShapeError(f"scan: the body returns a carry of structure {carry_out_tree}, "
                          f"but the initial carry has {init_tree}")
-    n_refs, n_outs = len(body.refs), len(body.jaxpr.outvars)
-    jaxpr = reorder(body.jaxpr, range(len(body.jaxpr.invars)),  # refs' contents carried first
-                    [*range(body.n_out, n_outs), *range(body.n_out)])
-    outs = scan_p.bind(*body.consts, *body.ref_contents(), *init_leaves, *xs_leaves,
-                       jaxpr=jaxpr, num_consts=len(body.consts), num_carry=n_refs + n_carry,
-                       length=length, reverse=bool(reverse))
-    body.write_back(outs[:n_refs])
-    outs = outs[n_refs:]
+    jaxpr, read, written = body.loop_form()  # the refs it writes are carried first
+    outs = scan_p.bind(*body.consts, *body.ref_contents(read), *body.ref_contents(written),
+                       *init_leaves, *xs_leaves, jaxpr=jaxpr,
+                       num_consts=len(body.consts) + len(read),
+                       num_carry=len(written) + n_carry, length=length, reverse=bool(reverse))
+    body.write_back(outs[:len(written)], written)
+    outs = outs[len(written):]
     return (tree_unflatten(init_tree, outs[:n_carry]),
             tree_unflatten(body.out_tree.children[1], outs[n_carry:]))
 

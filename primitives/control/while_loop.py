@@ -65,27 +65,31 @@ def while_loop(cond_fun, body_fun, init_val):
                          f"{[a.str_short() for a in out_avals]}").with_source(user_source_info())
     check_same_types("while_loop carry", avals,
                      [v.aval.strong() for v in body.jaxpr.outvars[:body.n_out]], tree)
-    refs = shared_refs([cond, body])  # carried first, read by cond_fun, written by body_fun
+    refs = shared_refs([cond, body])  # read by cond_fun, read or written by body_fun
     cond, body = over_refs(cond, refs), over_refs(body, refs)
-    cond_jaxpr = _reading_only(cond)
-    n_out = len(body.jaxpr.outvars)
-    body_jaxpr = reorder(body.jaxpr, range(len(body.jaxpr.invars)),
-                         [*range(body.n_out, n_out), *range(body.n_out)])
-    outs = while_p.bind(*cond.consts, *body.consts, *body.ref_contents(), *leaves,
+    body_jaxpr, read, written = body.loop_form()  # the written refs are carried first
+    cond_jaxpr = _reading_only(cond, [*read, *written])
+    outs = while_p.bind(*cond.consts, *cond.ref_contents(read), *body.consts,
+                        *body.ref_contents(read), *body.ref_contents(written), *leaves,
                         cond_jaxpr=cond_jaxpr, body_jaxpr=body_jaxpr,
-                        cond_nconsts=len(cond.consts), body_nconsts=len(body.consts))
-    body.write_back(outs[:len(refs)])
-    return tree_unflatten(tree, outs[len(refs):])
+                        cond_nconsts=len(cond.consts) + len(read),
+                        body_nconsts=len(body.consts) + len(read))
+    body.write_back(outs[:len(written)], written)
+    return tree_unflatten(tree, outs[len(written):])
 
 
-def _reading_only(cond) -> Jaxpr:
-    """cond_fun's jaxpr without the refs' final contents, which must be unchanged."""
+def _reading_only(cond, order: list) -> Jaxpr:
+    """cond_fun's jaxpr reading the refs' contents in `order` (the body's: those it only
+    reads, then those it writes) and not returning them: it must not change them."""
     jaxpr, n = cond.jaxpr, len(cond.consts)
     contents = jaxpr.invars[n:n + len(cond.refs)]
     if any(out is not v for out, v in zip(jaxpr.outvars[cond.n_out:], contents)):
         raise TypeError(f"while_loop: cond_fun writes to a ref; only body_fun may (at "
                         f"{user_source_info()})")
-    return Jaxpr((), jaxpr.invars, jaxpr.eqns, jaxpr.outvars[:cond.n_out])
+    position = [next(i for i, r in enumerate(cond.refs) if r is ref) for ref in order]
+    invars = (*jaxpr.invars[:n], *(contents[i] for i in position),
+              *jaxpr.invars[n + len(cond.refs):])
+    return Jaxpr((), invars, jaxpr.eqns, jaxpr.outvars[:cond.n_out])
 
 
 def while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):

@@ -458,8 +458,10 @@ def scatter_transpose(ct, x, updates, *indices, axes):
     if is_linear(x):
         ct_x = scatter(ct, zeros(aval_of(updates)), *indices, axes=axes)
     if is_linear(updates):
-        kept = landed_updates(get_aval(ct).shape, updates.aval.shape, indices, axes)
-        ct_updates = select_n(kept, zeros(updates.aval), gather(ct, *indices, axes=axes))
+        ct_updates = gather(ct, *indices, axes=axes)
+        if updates.aval.size > 1:  # a single update always lands; several may collide
+            kept = landed_updates(get_aval(ct).shape, updates.aval.shape, indices, axes)
+            ct_updates = select_n(kept, zeros(updates.aval), ct_updates)
     return [ct_x, ct_updates, *[None] * len(indices)]
 
 
