@@ -209,13 +209,18 @@ def test_cond_branches_write_different_refs_and_while_reads_in_cond():
         def no(x):
             b[...] = -x
 
+        def count(i):
+            b[...] += 1.0
+            return i + 1
+
         lax.cond(x > 0, yes, no, x)
-        lax.while_loop(lambda i: i < a[...] * 3, lambda i: i + 1, 0)
-        n = lax.while_loop(lambda i: i < 3, lambda i: (b.__setitem__((), b[...] + 1.0), i + 1)[1], 0)
-        return a[...], b[...], n
+        n = lax.while_loop(lambda i: i < 3, count, 0)
+        m = lax.while_loop(lambda i: i < b[...], lambda i: i + 1, 0)  # cond_fun reads b
+        return a[...], b[...], n, m
 
     for x in (2.0, -2.0):
-        assert_allclose(inert.jit(f)(x), (max(x, 0.0), max(-x, 0.0) + 3, 3))
+        b = max(-x, 0.0) + 3
+        assert_allclose(inert.jit(f)(x), (max(x, 0.0), b, 3, np.ceil(b)))
 
 
 def test_refs_may_not_be_carries_and_cond_fun_may_not_write():
