@@ -54,6 +54,18 @@ class Body:
         for r, c in zip(self.refs if refs is None else refs, contents):
             swap(r, c)
 
+    def writes(self) -> list[bool]:
+        """For each of its refs, whether the body may change its contents."""
+        n = len(self.consts)
+        contents = self.jaxpr.invars[n:n + len(self.refs)]
+        return [final is not c for final, c in zip(self.jaxpr.outvars[self.n_out:], contents)]
+
+    def returning(self, written: list[bool]) -> Jaxpr:
+        """The jaxpr returning its outputs and the final contents of the `written` refs."""
+        finals = self.jaxpr.outvars[self.n_out:]
+        return attrs.evolve(self.jaxpr, outvars=(*self.jaxpr.outvars[:self.n_out], *(
+            f for f, w in zip(finals, written) if w)))
+
     def loop_form(self) -> tuple[Jaxpr, list, list]:
         """The body as a loop's: `(consts, contents of the refs it only reads, contents
         of the refs it writes, args) -> (final contents of the written refs, outputs)`,
@@ -61,7 +73,7 @@ class Body:
         n, n_refs = len(self.consts), len(self.refs)
         jaxpr = self.jaxpr
         contents, finals = jaxpr.invars[n:n + n_refs], jaxpr.outvars[self.n_out:]
-        written = [final is not c for final, c in zip(finals, contents)]
+        written = self.writes()
         read = [i for i, w in enumerate(written) if not w]
         wrote = [i for i, w in enumerate(written) if w]
         invars = (*jaxpr.invars[:n], *(contents[i] for i in read),
@@ -102,7 +114,7 @@ def over_refs(body: Body, refs: Sequence) -> Body:
     """`body` reading and writing the contents of `refs`, which include its own: the
     contents of the others pass through. Branches of a cond, and a while loop's cond
     and body, share one list of refs so."""
-    if list(body.refs) == list(refs):
+    if len(body.refs) == len(refs) and all(a is b for a, b in zip(body.refs, refs)):
         return body
     positions = [next(i for i, r in enumerate(refs) if r is own) for own in body.refs]
     n_consts, n_own = len(body.consts), len(body.refs)

@@ -63,12 +63,15 @@ def switch(index, branches, *operands):
     leaves, in_tree = tree_flatten(operands)
     bodies = _stage_branches(branches, in_tree, [get_aval(x) for x in leaves])
     consts = [c for b in bodies for c in b.consts]
-    jaxprs = _sharing_consts([b.jaxpr for b in bodies], [len(b.consts) for b in bodies])
+    # every branch reads the refs any branch uses, and returns those any branch writes
+    written = [any(ws) for ws in zip(*(b.writes() for b in bodies))]
+    jaxprs = _sharing_consts([b.returning(written) for b in bodies],
+                             [len(b.consts) for b in bodies])
     index = convert_element_type(clamp(0, index, len(branches) - 1), np.int32)
-    outs = cond_p.bind(index, *consts, *bodies[0].ref_contents(), *leaves,
-                       branches=tuple(jaxprs))
-    bodies[0].write_back(outs[bodies[0].n_out:])
-    return tree_unflatten(bodies[0].out_tree, outs[:bodies[0].n_out])
+    first = bodies[0]
+    outs = cond_p.bind(index, *consts, *first.ref_contents(), *leaves, branches=tuple(jaxprs))
+    first.write_back(outs[first.n_out:], [r for r, w in zip(first.refs, written) if w])
+    return tree_unflatten(first.out_tree, outs[:first.n_out])
 
 
 def _stage_branches(branches, in_tree, avals) -> list:

@@ -365,3 +365,18 @@ def test_vmap_of_a_batched_write_into_an_outside_ref():
 def _line_of(text: str) -> int:
     with open(__file__) as source:
         return next(i for i, line in enumerate(source, 1) if line.startswith(text))
+
+
+def test_jacobians_and_hessian_of_a_ref_argument():
+    def f(r, x):
+        r[0] = r[0] * x
+        return inp.sin(r[...]) * x
+
+    contents = np.array([0.3, 0.4])
+    as_array = lambda c, x: f(inert.new_ref(c), x)  # noqa: E731
+    want = inert.jacfwd(as_array)(contents, 0.5)
+    assert_allclose(inert.jacrev(f)(inert.new_ref(contents), 0.5), want, rtol=1e-12)
+    assert_allclose(inert.jacfwd(f)(inert.new_ref(contents), 0.5), want, rtol=1e-12)
+    g = lambda c, x: inp.sum(as_array(c, x))  # noqa: E731
+    assert_allclose(inert.hessian(lambda r, x: inp.sum(f(r, x)))(inert.new_ref(contents), 0.5),
+                    inert.hessian(g)(contents, 0.5), rtol=1e-12)
