@@ -348,8 +348,8 @@ _NUMPY_SCALARS = (np.float64, np.int64, np.complex128)
 
 def abstract_eval(prim: Primitive, avals, params):
     """The output avals (always a list), with the user's line on a rule's error."""
-    if prim.effect is None and any(type(a) is AbstractRef for a in avals):
-        i = next(i for i, a in enumerate(avals) if type(a) is AbstractRef)
+    if prim.effect is None and AbstractRef in map(type, avals):
+        i = [type(a) for a in avals].index(AbstractRef)
         raise DTypeError(f"{prim.name}: {prim.operand_name(i)} is a ref "
                          f"{avals[i].str_short()}, not an array: read it first "
                          "(ref[...] or inert.freeze(ref))").with_source(user_source_info())

@@ -305,9 +305,11 @@ def _read(env, atom):
 
 
 def _useful_vars(jaxpr: Jaxpr) -> set[Var]:
+    """What some output reads, directly or through a ref written and read after."""
     useful = {v for v in jaxpr.outvars if type(v) is Var}
     for eqn in reversed(jaxpr.eqns):
-        if any(v in useful for v in eqn.outputs):
+        if any(v in useful for v in eqn.outputs) or (
+                eqn.primitive.effect == "write" and eqn.inputs[0] in useful):
             useful.update(a for a in eqn.inputs if type(a) is Var)
     return useful
 

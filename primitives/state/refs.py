@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.activity import Zero
-from ...core.avals import AbstractRef, Ref, tangent_aval
+from ...core.avals import AbstractRef, Ref, is_float, tangent_aval
 from ...core.errors import DTypeError, ShapeError
 from ...core.staging import discharge_rules
 from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules, user_source_info
@@ -103,7 +103,7 @@ def new_ref_jvp(primals, tangents):
     (x,), (t,) = primals, tangents
     ref = new_ref(x)
     t_aval = tangent_aval(get_aval(ref))
-    if not np.issubdtype(t_aval.dtype, np.inexact):
+    if not is_float(t_aval.dtype):
         return [ref], [Zero(t_aval)]
     return [ref], [new_ref(instantiate_zeros(t))]
 

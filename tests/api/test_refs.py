@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from harness import assert_allclose, check_grads, numerical_jvp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import inert
 import inert.numpy as inp
@@ -380,3 +382,55 @@ def test_jacobians_and_hessian_of_a_ref_argument():
     g = lambda c, x: inp.sum(as_array(c, x))  # noqa: E731
     assert_allclose(inert.hessian(lambda r, x: inp.sum(f(r, x)))(inert.new_ref(contents), 0.5),
                     inert.hessian(g)(contents, 0.5), rtol=1e-12)
+
+
+# ---------------------------------------------------------------------------------
+# Random programs: a ref written and read at random places, against the same program
+# written functionally with `.at` (values, jit, and gradients)
+
+N_SLOTS = 4
+INDICES = [0, -1, 2, slice(1, 3), slice(None, None, -2), np.array([3, 0]), np.array([1, 1])]
+op_strategy = st.tuples(st.sampled_from(["set", "add", "read"]), st.integers(0, len(INDICES) - 1),
+                        st.integers(0, N_SLOTS - 1), st.floats(-2.0, 2.0))
+
+
+def _value(x, j, c):
+    return inp.sin(x[j] * c) + c
+
+
+def run_with_ref(ops, x):
+    ref, total = inert.new_ref(x * 0.5), 0.0
+    for kind, i, j, c in ops:
+        idx = INDICES[i]
+        if kind == "set":
+            ref[idx] = _value(x, j, c)
+        elif kind == "add":
+            inert.ref.addupdate(ref, idx, _value(x, j, c))
+        else:
+            total = total + inp.sum(ref[idx] ** 2)
+    return inp.sum(inert.freeze(ref) * x) + total
+
+
+def run_functionally(ops, x):
+    y, total = inp.asarray(x) * 0.5, 0.0
+    for kind, i, j, c in ops:
+        idx = INDICES[i]
+        if kind == "set":
+            y = y.at[idx].set(_value(x, j, c))
+        elif kind == "add":
+            y = y.at[idx].add(_value(x, j, c))
+        else:
+            total = total + inp.sum(y[idx] ** 2)
+    return inp.sum(y * x) + total
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(op_strategy, max_size=6))
+def test_random_ref_programs_match_their_functional_version(ops):
+    x = np.linspace(-0.8, 0.9, N_SLOTS)
+    with_ref = lambda x: run_with_ref(ops, x)  # noqa: E731
+    functional = lambda x: run_functionally(ops, x)  # noqa: E731
+    assert_allclose(with_ref(x), functional(x), rtol=1e-12, atol=1e-12)
+    assert_allclose(inert.jit(with_ref)(x), functional(x), rtol=1e-12, atol=1e-12)
+    assert_allclose(inert.grad(with_ref)(x), inert.grad(functional)(x), rtol=1e-12,
+                    atol=1e-12)
