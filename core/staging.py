@@ -41,7 +41,7 @@ import numpy as np
 
 from .avals import ShapedArray
 from .check import check_jaxpr, checks_enabled
-from .errors import InertError
+from .errors import DTypeError
 from .ir import Jaxpr, JaxprEqn, Literal, Var, is_literalable, literal
 from .rules import RuleTable
 from .trace import (
@@ -175,8 +175,9 @@ class JaxprBuilder:
 
     def build(self, in_tracers, out_tracers) -> tuple[Jaxpr, list]:
         if any(type(t) is DischargedRef for t in out_tracers):
-            raise InertError("a ref created inside a function being differentiated cannot "
-                             "be returned from it: return inert.freeze(ref), its contents")
+            raise DTypeError("a ref created inside a function being differentiated cannot "
+                             "be returned from it: return inert.freeze(ref), its contents"
+                             ).with_source(user_source_info())
         jaxpr = Jaxpr(
             tuple(self.constvars),
             tuple(t.atom for t in in_tracers),

@@ -235,8 +235,7 @@ def inactive_ref_write(main, ref_aval, what: str, fix: str) -> ActivityError:
     fixes = {
         "argument": f"pass the ref to {name} as a differentiated argument (in argnums, "
                     "not Inactive), or, if the value's derivative should not reach the ref, "
-                    "write "
-                    "inert.stop_gradient(value) (or pass what it depends on as "
+                    "write inert.stop_gradient(value) (or pass what it depends on as "
                     "inert.Inactive(...))",
         "mapped": f"create the ref inside the function {name} maps, or pass it to {name} "
                   "as an argument mapped along axis 0",

@@ -434,3 +434,8 @@ def test_random_ref_programs_match_their_functional_version(ops):
     assert_allclose(inert.jit(with_ref)(x), functional(x), rtol=1e-12, atol=1e-12)
     assert_allclose(inert.grad(with_ref)(x), inert.grad(functional)(x), rtol=1e-12,
                     atol=1e-12)
+
+
+def test_a_ref_cannot_leave_a_differentiated_function():
+    with pytest.raises(inert.errors.DTypeError, match="return inert.freeze\\(ref\\)"):
+        inert.vjp(lambda x: inert.new_ref(x), 1.0)
