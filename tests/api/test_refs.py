@@ -439,3 +439,17 @@ def test_random_ref_programs_match_their_functional_version(ops):
 def test_a_ref_cannot_leave_a_differentiated_function():
     with pytest.raises(inert.errors.DTypeError, match="return inert.freeze\\(ref\\)"):
         inert.vjp(lambda x: inert.new_ref(x), 1.0)
+
+
+def test_print_activity_follows_values_through_a_ref():
+    def f(x):
+        r = inert.new_ref(x)
+        r[0] = inp.sin(r[1]) * r[0]  # read later by freeze: active
+        dead = inert.new_ref(x)
+        dead[0] = inp.cos(x[0])  # never read again: not active
+        return inp.sum(inert.freeze(r) ** 2)
+
+    closed, active = inert.activity_jaxpr(f, np.array([0.3, 0.5]))
+    names = {e.primitive.name: e for e in closed.jaxpr.eqns}
+    assert names["sin"].outputs[0] in active and names["mul"].outputs[0] in active
+    assert names["cos"].outputs[0] not in active
