@@ -33,6 +33,8 @@ from ..indexing.gather_scatter import (
     full_index,
     gather,
     gather_p,
+    index_dims_start,
+    index_rank,
     region_aval,
     scatter,
     scatter_add,
@@ -70,10 +72,9 @@ def _lanes_in_region(axes, indices) -> int:
     """Where the lanes of a ref batched along axis 0 land in a region read with the same
     indices in every lane: in front, unless the index dimensions go there (numpy puts
     them first when the indexed axes are not consecutive)."""
-    consecutive = tuple(axes) == tuple(range(axes[0], axes[0] + len(axes))) if axes else True
-    if consecutive:
+    if not axes or index_dims_start(_shifted(axes)):
         return 0
-    return len(np.broadcast_shapes(*(get_aval(i).shape for i in indices)))
+    return index_rank(indices, [None] * len(indices))
 
 
 # ---------------------------------------------------------------------------------
