@@ -207,6 +207,9 @@ def test_vmap_of_refs_inside_and_of_ref_arguments(rng):
     want = xs.copy()
     want[:, 1:] *= np.arange(5.0)[:, None]
     assert_allclose((out, inert.freeze(refs)), (xs[:, 0] + np.arange(5.0), want))
+    refs = inert.new_ref(xs.T)
+    out = inert.vmap(scale, in_axes=(1, 0))(refs, np.arange(5.0))  # along axis 1
+    assert_allclose((out, inert.freeze(refs)), (xs[:, 0] + np.arange(5.0), want.T))
 
 
 def test_jit_of_grad_and_grad_of_jit_with_refs(rng):
