@@ -97,16 +97,18 @@ class _TraceState(threading.local):
 def new_main(trace_type: type, global_data: Any = None, dynamic: bool = False,
              name: str = ""):
     """Push a transformation; with `dynamic`, even constant-only operations go to it."""
-    stack = _state.stack
+    state = _state
+    stack = state.stack
     main = MainTrace(len(stack), trace_type, global_data, name=name)
     stack.append(main)
-    previous_dynamic = _state.dynamic
+    previous_dynamic, previous_ceiling = state.dynamic, state.ceiling
+    state.ceiling = sys.maxsize  # refs its function creates are its own (see `bind`)
     if dynamic:
-        _state.dynamic = main
+        state.dynamic = main
     try:
         yield main
     finally:
-        _state.dynamic = previous_dynamic
+        state.dynamic, state.ceiling = previous_dynamic, previous_ceiling
         main.active = False
         stack.pop()
 
@@ -120,18 +122,6 @@ def bind_at(main: MainTrace, prim: Primitive, args, params, source=None):
         return bind(prim, args, params, source)
     finally:
         state.dynamic = previous
-
-
-@contextlib.contextmanager
-def creating_below(main: MainTrace):
-    """While a trace's rule for creating a ref runs: the refs it creates in turn (the
-    primal and tangent refs of a jvp, the lanes of a vmap) belong to the levels below."""
-    state = _state
-    previous, state.ceiling = state.ceiling, main.level
-    try:
-        yield
-    finally:
-        state.ceiling = previous
 
 
 def describe_level(main: MainTrace) -> str:
@@ -287,7 +277,9 @@ def bind(prim: Primitive, args, params, source: SourceInfo | None = None):
 
     A primitive creating a ref goes to the innermost transformation in progress,
     whatever its operands: the ref belongs to every transformation whose function
-    creates it (a jvp gives it a tangent ref, a vmap one value per lane).
+    creates it (a jvp gives it a tangent ref, a vmap one value per lane). Code a
+    trace's rule runs (the primal and tangent refs of a jvp, a custom jvp rule) runs
+    below that trace, so the refs it creates go below it: the *ceiling*.
     """
     if prim.effect == "new":
         stack = _state.stack
@@ -297,13 +289,14 @@ def bind(prim: Primitive, args, params, source: SourceInfo | None = None):
     if trace.main.level == 0:
         return eval_primitive(prim, args, params)
     state = _state
-    outer_source = state.source
+    outer_source, outer_ceiling = state.source, state.ceiling
     if source is not None or outer_source is None:
         state.source = source or _walk_to_user_frame()
+    state.ceiling = trace.main.level
     try:
         outs = trace.process_primitive(prim, [full_raise(trace, a) for a in args], params)
     finally:
-        state.source = outer_source
+        state.source, state.ceiling = outer_source, outer_ceiling
     if prim.multiple_results:
         return [full_lower(o) for o in outs]
     return full_lower(outs[0])

@@ -36,7 +36,6 @@ from ..core.trace import (
     Tracer,
     abstract_eval_rules,
     bind,
-    creating_below,
     describe_level,
     escaped_error,
     get_aval,
@@ -203,9 +202,8 @@ class JVPTrace(Trace):
         tangents = [t.tangent for t in tracers]
         if checks_enabled():
             self._check_levels(prim, tangents)
-        if prim.effect == "new":  # a ref of this level: its tangent ref is created below
-            with creating_below(self.main):
-                primals_out, tangents_out = jvp_rules[prim](primals, tangents, **params)
+        if prim.effect == "new":  # a ref of this level: its primal and tangent refs below
+            primals_out, tangents_out = jvp_rules[prim](primals, tangents, **params)
             return [JVPTracer(self, p, t) for p, t in zip(primals_out, tangents_out)]
         if all(type(t) is Zero for t in tangents):
             out = prim.bind(*primals, **params)  # inactive: no tangent work at all

@@ -43,7 +43,6 @@ from ..core.trace import (
     Primitive,
     Trace,
     Tracer,
-    creating_below,
     full_lower,
     get_aval,
     new_main,
@@ -163,8 +162,7 @@ class BatchTrace(Trace):
         vals = [t.val for t in tracers]
         dims = [t.batch_dim for t in tracers]
         if prim.effect == "new":  # a ref of this level
-            with creating_below(self.main):
-                outs, out_dims = batch_rules[prim](vals, dims, **params)
+            outs, out_dims = batch_rules[prim](vals, dims, **params)
             return [BatchRef(self, o, d, prim) for o, d in zip(outs, out_dims)]
         if all(d is None for d in dims):
             out = prim.bind(*vals, **params)  # the same for every lane
@@ -182,8 +180,7 @@ class BatchTrace(Trace):
             raise inactive_ref_write(self.main, get_aval(ref.val),
                                      "maps the value written here (it differs between lanes)",
                                      "mapped")
-        with creating_below(self.main):
-            ref.val = ref_broadcast_rules[ref.created_by](ref.val, size)
+        ref.val = ref_broadcast_rules[ref.created_by](ref.val, size)  # one level down
         ref.batch_dim = 0
         return ref.val, 0
 

@@ -456,3 +456,23 @@ def test_print_activity_follows_values_through_a_ref():
     names = {e.primitive.name: e for e in closed.jaxpr.eqns}
     assert names["sin"].outputs[0] in active and names["mul"].outputs[0] in active
     assert names["cos"].outputs[0] not in active
+
+
+def test_a_custom_jvp_rule_may_use_refs():
+    """Code a trace's rule runs creates its refs below that trace (bind's ceiling): the
+    rule's ref is an ordinary value of the level the rule computes at."""
+    @inert.custom_jvp
+    def f(x):
+        return inp.sin(x)
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        (x,), (t,) = primals, tangents
+        factors = inert.new_ref(inp.zeros(2))
+        factors[0], factors[1] = inp.cos(x), inp.sin(x)
+        return factors[1], factors[0] * t
+
+    assert_allclose(inert.grad(f)(0.3), np.cos(0.3), rtol=1e-12)
+    assert_allclose(inert.grad(inert.grad(f))(0.3), -np.sin(0.3), rtol=1e-12)
+    assert_allclose(inert.vmap(inert.grad(f))(np.array([0.3, 0.4])), np.cos([0.3, 0.4]),
+                    rtol=1e-12)
