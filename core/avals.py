@@ -130,6 +130,8 @@ def concrete_aval(x) -> ShapedArray:
                 _array_avals.clear()
             aval = _array_avals[key] = ShapedArray(x.shape, x.dtype)
         return aval
+    if type(x) in (ShapedArray, AbstractRef):  # what a returned function keeps of a value
+        return x
     raise TypeError(f"{type(x).__name__} {x!r:.60} is not a valid inert value: "
                     "use numpy arrays, numpy scalars or Python numbers")
 

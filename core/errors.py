@@ -52,3 +52,7 @@ class ActivityError(InertError, TypeError):
     from outside that transformation, which the transformation does not differentiate
     (or map): the derivative (or the lanes) would be lost. Names the level, the ref's
     creation line, the write's line and the fix."""
+
+
+class NaNError(InertError, FloatingPointError):
+    """A primitive produced a NaN while `inert.config.jax_debug_nans` is on."""

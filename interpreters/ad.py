@@ -41,6 +41,7 @@ from ..core.trace import (
     get_aval,
     impl_rules,
     new_main,
+    quietly,
     user_source_info,
 )
 from .eval import eval_jaxpr
@@ -250,8 +251,13 @@ def inactive_ref_write(main, ref_aval, what: str, fix: str) -> ActivityError:
 
 
 def jvp_flat(fun, primals: list, tangents: list, name: str = "jvp") -> tuple[list, list]:
-    """Push `tangents` (values, or `Zero` for inactive inputs) through `fun`; `name`
-    is the user's transformation, for error messages."""
+    """Push `tangents` (values, or `Zero` for inactive inputs) through `fun`, without
+    floating-point warnings (`quietly`: the rules' operations are not the user's);
+    `name` is the user's transformation, for error messages."""
+    return quietly(_jvp_flat, fun, primals, tangents, name)
+
+
+def _jvp_flat(fun, primals: list, tangents: list, name: str) -> tuple[list, list]:
     with new_main(JVPTrace, name=name) as main:
         trace = main.trace
         tracers_in = [p if type(t) is Zero else JVPTracer(trace, p, t)

@@ -1,8 +1,9 @@
 """`while_loop` and `fori_loop`.
 
 A while loop's trip count is data-dependent, so its iterations cannot be stacked for
-a backward pass: it supports forward mode and `linearize` (the tangents ride along in
-the carry) and refuses reverse mode with an error pointing to `scan`/`fori_loop`. `fori_loop` with
+a backward pass: it supports forward mode (the tangents ride along in the carry),
+linearization (the tangent program reruns the primal loop), and refuses transposing
+(reverse mode) with an error pointing to `scan`/`fori_loop`, as JAX does. `fori_loop` with
 a trip count known while tracing is a `scan` over the loop index, so it is
 reverse-differentiable; the index is an integer (inactive) scanned input that the
 backward pass recomputes rather than saves.
@@ -143,51 +144,56 @@ jvp_rules[while_p] = while_jvp
 
 
 def while_partial_eval(eqn: JaxprEqn, unknown_inputs: list[bool]):
-    """Linearizing: the known loop computes the known carries, and the unknown part is
-    the (jvp) loop again, reading the known inputs as residuals: the tangents ride in
-    its carry. That is a forward program, which `linearize` runs; transposing it
-    (`grad`, `vjp`) is refused by `while_transpose`."""
+    """Linearizing a while loop (JAX's approach): the known part is the loop over the
+    known carries alone (the primal loop, whose trip count they decide); the unknown
+    part is the whole loop again, reading the known inputs, so the tangent program
+    recomputes the primal iterations as it goes (a checkpoint of the loop) and keeps
+    only the loop's inputs. A predicate that reads an unknown value leaves the whole
+    loop unknown. Only transposing the unknown part is refused (`while_transpose`)."""
     p = eqn.params
-    cond_c_uk, body_c_uk, carry_uk = split_list(unknown_inputs,
-                                                [p["cond_nconsts"], p["body_nconsts"]])
-
-    def split_body(carry_uk):
-        split = partial_eval_jaxpr(p["body_jaxpr"], [*body_c_uk, *carry_uk], carry_uk)
-        return split.out_unknowns, None
-
-    carry_uk, _ = carry_fixpoint(carry_uk, split_body)
-    cond_reads = dce_jaxpr(p["cond_jaxpr"], [True])[1][p["cond_nconsts"]:]
-    if any(cond_c_uk) or all(carry_uk) or any(u and r for u, r in zip(carry_uk, cond_reads)):
+    cond_jaxpr, body_jaxpr = p["cond_jaxpr"], p["body_jaxpr"]
+    cond_uk, body_c_uk, carry_uk = split_list(unknown_inputs,
+                                              [p["cond_nconsts"], p["body_nconsts"]])
+    carry_uk, _ = carry_fixpoint(carry_uk, lambda uk: (partial_eval_jaxpr(
+        body_jaxpr, [*body_c_uk, *uk], [False] * len(uk)).out_unknowns, None))
+    cond_reads = dce_jaxpr(cond_jaxpr, [True])[1]
+    if all(carry_uk) or any(r and uk for r, uk in zip(cond_reads, [*cond_uk, *carry_uk])):
         return [], [eqn]
-    known = [not u for u in carry_uk]
-    body, _ = dce_jaxpr(p["body_jaxpr"], known)
-    body_known = [*(not u for u in body_c_uk), *known]
-    body = Jaxpr((), tuple(v for v, k in zip(body.invars, body_known) if k), body.eqns,
-                 body.outvars)
-    cond = p["cond_jaxpr"]
-    cond = Jaxpr((), (*cond.invars[:p["cond_nconsts"]], *(
-        v for v, k in zip(cond.invars[p["cond_nconsts"]:], known) if k)), cond.eqns, cond.outvars)
+    known_body = _restricted(body_jaxpr, [not uk for uk in [*body_c_uk, *carry_uk]],
+                             [not uk for uk in carry_uk])
+    known_cond = _restricted(cond_jaxpr, [not uk for uk in [*cond_uk, *carry_uk]], [True])
     cond_c, body_c, carry = split_list(eqn.inputs, [p["cond_nconsts"], p["body_nconsts"]])
-    known_eqn = JaxprEqn(
-        while_p, (*cond_c, *(c for c, u in zip(body_c, body_c_uk) if not u),
-                  *(c for c, k in zip(carry, known) if k)),
-        tuple(v for v, k in zip(eqn.outputs, known) if k),
-        dict(p, cond_jaxpr=cond, body_jaxpr=body, body_nconsts=body_c_uk.count(False)),
-        eqn.source_info)
-    unknown_eqn = attrs.evolve(eqn, outputs=tuple(Var(v.aval) if k else v
-                                                  for v, k in zip(eqn.outputs, known)))
-    return [known_eqn], [unknown_eqn]
+    known = JaxprEqn(while_p, (*(a for a, uk in zip(cond_c, cond_uk) if not uk),
+                               *(a for a, uk in zip(body_c, body_c_uk) if not uk),
+                               *(a for a, uk in zip(carry, carry_uk) if not uk)),
+                     tuple(v for v, uk in zip(eqn.outputs, carry_uk) if not uk),
+                     dict(p, cond_jaxpr=known_cond, body_jaxpr=known_body,
+                          cond_nconsts=cond_uk.count(False), body_nconsts=body_c_uk.count(False)),
+                     eqn.source_info)
+    # the known outputs are the known loop's; the whole loop's copies of them are unread
+    unknown = attrs.evolve(eqn, outputs=tuple(v if uk else Var(v.aval)
+                                              for v, uk in zip(eqn.outputs, carry_uk)))
+    return [known], [unknown]
+
+
+def _restricted(jaxpr: Jaxpr, keep_in: list[bool], keep_out: list[bool]) -> Jaxpr:
+    """`jaxpr` with only the kept inputs and outputs, pruned to the equations those
+    outputs need (which read kept inputs only)."""
+    pruned, used = dce_jaxpr(jaxpr, keep_out)
+    assert not any(u and not k for u, k in zip(used, keep_in)), "reads a dropped input"
+    return Jaxpr((), tuple(v for v, k in zip(jaxpr.invars, keep_in) if k), pruned.eqns,
+                 pruned.outvars)
 
 
 partial_eval_rules[while_p] = while_partial_eval
 
 
-def while_transpose(cts, *args, **params):
+def while_transpose(cts, *operands, **params):
     raise NonDifferentiableError(
-        "while_loop: reverse-mode differentiation (grad, vjp) is not supported, because "
-        "the number of iterations is only known at run time (linearize and jvp work). Use "
-        "inert.lax.scan, or inert.lax.fori_loop with a trip count known while tracing."
-    ).with_source(user_source_info())
+        "while_loop: reverse-mode differentiation (grad, vjp, jacrev) is not supported, "
+        "because the number of iterations is only known at run time (forward mode, jvp "
+        "and linearize, works). Use inert.lax.scan, or inert.lax.fori_loop with a trip "
+        "count known while tracing.").with_source(user_source_info())
 
 
 transpose_rules[while_p] = while_transpose

@@ -19,8 +19,8 @@ LINEAR = {
 }
 
 
-# while's transpose rule only refuses, naming scan/fori_loop: linearize runs a while
-# loop's tangent program forwards, grad/vjp would have to run it backwards.
+# Not linear, but with a transpose rule that only raises JAX's clear error: a while loop's
+# tangent program (linearize works) cannot run backwards without a known trip count.
 REFUSES_TRANSPOSE = {"while"}
 
 # custom_lin is the tangent map of a custom_vjp function: only its transpose (the user's
