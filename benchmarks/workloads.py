@@ -257,6 +257,37 @@ def w12_numpy(w, A, y):  # noqa: N803
     return np.sum(r * r), 2.0 * (A.T @ r)
 
 
+# W13, W14: refs (mutable buffers) filled element by element --------------------
+def naive_map_sin_cos_exp(x):
+    """Mooncake's example: a buffer filled one slot per Python iteration."""
+    y = inert.empty_ref(x.shape)
+    for n in range(x.shape[0]):
+        y[n] = inp.sin(inp.cos(inp.exp(x[n])))
+    return inp.sum(inert.freeze(y))
+
+
+def naive_map_numpy(x):
+    e = np.exp(x)
+    return np.sum(np.sin(np.cos(e))), -np.cos(np.cos(e)) * np.sin(e) * e
+
+
+def ref_accumulator(W, xs):
+    """An accumulator ref that a fori_loop adds `tanh(W @ x_n)` into at every step."""
+    acc = inert.empty_ref(W.shape[0])
+
+    def step(n, carry):
+        acc[...] += inp.tanh(W @ xs[n])
+        return carry
+
+    lax.fori_loop(0, xs.shape[0], step, 0)
+    return inp.sum(inert.freeze(acc))
+
+
+def ref_accumulator_numpy(W, xs):
+    t = np.tanh(xs @ W.T)
+    return np.sum(t), (1.0 - t * t).T @ xs
+
+
 def _size(a) -> int:
     return np.asarray(a).size
 
@@ -285,6 +316,7 @@ def workloads(scale: float = 1.0, seed: int = 0) -> list[Workload]:
         return F64 * (X.size + 2 * hidden + W2.size + W3.size + Y.size)
 
     n_w9 = max(8, int(512 * np.sqrt(scale)))
+    n_map = max(8, int(1000 * scale))
     steps, hidden = max(4, int(200 * scale)), max(4, int(128 * np.sqrt(scale)))
     n_w10, n_w11 = max(8, int(1024 * np.sqrt(scale))), max(8, int(512 * np.sqrt(scale)))
     m_w12, p_w12 = max(8, int(2048 * np.sqrt(scale))), max(4, int(512 * np.sqrt(scale)))
@@ -327,4 +359,13 @@ def workloads(scale: float = 1.0, seed: int = 0) -> list[Workload]:
                  lambda: (rng.standard_normal(p_w12), inactive(rng.standard_normal(
                      (m_w12, p_w12))), inactive(rng.standard_normal(m_w12))),
                  lambda a: F64 * (_size(_unwrap(a)[1]) + m_w12), w12_numpy),
+
+
+        Workload("W13", "naive_map_sin_cos_exp: y[n] = sin(cos(exp(x[n]))), Python loop",
+                 naive_map_sin_cos_exp, lambda: (rng.standard_normal(n_map),),
+                 lambda a: F64 * 3 * _size(a[0]), naive_map_numpy),
+        Workload("W14", "acc[...] += tanh(W @ x_n) in a fori_loop, W active", ref_accumulator,
+                 lambda: (rng.standard_normal((hidden, hidden)) / np.sqrt(hidden),
+                          inactive(rng.standard_normal((steps, hidden)))),
+                 lambda a: F64 * 2 * _size(_unwrap(a)[1]), ref_accumulator_numpy),
     ]
