@@ -10,25 +10,50 @@ through it and the maximum needs no derivative of its own.
 
 from __future__ import annotations
 
+import math
+
 from ...primitives import elementwise as ew
 from ...primitives.special import (
+    beta,
     betainc,
     betaln,
     digamma,
     entr,
     erf,
     erfc,
+    erfcinv,
     erfinv,
+    exp1,
+    expi,
+    gamma,
     gammaln,
+    gammasgn,
+    i0,
+    i0e,
+    i1,
+    i1e,
     iv,
+    ive,
+    j0,
+    j1,
     jv,
+    kl_div,
     kv,
+    kve,
     log_ndtr,
     logit,
     ndtr,
+    ndtri,
     polygamma,
+    rel_entr,
+    rgamma,
+    sinc,
+    spence,
     xlog1py,
     xlogy,
+    y0,
+    y1,
+    yv,
     zeta,
 )
 from ...primitives.special import igamma as gammainc
@@ -37,12 +62,9 @@ from .. import numpy as inp
 
 psi = digamma
 expit = ew.logistic
+jn = jv  # an integer order is inactive by type
+yn = yv
 
-__all__ = [
-    "betainc", "betaln", "digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammainc",
-    "gammaincc", "gammaln", "iv", "jv", "kv", "log_ndtr", "log_softmax", "logit", "logsumexp",
-    "ndtr", "polygamma", "psi", "softmax", "xlog1py", "xlogy", "zeta",
-]
 
 
 def _max_shift(a, axis):
@@ -77,10 +99,23 @@ def log_softmax(x, axis=None):
     shifted = inp.subtract(x, _max_shift(x, axis))
     return inp.subtract(shifted, inp.log(inp.sum(inp.exp(shifted), axis=axis, keepdims=True)))
 
+
+def multigammaln(a, d):
+    """log of the multivariate gamma function of dimension `d` (a Python int):
+    d(d-1)/4 log(pi) + sum over j < d of gammaln(a - j/2)."""
+    if not isinstance(d, int) or isinstance(d, bool) or d < 1:
+        raise ValueError(f"multigammaln: d must be a positive Python int, got {d!r}")
+    a = inp.asarray(a)
+    shifted = inp.subtract(inp.expand_dims(a, -1), inp.arange(d) / 2.0)
+    return inp.add(inp.sum(gammaln(shifted), axis=-1), d * (d - 1) / 4.0 * math.log(math.pi))
+
+
 __all__ = [
-    "betainc", "betaln", "digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammainc",
-    "gammaincc", "gammaln", "iv", "jv", "kv", "log_ndtr", "log_softmax", "logit",
-    "logsumexp", "ndtr", "polygamma", "psi", "softmax", "xlog1py", "xlogy", "zeta",
+    "beta", "betainc", "betaln", "digamma", "entr", "erf", "erfc", "erfcinv", "erfinv", "exp1",
+    "expi", "expit", "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn", "i0", "i0e", "i1",
+    "i1e", "iv", "ive", "j0", "j1", "jn", "jv", "kl_div", "kv", "kve", "log_ndtr", "log_softmax",
+    "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "rel_entr",
+    "rgamma", "sinc", "softmax", "spence", "xlog1py", "xlogy", "y0", "y1", "yn", "yv", "zeta",
 ]
 
 

@@ -1,0 +1,73 @@
+"""Functions defined by an integral or a quotient of elementary functions: the
+dilogarithm (spence), the exponential integrals expi and exp1, and sinc.
+
+Their derivatives are the integrands: spence' = log z / (1 - z) (scipy's convention,
+spence(1) = 0), Ei' = e^x / x, E1' = -e^-x / x. sinc' = (cos(pi x) - sinc(x)) / x
+cancels near 0, where it is a Taylor polynomial instead, so that every order of
+derivative is right at and around 0.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import scipy.special as sc
+
+from ...core.trace import Primitive, abstract_eval_rules, impl_rules
+from ...interpreters.batching import defvectorized
+from ..elementwise import abs, add, cos, div, exp, log, lt, mul, neg, select_n, sub
+from ..elementwise.ufunc_rules import defjvp_elementwise, ufunc_abstract_eval
+from .common import def_unary, real_function_impl
+
+# not linear in any operand: no transposes in this module
+spence_p = def_unary("spence", sc.spence, lambda z, out: div(log(z), sub(1.0, z)))
+
+
+def spence(z):
+    """The dilogarithm: the integral from 1 to z of log t / (1 - t)."""
+    return spence_p.bind(z)
+
+
+expi_p = def_unary("expi", sc.expi, lambda x, out: div(exp(x), x))
+
+
+def expi(x):
+    """The exponential integral Ei(x)."""
+    return expi_p.bind(x)
+
+
+exp1_p = def_unary("exp1", sc.exp1, lambda x, out: neg(div(exp(neg(x)), x)))
+
+
+def exp1(x):
+    """The exponential integral E1(x), the integral from x to inf of e^-t / t."""
+    return exp1_p.bind(x)
+
+
+# Below this |x|, the quotient loses more digits (eps / x^2) than the polynomial's
+# truncation does (pi^4 x^4 / 280).
+_SINC_TAYLOR_BELOW = 1e-3
+
+
+def _sinc_slope(x, out):
+    small = lt(abs(x), _SINC_TAYLOR_BELOW)
+    safe_x = select_n(small, x, 1.0)
+    quotient = div(sub(cos(mul(math.pi, x)), out), safe_x)
+    x2 = mul(x, x)
+    taylor = mul(x, add(-math.pi ** 2 / 3.0, mul(math.pi ** 4 / 30.0, x2)))
+    return select_n(small, quotient, taylor)
+
+
+sinc_p = Primitive("sinc")
+
+
+def sinc(x):
+    """sin(pi x) / (pi x), and 1 at 0 (numpy's normalised sinc)."""
+    return sinc_p.bind(x)
+
+
+abstract_eval_rules[sinc_p] = ufunc_abstract_eval(np.sin, "sinc")
+impl_rules[sinc_p] = real_function_impl(np.sinc, abstract_eval_rules[sinc_p])
+defjvp_elementwise(sinc_p, lambda t, out, x: mul(t, _sinc_slope(x, out)))
+defvectorized(sinc_p)
