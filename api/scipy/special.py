@@ -17,6 +17,7 @@ from ...primitives.special import (
     beta,
     betainc,
     betaln,
+    cosm1,
     digamma,
     entr,
     erf,
@@ -44,6 +45,7 @@ from ...primitives.special import (
     logit,
     ndtr,
     ndtri,
+    poch,
     polygamma,
     rel_entr,
     rgamma,
@@ -111,11 +113,12 @@ def multigammaln(a, d):
 
 
 __all__ = [
-    "beta", "betainc", "betaln", "digamma", "entr", "erf", "erfc", "erfcinv", "erfinv", "exp1",
-    "expi", "expit", "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn", "i0", "i0e", "i1",
-    "i1e", "iv", "ive", "j0", "j1", "jn", "jv", "kl_div", "kv", "kve", "log_ndtr", "log_softmax",
-    "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "rel_entr",
-    "rgamma", "sinc", "softmax", "spence", "xlog1py", "xlogy", "y0", "y1", "yn", "yv", "zeta",
+    "beta", "betainc", "betaln", "cosm1", "digamma", "entr", "erf", "erfc", "erfcinv",
+    "erfinv", "exp1", "expi", "expit", "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn",
+    "i0", "i0e", "i1", "i1e", "iv", "ive", "j0", "j1", "jn", "jv", "kl_div", "kv", "kve",
+    "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "poch",
+    "polygamma", "psi", "rel_entr", "rgamma", "sinc", "softmax", "spence", "xlog1py", "xlogy",
+    "y0", "y1", "yn", "yv", "zeta",
 ]
 
 

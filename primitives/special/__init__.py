@@ -55,7 +55,18 @@ from .bessel import (
     yv,
     yv_p,
 )
-from .elementary import exp1, exp1_p, expi, expi_p, sinc, sinc_p, spence, spence_p
+from .elementary import (
+    cosm1,
+    cosm1_p,
+    exp1,
+    exp1_p,
+    expi,
+    expi_p,
+    sinc,
+    sinc_p,
+    spence,
+    spence_p,
+)
 from .error_functions import (
     erf,
     erf_p,
@@ -91,6 +102,8 @@ from .gamma_functions import (
     igamma_p,
     igammac,
     igammac_p,
+    poch,
+    poch_p,
     polygamma,
     polygamma_p,
     rgamma,

@@ -1,5 +1,5 @@
 """Functions defined by an integral or a quotient of elementary functions: the
-dilogarithm (spence), the exponential integrals expi and exp1, and sinc.
+dilogarithm (spence), the exponential integrals expi and exp1, cosm1 and sinc.
 
 Their derivatives are the integrands: spence' = log z / (1 - z) (scipy's convention,
 spence(1) = 0), Ei' = e^x / x, E1' = -e^-x / x. sinc' = (cos(pi x) - sinc(x)) / x
@@ -16,7 +16,7 @@ import scipy.special as sc
 
 from ...core.trace import Primitive, abstract_eval_rules, impl_rules
 from ...interpreters.batching import defvectorized
-from ..elementwise import abs, add, cos, div, exp, log, lt, mul, neg, select_n, sub
+from ..elementwise import abs, add, cos, div, exp, log, lt, mul, neg, select_n, sin, sub
 from ..elementwise.ufunc_rules import defjvp_elementwise, ufunc_abstract_eval
 from .common import def_unary, real_function_impl
 
@@ -43,6 +43,14 @@ exp1_p = def_unary("exp1", sc.exp1, lambda x, out: neg(div(exp(neg(x)), x)))
 def exp1(x):
     """The exponential integral E1(x), the integral from x to inf of e^-t / t."""
     return exp1_p.bind(x)
+
+
+cosm1_p = def_unary("cosm1", sc.cosm1, lambda x, out: neg(sin(x)))
+
+
+def cosm1(x):
+    """cos(x) - 1, accurate near 0."""
+    return cosm1_p.bind(x)
 
 
 # Below this |x|, the quotient loses more digits (eps / x^2) than the polynomial's

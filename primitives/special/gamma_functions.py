@@ -117,6 +117,23 @@ defjvp_elementwise(beta_p,
 defbroadcasting(beta_p)
 
 
+poch_p = Primitive("poch", operand_names=("z", "m"))
+
+
+def poch(z, m):
+    """The rising factorial Gamma(z + m) / Gamma(z), accurate where the two gammas are
+    huge (scipy computes it without forming them)."""
+    return poch_p.bind(z, m)
+
+
+impl_rules[poch_p] = sc.poch
+abstract_eval_rules[poch_p] = ufunc_abstract_eval(sc.poch)
+defjvp_elementwise(poch_p,
+                   lambda t, out, z, m: mul(t, mul(out, sub(digamma(add(z, m)), digamma(z)))),
+                   lambda t, out, z, m: mul(t, mul(out, digamma(add(z, m)))))
+defbroadcasting(poch_p)
+
+
 def _gamma_density(a, x, out):
     """x^(a-1) e^(-x) / Gamma(a), in log space: the power and Gamma(a) overflow alone."""
     a = param_like(a, out)

@@ -125,6 +125,8 @@ CASES = [
     Case(sp.expi_p, sp.expi, sc.expi, (Real(0.2, 3),)),
     Case(sp.exp1_p, sp.exp1, sc.exp1, (Real(0.2, 3),)),
     Case(sp.sinc_p, sp.sinc, np.sinc, (Real(-2, 2),)),
+    Case(sp.cosm1_p, sp.cosm1, sc.cosm1, (Real(-3, 3),)),
+    Case(sp.poch_p, sp.poch, sc.poch, (POSITIVE, Real(-0.4, 3))),
 ]
 CASE_IDS = [c.name for c in CASES]
 by_case = pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
