@@ -14,6 +14,7 @@ from .api.numpy import _methods  # noqa: F401 — installs operators on tracers
 from .api.numpy import linalg as _numpy_linalg
 from .api.residuals import activity_jaxpr, print_activity, print_saved_residuals, saved_residuals
 from .api.scipy import special as _scipy_special
+from .api.scipy import stats as _scipy_stats
 from .api.transforms import grad, jit, jvp, linearize, make_jaxpr, value_and_grad, vjp
 from .api.vmap import vmap
 from .core import errors
@@ -28,8 +29,11 @@ from .primitives.elementwise import stop_gradient
 
 for _name, _module in [("numpy", numpy), ("numpy.linalg", _numpy_linalg), ("lax", lax),
                        ("scipy", scipy), ("scipy.special", _scipy_special),
+                       ("scipy.stats", _scipy_stats),
                        ("tree_util", tree_util), ("errors", errors)]:
     _sys.modules[f"{__name__}.{_name}"] = _module
+for _name in _scipy_stats.__all__:  # jax.scipy.stats.norm is a module too
+    _sys.modules[f"{__name__}.scipy.stats.{_name}"] = getattr(_scipy_stats, _name)
 
 __all__ = [
     "activity_jaxpr", "checkpoint", "custom_jvp", "custom_vjp", "remat", "hessian", "jacfwd",
