@@ -42,21 +42,43 @@ from ._arrays import (
     zeros,
     zeros_like,
 )
-from ._calculus import cross, diff, ediff1d, gradient, histogram, interp, trapezoid
+from ._calculus import (
+    corrcoef,
+    cov,
+    cross,
+    diff,
+    ediff1d,
+    gradient,
+    histogram,
+    interp,
+    trapezoid,
+)
 from ._construct import (
     c_,
     diag_indices,
     diag_indices_from,
+    diagflat,
+    empty_like,
+    geomspace,
+    index_exp,
+    indices,
+    ix_,
     kron,
+    logspace,
+    mgrid,
+    ogrid,
     pad,
     piecewise,
     put_along_axis,
     r_,
+    s_,
     select,
+    tri,
     tril_indices,
     tril_indices_from,
     triu_indices,
     triu_indices_from,
+    vander,
 )
 from ._dot import dot, einsum, inner, matmul, outer, tensordot, trace, vdot
 from ._nan import (
@@ -83,10 +105,13 @@ from ._reductions import (
     count_nonzero,
     cumprod,
     cumsum,
+    cumulative_prod,
+    cumulative_sum,
     max,
     mean,
     min,
     prod,
+    ptp,
     std,
     sum,
     var,
@@ -98,6 +123,7 @@ from ._shape import (
     atleast_2d,
     atleast_3d,
     column_stack,
+    concat,
     diag,
     diagonal,
     dsplit,
@@ -108,8 +134,10 @@ from ._shape import (
     flipud,
     hsplit,
     hstack,
+    matrix_transpose,
     meshgrid,
     moveaxis,
+    permute_dims,
     ravel,
     repeat,
     reshape,
@@ -126,6 +154,7 @@ from ._shape import (
     transpose,
     tril,
     triu,
+    unstack,
     vsplit,
     vstack,
 )
@@ -133,7 +162,9 @@ from ._sorting import (
     argpartition,
     argsort,
     argwhere,
+    digitize,
     flatnonzero,
+    isin,
     median,
     nanmedian,
     nanpercentile,
@@ -187,12 +218,14 @@ from ._ufuncs import (
     deg2rad,
     degrees,
     divide,
+    divmod,
     equal,
     exp,
     exp2,
     expm1,
     fabs,
     fix,
+    float_power,
     floor,
     floor_divide,
     fmax,
@@ -202,12 +235,20 @@ from ._ufuncs import (
     greater_equal,
     heaviside,
     hypot,
+    i0,
     imag,
     invert,
     isclose,
+    iscomplex,
+    iscomplexobj,
     isfinite,
     isinf,
     isnan,
+    isneginf,
+    isposinf,
+    isreal,
+    isrealobj,
+    isscalar,
     ldexp,
     less,
     less_equal,
@@ -224,6 +265,7 @@ from ._ufuncs import (
     maximum,
     minimum,
     mod,
+    modf,
     multiply,
     nan_to_num,
     negative,
@@ -237,8 +279,10 @@ from ._ufuncs import (
     real,
     reciprocal,
     remainder,
+    rint,
     round,
     sign,
+    signbit,
     sin,
     sinc,
     sinh,
@@ -258,6 +302,15 @@ int8, int16, int32, int64 = np.int8, np.int16, np.int32, np.int64
 uint8, uint16, uint32, uint64 = np.uint8, np.uint16, np.uint32, np.uint64
 complex64, complex128 = np.complex64, np.complex128
 bool_ = np.bool_
+bool = np.bool_  # noqa: A001 — numpy 2's name
+int_, uint, float_, double, single = np.int_, np.uint, np.float64, np.float64, np.float32
+complex_, cdouble, csingle, object_ = np.complex128, np.complex128, np.complex64, np.object_
+generic, flexible, character, complexfloating = (
+    np.generic, np.flexible, np.character, np.complexfloating)
+result_type, can_cast, isdtype, iterable = np.result_type, np.can_cast, np.isdtype, np.iterable
+get_printoptions, set_printoptions, printoptions = (
+    np.get_printoptions, np.set_printoptions, np.printoptions)
+ComplexWarning = np.exceptions.ComplexWarning
 dtype, finfo, iinfo, issubdtype, promote_types = (
     np.dtype, np.finfo, np.iinfo, np.issubdtype, np.promote_types)
 number, inexact, floating, integer, signedinteger, unsignedinteger = (

@@ -20,8 +20,9 @@ from ._arrays import (
     operand,
     stack,
 )
-from ._reductions import sum
-from ._shape import _slice_axis, moveaxis, ravel, reshape, take
+from ._dot import matmul
+from ._reductions import mean, sum
+from ._shape import _slice_axis, diagonal, moveaxis, ravel, reshape, take
 from ._sorting import _known, searchsorted
 from ._ufuncs import clip, where
 
@@ -139,3 +140,29 @@ def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
     a = _known(a, "histogram")
     weights = None if weights is None else _known(weights, "histogram")
     return np.histogram(a, bins, range, weights=weights, density=density)
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None):
+    """numpy.cov without weights: the covariance of the variables (rows by default)."""
+    m = _floating(m)
+    x = m if get_aval(m).ndim > 1 else reshape(m, (1, -1))
+    if not rowvar:
+        x = moveaxis(x, 0, 1)
+    if y is not None:
+        y = _floating(y)
+        y = y if get_aval(y).ndim > 1 else reshape(y, (1, -1))
+        x = concatenate([x, y if rowvar else moveaxis(y, 0, 1)], 0)
+    n = get_aval(x).shape[1]
+    ddof = (0 if bias else 1) if ddof is None else ddof
+    centered = ew.sub(x, mean(x, axis=1, keepdims=True))
+    out = ew.div(matmul(centered, moveaxis(centered, 0, 1)), float(n - ddof))
+    return reshape(out, ()) if get_aval(out).shape == (1, 1) else out
+
+
+def corrcoef(x, y=None, rowvar=True):
+    """The correlation coefficients: the covariance scaled by the standard deviations."""
+    c = cov(x, y, rowvar)
+    if get_aval(c).ndim == 0:
+        return ew.div(c, c)
+    d = ew.sqrt(diagonal(c))
+    return clip(ew.div(ew.div(c, reshape(d, (-1, 1))), reshape(d, (1, -1))), -1.0, 1.0)

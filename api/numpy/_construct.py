@@ -25,8 +25,8 @@ from ._arrays import (
     shape_error,
     zeros_like,
 )
-from ._shape import atleast_1d, ravel, reshape, take
-from ._ufuncs import _as_bool, logical_not, logical_or, multiply, where
+from ._shape import atleast_1d, diag, ravel, reshape, take
+from ._ufuncs import _as_bool, logical_not, logical_or, multiply, power, where
 
 # ---------------------------------------------------------------------------------
 # r_ and c_
@@ -205,3 +205,29 @@ def diag_indices_from(arr):
     if len(set(shape)) != 1 or len(shape) < 2:
         raise shape_error(f"diag_indices_from: needs a square array, got shape {shape}")
     return np.diag_indices(shape[0], len(shape))
+
+
+# ---------------------------------------------------------------------------------
+# Grids and special matrices; like arange and linspace, numpy constants when their
+# arguments are plain (they depend on shapes only)
+
+geomspace, logspace, tri, indices, ix_ = np.geomspace, np.logspace, np.tri, np.indices, np.ix_
+mgrid, ogrid, s_, index_exp = np.mgrid, np.ogrid, np.s_, np.index_exp
+
+
+def empty_like(prototype, dtype=None, shape=None):
+    """Zeros (inert has no uninitialised memory) of the prototype's shape and dtype."""
+    return zeros_like(prototype, dtype, shape)
+
+
+def vander(x, N=None, increasing=False):  # noqa: N803 — numpy's name
+    """The Vandermonde matrix: columns are powers of x (decreasing by default)."""
+    x = operand(x)
+    n = get_aval(x).shape[0] if N is None else N
+    powers = np.arange(n) if increasing else np.arange(n - 1, -1, -1)
+    return power(reshape(x, (-1, 1)), powers)
+
+
+def diagflat(v, k=0):
+    """A matrix with the flattened v on its k-th diagonal."""
+    return diag(ravel(v), k)

@@ -152,6 +152,16 @@ def rot90(m, k=1, axes=(0, 1)):
     return flip(transpose(m, perm), a1) if k == 3 else m
 
 
+def permute_dims(a, axes):
+    """The array API's name for transpose."""
+    return transpose(a, axes)
+
+
+def matrix_transpose(x):
+    """The last two axes swapped."""
+    return swapaxes(x, -1, -2)
+
+
 # ---------------------------------------------------------------------------------
 # Joining and splitting
 
@@ -166,6 +176,15 @@ def vstack(tup):
 
 
 row_stack = vstack
+concat = concatenate
+
+
+def unstack(x, axis=0):
+    """The slices along `axis`, as a tuple (the array API's inverse of stack)."""
+    x = operand(x)
+    axis = normalize_axis(axis, get_aval(x).ndim, "unstack")
+    return tuple(squeeze(_slice_axis(x, i, i + 1, axis), axis)
+                 for i in range(get_aval(x).shape[axis]))
 
 
 def dstack(tup):

@@ -78,6 +78,19 @@ def searchsorted(a, v, side="left", sorter=None, method=None):
     return sum(compare(a, reshape(v, get_aval(v).shape + (1,))), axis=-1)
 
 
+def digitize(x, bins, right=False):
+    """The bin of each x: for increasing bins, searchsorted on the other side."""
+    return searchsorted(bins, x, side="left" if right else "right")
+
+
+def isin(element, test_elements, assume_unique=False, invert=False):
+    """Whether each element equals any of the (raveled) test elements."""
+    element = operand(element)
+    tests = ravel(test_elements)
+    found = any_(ew.eq(reshape(element, get_aval(element).shape + (1,)), tests), axis=-1)
+    return logical_not(found) if invert else found
+
+
 # ---------------------------------------------------------------------------------
 # Order statistics
 

@@ -372,3 +372,67 @@ def array_equiv(a1, a2):
     except ValueError:
         return np.bool_(False)
     return _reduce_all(ew.eq(a1, a2))
+
+
+def signbit(x):
+    """Whether the sign bit is set (so -0.0 counts as negative): copysign's sign."""
+    x = operand(x)
+    if not is_float(get_aval(x).dtype):
+        return ew.lt(x, 0)
+    return ew.lt(ew.copysign(1.0, x), 0)
+
+
+def isposinf(x):
+    return ew.eq(operand(x), np.inf)
+
+
+def isneginf(x):
+    return ew.eq(operand(x), -np.inf)
+
+
+def isreal(x):
+    return full_like(_real_only("isreal", x), True, np.bool_)
+
+
+def iscomplex(x):
+    return full_like(_real_only("iscomplex", x), False, np.bool_)
+
+
+def isrealobj(x):
+    return not iscomplexobj(x)
+
+
+def iscomplexobj(x):
+    return bool(np.issubdtype(get_aval(operand(x)).dtype, np.complexfloating))
+
+
+def isscalar(element):
+    """A Python or numpy scalar, or a 0-d inert value (as JAX counts it)."""
+    return np.isscalar(element) or (isinstance(element, Tracer) and get_aval(element).ndim == 0)
+
+
+def rint(x):
+    """Round to the nearest integer, halves to even (a float, as numpy)."""
+    x = operand(x)
+    return ew.round(x if is_float(get_aval(x).dtype) else astype(x, np.float64))
+
+
+def modf(x):
+    """(fractional part, integral part), both with x's sign."""
+    x = operand(x)
+    whole = trunc(x if is_float(get_aval(x).dtype) else astype(x, np.float64))
+    return ew.sub(x, whole), whole
+
+
+def divmod(x1, x2):  # noqa: A001 — numpy's name
+    return floor_divide(x1, x2), remainder(x1, x2)
+
+
+def float_power(x1, x2):
+    """x1 ** x2 in float64 at least."""
+    x1, x2 = promote(x1, x2)
+    dtype = np.promote_types(get_aval(x1).dtype, np.float64)
+    return ew.pow(astype(x1, dtype), astype(x2, dtype))
+
+
+i0 = _ufunc(sp.i0, "i0")

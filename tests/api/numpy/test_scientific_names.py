@@ -75,6 +75,17 @@ CASES = [
     ("select", ([M > 0.5, M < -0.5], [M, M * 2]), {"default": 1.0}),
     ("nonzero", (M > 0,), {}), ("argwhere", (M > 0,), {}), ("flatnonzero", (M > 0,), {}),
     ("where", (M > 0,), {}),
+    # more array-API and numpy names
+    ("cumulative_sum", (M,), {"axis": 1, "include_initial": True}),
+    ("cumulative_prod", (V,), {}), ("ptp", (M,), {"axis": 0}), ("cov", (M,), {}),
+    ("cov", (M, M[::-1]), {"rowvar": False, "bias": True}), ("corrcoef", (M,), {}),
+    ("digitize", (V, np.array([-1.0, 0.0, 0.5])), {}), ("isin", (TIES, [1.0, 3.0]), {}),
+    ("signbit", (np.array([-0.0, 0.0, -2.0, 3.0]),), {}), ("isposinf", (NAN / 0.5,), {}),
+    ("rint", (M * 3,), {}), ("modf", (M * 3,), {}), ("divmod", (M, 0.3), {}),
+    ("float_power", (np.abs(M), 1.5), {}), ("i0", (M,), {}), ("vander", (V[:4],), {}),
+    ("vander", (V[:4], 3, True), {}), ("diagflat", (V[:3], 1), {}),
+    ("permute_dims", (X, (2, 0, 1)), {}), ("matrix_transpose", (X,), {}),
+    ("concat", ([M, M],), {"axis": 1}), ("unstack", (M,), {}),
 ]
 
 
@@ -204,6 +215,13 @@ def test_complex_input_is_refused():
     for fn in (inp.real, inp.imag, inp.conj, inp.angle):
         with pytest.raises(DTypeError, match="complex input"):
             fn(np.ones(2, np.complex128))
+
+
+def test_predicates_and_aliases():
+    assert inp.isscalar(2.0) and not inp.isscalar(M) and inp.isrealobj(M)
+    assert not inp.iscomplexobj(M) and inp.isreal(M).all() and not inp.iscomplex(M).any()
+    assert inp.float_ is np.float64 and inp.empty_like(M).shape == M.shape
+    assert inp.s_[1:3] == np.s_[1:3] and inp.mgrid[0:2, 0:3].shape == (2, 2, 3)
 
 
 def test_cumulative_scans_take_an_axis(rng):
