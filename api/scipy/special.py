@@ -17,18 +17,25 @@ from ...primitives.special import (
     beta,
     betainc,
     betaln,
+    binom,
+    boxcox,
+    boxcox1p,
     cosm1,
+    dawsn,
     digamma,
     entr,
     erf,
     erfc,
     erfcinv,
+    erfcx,
     erfinv,
     exp1,
     expi,
+    expn,
     gamma,
     gammaln,
     gammasgn,
+    hyp1f1,
     i0,
     i0e,
     i1,
@@ -42,6 +49,7 @@ from ...primitives.special import (
     kv,
     kve,
     log_ndtr,
+    loggamma,
     logit,
     ndtr,
     ndtri,
@@ -102,6 +110,26 @@ def log_softmax(x, axis=None):
     return inp.subtract(shifted, inp.log(inp.sum(inp.exp(shifted), axis=axis, keepdims=True)))
 
 
+def factorial(n, exact=False):
+    """Gamma(n + 1), and 0 for n < 0, as scipy's factorial with exact=False."""
+    if exact:
+        raise ValueError("factorial: exact=True is not supported (it needs integers)")
+    n = inp.asarray(n)
+    return inp.where(n < 0, 0.0, gamma(inp.where(n < 0, 0.0, n) + 1.0))
+
+
+def comb(N, k, exact=False, repetition=False):  # noqa: N803 — scipy's names
+    """The number of combinations of k of N things (real N and k, by binom); 0 unless
+    0 <= k <= N. With `repetition`, combinations with repetition."""
+    if exact:
+        raise ValueError("comb: exact=True is not supported (it needs integers)")
+    N, k = inp.asarray(N), inp.asarray(k)
+    if repetition:
+        N = N + k - 1
+    valid = inp.logical_and(inp.logical_and(k <= N, N >= 0), k >= 0)
+    return inp.where(valid, binom(N, k), 0.0)
+
+
 def multigammaln(a, d):
     """log of the multivariate gamma function of dimension `d` (a Python int):
     d(d-1)/4 log(pi) + sum over j < d of gammaln(a - j/2)."""
@@ -113,12 +141,13 @@ def multigammaln(a, d):
 
 
 __all__ = [
-    "beta", "betainc", "betaln", "cosm1", "digamma", "entr", "erf", "erfc", "erfcinv",
-    "erfinv", "exp1", "expi", "expit", "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn",
+    "beta", "betainc", "betaln", "binom", "boxcox", "boxcox1p", "comb", "cosm1", "dawsn",
+    "digamma", "entr", "erf", "erfc", "erfcinv", "erfcx", "erfinv", "exp1", "expi", "expit",
+    "expn", "factorial", "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn", "hyp1f1",
     "i0", "i0e", "i1", "i1e", "iv", "ive", "j0", "j1", "jn", "jv", "kl_div", "kv", "kve",
-    "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "poch",
-    "polygamma", "psi", "rel_entr", "rgamma", "sinc", "softmax", "spence", "xlog1py", "xlogy",
-    "y0", "y1", "yn", "yv", "zeta",
+    "log_ndtr", "log_softmax", "loggamma", "logit", "logsumexp", "multigammaln", "ndtr",
+    "ndtri", "poch", "polygamma", "psi", "rel_entr", "rgamma", "sinc", "softmax", "spence",
+    "xlog1py", "xlogy", "y0", "y1", "yn", "yv", "zeta",
 ]
 
 

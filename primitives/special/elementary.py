@@ -1,5 +1,7 @@
-"""Functions defined by an integral or a quotient of elementary functions: the
-dilogarithm (spence), the exponential integrals expi and exp1, cosm1 and sinc.
+"""Functions defined by an integral, a series or a quotient of elementary functions: the
+dilogarithm (spence), the exponential integrals expi, exp1 and expn, Kummer's 1F1,
+the Box-Cox transforms, cosm1 and sinc. Orders and shape parameters (n, a, b, lmbda)
+have no derivative here.
 
 Their derivatives are the integrands: spence' = log z / (1 - z) (scipy's convention,
 spence(1) = 0), Ei' = e^x / x, E1' = -e^-x / x. sinc' = (cos(pi x) - sinc(x)) / x
@@ -17,8 +19,8 @@ import scipy.special as sc
 from ...core.trace import Primitive, abstract_eval_rules, impl_rules
 from ...interpreters.batching import defvectorized
 from ..elementwise import abs, add, cos, div, exp, log, lt, mul, neg, select_n, sin, sub
-from ..elementwise.ufunc_rules import defjvp_elementwise, ufunc_abstract_eval
-from .common import def_unary, real_function_impl
+from ..elementwise.ufunc_rules import defbroadcasting, defjvp_elementwise, ufunc_abstract_eval
+from .common import def_unary, param_like, real_function_impl
 
 # not linear in any operand: no transposes in this module
 spence_p = def_unary("spence", sc.spence, lambda z, out: div(log(z), sub(1.0, z)))
@@ -51,6 +53,73 @@ cosm1_p = def_unary("cosm1", sc.cosm1, lambda x, out: neg(sin(x)))
 def cosm1(x):
     """cos(x) - 1, accurate near 0."""
     return cosm1_p.bind(x)
+
+
+expn_p = Primitive("expn", operand_names=("n", "x"))
+
+
+def expn(n, x):
+    """The generalized exponential integral E_n(x); E_n' = -E_(n-1)."""
+    return expn_p.bind(n, x)
+
+
+impl_rules[expn_p] = sc.expn
+abstract_eval_rules[expn_p] = ufunc_abstract_eval(sc.expn)
+defjvp_elementwise(expn_p, None,
+                   lambda t, out, n, x: neg(mul(t, expn(sub(param_like(n, out), 1.0), x))))
+defbroadcasting(expn_p)
+
+hyp1f1_p = Primitive("hyp1f1", operand_names=("a", "b", "x"))
+
+
+def hyp1f1(a, b, x):
+    """Kummer's confluent hypergeometric function; d/dx = a/b 1F1(a+1; b+1; x)."""
+    return hyp1f1_p.bind(a, b, x)
+
+
+impl_rules[hyp1f1_p] = sc.hyp1f1
+abstract_eval_rules[hyp1f1_p] = ufunc_abstract_eval(sc.hyp1f1)
+
+
+def _hyp1f1_x_jvp(t, out, a, b, x):
+    a, b = param_like(a, out), param_like(b, out)
+    return mul(t, mul(div(a, b), hyp1f1(add(a, 1.0), add(b, 1.0), x)))
+
+
+defjvp_elementwise(hyp1f1_p, None, None, _hyp1f1_x_jvp)
+defbroadcasting(hyp1f1_p)
+
+
+def def_boxcox(name: str, fn, shift: float) -> Primitive:
+    """A Box-Cox transform `fn(x, lmbda)` of x + shift: d/dx = (x + shift)^(lmbda - 1);
+    no derivative in lmbda here."""
+    prim = Primitive(name, operand_names=("x", "lmbda"))
+    impl_rules[prim] = fn
+    abstract_eval_rules[prim] = ufunc_abstract_eval(fn)
+
+    def x_jvp(t, out, x, lmbda):
+        lmbda = param_like(lmbda, out)
+        return mul(t, exp(mul(sub(lmbda, 1.0), log(add(x, shift)))))
+
+    defjvp_elementwise(prim, x_jvp, None)
+    defbroadcasting(prim)
+    return prim
+
+
+boxcox_p = def_boxcox("boxcox", sc.boxcox, 0.0)
+
+
+def boxcox(x, lmbda):
+    """(x^lmbda - 1) / lmbda, log x at lmbda = 0."""
+    return boxcox_p.bind(x, lmbda)
+
+
+boxcox1p_p = def_boxcox("boxcox1p", sc.boxcox1p, 1.0)
+
+
+def boxcox1p(x, lmbda):
+    """boxcox of 1 + x, accurate for small x."""
+    return boxcox1p_p.bind(x, lmbda)
 
 
 # Below this |x|, the quotient loses more digits (eps / x^2) than the polynomial's

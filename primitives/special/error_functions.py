@@ -1,4 +1,5 @@
-"""The error functions and the normal distribution's cdf, its logarithm and inverse.
+"""The error functions and the normal distribution's cdf, its logarithm and inverse;
+the scaled erfc and Dawson's integral.
 
 The derivatives of the inverses come from the value: (f^-1)'(x) = 1 / f'(f^-1(x)),
 so erfinv' = sqrt(pi)/2 exp(y^2) and ndtri' = sqrt(2 pi) exp(y^2 / 2) for the result y.
@@ -11,7 +12,7 @@ import math
 import scipy.special as sc
 
 from ..elementwise import exp, mul, neg, sub
-from .common import SQRT_PI_OVER_TWO, def_unary, erf_slope, log_normal_pdf
+from .common import SQRT_PI_OVER_TWO, TWO_OVER_SQRT_PI, def_unary, erf_slope, log_normal_pdf
 
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
 
@@ -73,3 +74,20 @@ log_ndtr_p = def_unary("log_ndtr", sc.log_ndtr,
 def log_ndtr(x):
     """log ndtr(x), finite far into the lower tail and accurate in the upper one."""
     return log_ndtr_p.bind(x)
+
+
+erfcx_p = def_unary("erfcx", sc.erfcx,
+                    lambda x, out: sub(mul(mul(2.0, x), out), TWO_OVER_SQRT_PI))
+
+
+def erfcx(x):
+    """The scaled complementary error function e^(x^2) erfc(x), finite for large x."""
+    return erfcx_p.bind(x)
+
+
+dawsn_p = def_unary("dawsn", sc.dawsn, lambda x, out: sub(1.0, mul(mul(2.0, x), out)))
+
+
+def dawsn(x):
+    """Dawson's integral e^(-x^2) times the integral from 0 to x of e^(t^2)."""
+    return dawsn_p.bind(x)

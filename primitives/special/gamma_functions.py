@@ -28,6 +28,14 @@ def gammaln(x):
     return gammaln_p.bind(x)
 
 
+loggamma_p = def_unary("loggamma", sc.loggamma, lambda x, out: digamma(x))
+
+
+def loggamma(x):
+    """log Gamma(x) for real x > 0 (nan elsewhere, as scipy's real loggamma)."""
+    return loggamma_p.bind(x)
+
+
 gamma_p = def_unary("gamma", sc.gamma, lambda x, out: mul(out, digamma(x)))
 
 
@@ -132,6 +140,23 @@ defjvp_elementwise(poch_p,
                    lambda t, out, z, m: mul(t, mul(out, sub(digamma(add(z, m)), digamma(z)))),
                    lambda t, out, z, m: mul(t, mul(out, digamma(add(z, m)))))
 defbroadcasting(poch_p)
+
+
+binom_p = Primitive("binom", operand_names=("n", "k"))
+
+
+def binom(n, k):
+    """The binomial coefficient of real n and k, Gamma(n+1) / (Gamma(k+1) Gamma(n-k+1))."""
+    return binom_p.bind(n, k)
+
+
+impl_rules[binom_p] = sc.binom
+abstract_eval_rules[binom_p] = ufunc_abstract_eval(sc.binom)
+defjvp_elementwise(
+    binom_p,
+    lambda t, out, n, k: mul(t, mul(out, sub(digamma(add(n, 1.0)), digamma(add(sub(n, k), 1.0))))),
+    lambda t, out, n, k: mul(t, mul(out, sub(digamma(add(sub(n, k), 1.0)), digamma(add(k, 1.0))))))
+defbroadcasting(binom_p)
 
 
 def _gamma_density(a, x, out):

@@ -91,3 +91,14 @@ def test_inverse_normal_functions_undo_their_functions(rng):
     np.testing.assert_allclose(isp.erfcinv(isp.erfc(x / 3)), x / 3, rtol=1e-9)
     g = inert.grad(lambda x: inert.numpy.sum(isp.ndtri(isp.ndtr(x))))(x)
     np.testing.assert_allclose(g, 1.0, rtol=1e-7)
+
+
+def test_factorial_and_comb_match_scipy(rng):
+    n = np.array([-1.0, 0.0, 3.0, 4.5, 10.0])
+    np.testing.assert_allclose(isp.factorial(n), sc.factorial(n), rtol=1e-13)
+    big, k = np.array([5.0, 7.5, 3.0, 4.0]), np.array([2.0, 3.0, 4.0, -1.0])
+    np.testing.assert_allclose(isp.comb(big, k), sc.comb(big, k), rtol=1e-13)
+    np.testing.assert_allclose(isp.comb(big, k, repetition=True),
+                               sc.comb(big, k, repetition=True), rtol=1e-13)
+    check_grads(lambda n: isp.factorial(n), (np.array([0.5, 3.0, 4.5]),), rng)
+    check_grads(lambda n, k: isp.comb(n, k), (np.array([5.0, 7.5]), np.array([2.0, 3.5])), rng)
