@@ -1,7 +1,7 @@
 """`inert.scipy.stats`: jax.scipy.stats's distributions, each a namespace module of
 functions (`norm.logpdf(x, loc, scale)`) with scipy's names and parameters.
 
-The modules sit in folders by kind (continuous, discrete, multivariate); the root
+The modules sit in folders by kind (continuous, circular, discrete, multivariate); the root
 `__init__` registers each as `inert.scipy.stats.<name>`. Values come from
 inert.scipy.special's primitives, so every float parameter is differentiable where
 scipy.special gives the identity; `_common` states the support and validity rules.
@@ -9,28 +9,31 @@ scipy.special gives the identity; `_common` states the support and validity rule
 
 from __future__ import annotations
 
+from .circular import vonmises, wrapcauchy
 from .continuous import (
     beta,
     cauchy,
     chi2,
     expon,
     gamma,
+    gumbel_l,
+    gumbel_r,
     laplace,
     logistic,
     lognorm,
     norm,
+    pareto,
     t,
     truncnorm,
     uniform,
-    vonmises,
 )
 from .discrete import bernoulli, binom, geom, nbinom, poisson
 from .multivariate import dirichlet
 
 __all__ = [
     "bernoulli", "beta", "binom", "cauchy", "chi2", "dirichlet", "expon", "gamma", "geom",
-    "laplace", "logistic", "lognorm", "nbinom", "norm", "poisson", "t", "truncnorm",
-    "uniform", "vonmises",
+    "gumbel_l", "gumbel_r", "laplace", "logistic", "lognorm", "nbinom", "norm", "pareto",
+    "poisson", "t", "truncnorm", "uniform", "vonmises", "wrapcauchy",
 ]
 
 

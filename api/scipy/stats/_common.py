@@ -104,3 +104,23 @@ def log_probability(p, complement):
     upper = inp.greater_equal(p, 0.5)
     lower_form = log_where(inp.greater(p, 0), p)
     return inp.where(upper, inp.log1p(-inside(upper, complement, 0.0)), lower_form)
+
+
+def exp_or_inf(u):
+    """exp(u), inf where it overflows, without numpy's overflow warning."""
+    overflows = inp.greater(u, _LARGEST_EXPONENT)
+    return inp.where(overflows, np.inf, inp.exp(inside(overflows, 0.0, u)))
+
+
+_LARGEST_EXPONENT = 709.0
+
+
+def quantile(q, loc, scale, standard):
+    """loc + scale * standard(q) for q in (0, 1) (standard increasing, from -inf at 0 to
+    inf at 1), those limits at 0 and 1, nan outside [0, 1] or for a scale <= 0."""
+    q, loc, scale = floats(q, loc, scale)
+    valid = all_of(inp.greater(scale, 0), inp.greater_equal(q, 0), inp.less_equal(q, 1))
+    interior = all_of(inp.greater(q, 0), inp.less(q, 1))
+    ends = inp.where(inp.greater(q, 0.5), np.inf, -np.inf)
+    value = inp.where(interior, standard(inside(interior, q, 0.5)), ends)
+    return nan_unless(valid, loc + inside(valid, scale, 1.0) * value)

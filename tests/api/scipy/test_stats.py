@@ -73,6 +73,15 @@ CONTINUOUS = [
     Spec("truncnorm", (-2.0, np.inf, 0.0, 1.0), (-3, -2, -1.9, 0, 5, 40), (-1.5, 0.3, 4),
          ALL_CONTINUOUS),
 ]
+CONTINUOUS += [
+    Spec("gumbel_r", (0.5, 2.0), (-1000, -10, -3, 0, 1.5, 40, 1500), (-5, 0.3, 3, 30),
+         ALL_CONTINUOUS),
+    Spec("gumbel_l", (0.5, 2.0), (-1500, -40, -3, 0, 1.5, 10, 1000), (-30, -3, 0.3, 5),
+         ALL_CONTINUOUS),
+    Spec("pareto", (2.5, 0.5, 2.0), (-1, 0.5, 2.0, 2.6, 4, 100, 1e5), (2.7, 4, 50),
+         ALL_CONTINUOUS),
+    Spec("wrapcauchy", (0.6,), (-1, 0, 0.5, 3, 6.2, 7), (0.5, 3, 6.2), ("logpdf", "pdf")),
+]
 DISCRETE = [
     Spec("poisson", (3.5,), (-1, 0, 1, 2.5, 5, 30, 200), (0, 1, 5, 30), ("logpmf", "pmf", "cdf")),
     Spec("bernoulli", (0.3,), (-1, 0, 0.5, 1, 2), (0, 1), ("logpmf", "pmf")),
@@ -167,7 +176,8 @@ def test_norm_tails_are_finite_and_quantiles_invert():
         np.testing.assert_allclose(getattr(ist.norm, fn)(q, 0.5, 2.0),
                                    getattr(ss.norm, fn)(q, 0.5, 2.0), rtol=1e-12)
     for dist, args in (("cauchy", (0.5, 2.0)), ("logistic", (0.5, 2.0)), ("expon", (0.5, 2.0)),
-                       ("uniform", (0.5, 2.0))):
+                       ("uniform", (0.5, 2.0)), ("gumbel_r", (0.5, 2.0)),
+                       ("gumbel_l", (0.5, 2.0)), ("pareto", (2.5, 0.5, 2.0))):
         q = np.array([0.0, 1e-10, 0.3, 0.9, 1.0, 1.5])
         with np.errstate(all="ignore"):
             want = getattr(ss, dist).ppf(q, *args)
@@ -222,3 +232,9 @@ def test_namespaces_are_importable_as_jax_spells_them():
     import inert.scipy.stats.norm as norm  # noqa: PLC0415 — the import is what is tested
 
     assert norm is ist.norm and "logpdf" in dir(norm) and "np" not in dir(norm)
+
+
+def test_gumbel_far_tails_are_limits_without_overflow():
+    assert ist.gumbel_r.logpdf(-2000.0) == -np.inf and ist.gumbel_r.cdf(-2000.0) == 0.0
+    assert ist.gumbel_l.logpdf(2000.0) == -np.inf and ist.gumbel_l.sf(2000.0) == 0.0
+    np.testing.assert_array_equal(inert.grad(ist.gumbel_r.logpdf)(-2000.0), 0.0)
