@@ -3,13 +3,16 @@ mirrored: survival function exp(-e^z)."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from .... import numpy as inp
 from .._common import exp_or_inf, location_scale, log_probability, nan_unless, quantile
 
 
 def logpdf(x, loc=0, scale=1):
     z, log_scale, valid = location_scale(x, loc, scale)
-    return nan_unless(valid, z - exp_or_inf(z) - log_scale)
+    tail = exp_or_inf(z)  # where it overflows, the log density is -inf (gradient 0)
+    return nan_unless(valid, inp.where(inp.isinf(tail), -np.inf, z - tail - log_scale))
 
 
 def pdf(x, loc=0, scale=1):
