@@ -46,7 +46,8 @@ def test_print_coverage_and_the_names_still_missing():
 def test_readme_figures_are_not_above_the_real_coverage():
     readme = (HERE.parent / "README.md").read_text()
     figures = coverage()
-    claims = re.findall(r"`inert\.([\w.]+(?: functions)?)` covers (\d+) of \S+ (\d+)", readme)
+    claims = re.findall(r"`inert\.([\w.]+(?: functions)?)`\s+covers\s+(\d+)\s+of\s+\S+\s+(\d+)",
+                        readme)
     assert {name for name, _, _ in claims} == set(figures), claims
     for name, covered, total in claims:
         jax_names, ours = figures[name]
