@@ -36,6 +36,7 @@ from ...primitives.special import (
     gammaln,
     gammasgn,
     hyp1f1,
+    hyp2f1,
     i0,
     i0e,
     i1,
@@ -144,8 +145,8 @@ __all__ = [
     "beta", "betainc", "betaln", "binom", "boxcox", "boxcox1p", "comb", "cosm1", "dawsn",
     "digamma", "entr", "erf", "erfc", "erfcinv", "erfcx", "erfinv", "exp1", "expi", "expit",
     "expn", "factorial", "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn", "hyp1f1",
-    "i0", "i0e", "i1", "i1e", "iv", "ive", "j0", "j1", "jn", "jv", "kl_div", "kv", "kve",
-    "log_ndtr", "log_softmax", "loggamma", "logit", "logsumexp", "multigammaln", "ndtr",
+    "hyp2f1", "i0", "i0e", "i1", "i1e", "iv", "ive", "j0", "j1", "jn", "jv", "kl_div", "kv",
+    "kve", "log_ndtr", "log_softmax", "loggamma", "logit", "logsumexp", "multigammaln", "ndtr",
     "ndtri", "poch", "polygamma", "psi", "rel_entr", "rgamma", "sinc", "softmax", "spence",
     "xlog1py", "xlogy", "y0", "y1", "yn", "yv", "zeta",
 ]

@@ -70,6 +70,8 @@ from .elementary import (
     expn_p,
     hyp1f1,
     hyp1f1_p,
+    hyp2f1,
+    hyp2f1_p,
     sinc,
     sinc_p,
     spence,

@@ -1,5 +1,5 @@
 """Functions defined by an integral, a series or a quotient of elementary functions: the
-dilogarithm (spence), the exponential integrals expi, exp1 and expn, Kummer's 1F1,
+dilogarithm (spence), the exponential integrals expi, exp1 and expn, 1F1 and 2F1,
 the Box-Cox transforms, cosm1 and sinc. Orders and shape parameters (n, a, b, lmbda)
 have no derivative here.
 
@@ -88,6 +88,27 @@ def _hyp1f1_x_jvp(t, out, a, b, x):
 
 defjvp_elementwise(hyp1f1_p, None, None, _hyp1f1_x_jvp)
 defbroadcasting(hyp1f1_p)
+
+
+hyp2f1_p = Primitive("hyp2f1", operand_names=("a", "b", "c", "x"))
+
+
+def hyp2f1(a, b, c, x):
+    """Gauss's hypergeometric function; d/dx = ab/c 2F1(a+1, b+1; c+1; x)."""
+    return hyp2f1_p.bind(a, b, c, x)
+
+
+impl_rules[hyp2f1_p] = sc.hyp2f1
+abstract_eval_rules[hyp2f1_p] = ufunc_abstract_eval(sc.hyp2f1)
+
+
+def _hyp2f1_x_jvp(t, out, a, b, c, x):
+    a, b, c = param_like(a, out), param_like(b, out), param_like(c, out)
+    return mul(t, mul(div(mul(a, b), c), hyp2f1(add(a, 1.0), add(b, 1.0), add(c, 1.0), x)))
+
+
+defjvp_elementwise(hyp2f1_p, None, None, None, _hyp2f1_x_jvp)
+defbroadcasting(hyp2f1_p)
 
 
 def def_boxcox(name: str, fn, shift: float) -> Primitive:

@@ -149,6 +149,8 @@ NARY = [
     ("rel_entr", sp.rel_entr, (positive, positive)), ("kl_div", sp.kl_div, (positive, positive)),
     ("expn", sp.expn, (lambda *s: lambda rng: rng.integers(1, 3, s) * 1.0, positive)),
     ("hyp1f1", sp.hyp1f1, (positive, functools.partial(uniform, 1.5, 3.0), real)),
+    ("hyp2f1", sp.hyp2f1, (positive, positive, functools.partial(uniform, 3.0, 4.0),
+                           functools.partial(uniform, -0.5, 0.5))),
     ("boxcox", sp.boxcox, (positive, real)), ("boxcox1p", sp.boxcox1p, (positive, real)),
     ("copysign", ew.copysign, (real, real)), ("nextafter", ew.nextafter, (real, real)),
 ]

@@ -132,6 +132,8 @@ CASES = [
     Case(sp.binom_p, sp.binom, sc.binom, (Real(3, 8), Real(0.5, 2.5))),
     Case(sp.expn_p, sp.expn, sc.expn, (Param((1, 2, 3)), Real(0.2, 3))),
     Case(sp.hyp1f1_p, sp.hyp1f1, sc.hyp1f1, (SHAPES, Param((1.5, 2.0, 3.5)), Real(-2, 2))),
+    Case(sp.hyp2f1_p, sp.hyp2f1, sc.hyp2f1,
+         (SHAPES, Param((0.5, 1.0, 2.5)), Param((3.5, 5.0)), Real(-0.8, 0.8))),
     Case(sp.boxcox_p, sp.boxcox, sc.boxcox, (POSITIVE, Param((-0.5, 0.0, 0.7, 2.0)))),
     Case(sp.boxcox1p_p, sp.boxcox1p, sc.boxcox1p, (Real(-0.5, 3), Param((-0.5, 0.0, 0.7)))),
     Case(sp.poch_p, sp.poch, sc.poch, (POSITIVE, Real(-0.4, 3))),

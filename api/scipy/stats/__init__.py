@@ -27,12 +27,13 @@ from .continuous import (
     truncnorm,
     uniform,
 )
-from .discrete import bernoulli, binom, geom, nbinom, poisson
-from .multivariate import dirichlet
+from .discrete import bernoulli, betabinom, binom, geom, nbinom, poisson
+from .multivariate import dirichlet, multinomial
 
 __all__ = [
-    "bernoulli", "beta", "binom", "cauchy", "chi2", "dirichlet", "expon", "gamma", "geom",
-    "gumbel_l", "gumbel_r", "laplace", "logistic", "lognorm", "nbinom", "norm", "pareto",
+    "bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2", "dirichlet", "expon", "gamma",
+    "geom", "gumbel_l", "gumbel_r", "laplace", "logistic", "lognorm", "multinomial", "nbinom",
+    "norm", "pareto",
     "poisson", "t", "truncnorm", "uniform", "vonmises", "wrapcauchy",
 ]
 

@@ -88,6 +88,7 @@ DISCRETE = [
     Spec("binom", (10, 0.3), (-1, 0, 2.5, 3, 10, 11), (0, 3, 10), ("logpmf", "pmf")),
     Spec("geom", (0.3,), (-1, 0, 1, 1.5, 5, 40), (1, 5, 40), ("logpmf", "pmf")),
     Spec("nbinom", (3.5, 0.3), (-1, 0, 2.5, 4, 30), (0, 4, 30), ("logpmf", "pmf")),
+    Spec("betabinom", (12, 2.5, 0.7), (-1, 0, 2.5, 5, 12, 13), (0, 5, 12), ("logpmf", "pmf")),
 ]
 CASES = [(s, f) for s in CONTINUOUS + DISCRETE for f in s.functions]
 by_case = pytest.mark.parametrize("spec, fn", CASES, ids=[f"{s.id}-{f}" for s, f in CASES])
@@ -238,3 +239,17 @@ def test_gumbel_far_tails_are_limits_without_overflow():
     assert ist.gumbel_r.logpdf(-2000.0) == -np.inf and ist.gumbel_r.cdf(-2000.0) == 0.0
     assert ist.gumbel_l.logpdf(2000.0) == -np.inf and ist.gumbel_l.sf(2000.0) == 0.0
     np.testing.assert_array_equal(inert.grad(ist.gumbel_r.logpdf)(-2000.0), 0.0)
+
+
+def test_multinomial_matches_scipy_and_is_minus_infinity_off_its_support(rng):
+    p = np.array([0.2, 0.5, 0.3])
+    x = np.array([[2, 5, 3], [0, 10, 0], [1, 1, 1], [3, -1, 8]])
+    np.testing.assert_allclose(ist.multinomial.logpmf(x, 10, p), ss.multinomial.logpmf(x, 10, p),
+                               rtol=1e-12)
+    np.testing.assert_allclose(ist.multinomial.pmf(x[0], 10, p), ss.multinomial.pmf(x[0], 10, p),
+                               rtol=1e-12)
+
+    def on_simplex(logits):
+        return ist.multinomial.logpmf(x[:2], 10, inert.scipy.special.softmax(logits))
+
+    check_jvp(on_simplex, (rng.normal(size=3),), rng)
