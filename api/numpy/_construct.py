@@ -12,10 +12,16 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.trace import Tracer, get_aval
+from ...primitives import elementwise as ew
 from ...primitives.indexing import gather_scatter as ix
+from ..vmap import vmap
 from ._arrays import (
     arange,
     asarray,
+    astype,
+    broadcast_arrays,
+    broadcast_shapes,
+    broadcast_to,
     concatenate,
     full,
     linspace,
@@ -25,8 +31,8 @@ from ._arrays import (
     shape_error,
     zeros_like,
 )
-from ._shape import atleast_1d, diag, ravel, reshape, take
-from ._ufuncs import _as_bool, logical_not, logical_or, multiply, power, where
+from ._shape import atleast_1d, diag, moveaxis, ravel, reshape, take
+from ._ufuncs import _as_bool, clip, logical_not, logical_or, multiply, power, where
 
 # ---------------------------------------------------------------------------------
 # r_ and c_
@@ -231,3 +237,98 @@ def vander(x, N=None, increasing=False):  # noqa: N803 — numpy's name
 def diagflat(v, k=0):
     """A matrix with the flattened v on its k-th diagonal."""
     return diag(ravel(v), k)
+
+
+bartlett, blackman, hamming, hanning, kaiser = (
+    np.bartlett, np.blackman, np.hamming, np.hanning, np.kaiser)
+mask_indices, histogram_bin_edges = np.mask_indices, np.histogram_bin_edges
+
+
+def copy(a, order=None):
+    """inert values are immutable: the array itself (numpy's copy for plain arrays)."""
+    a = operand(a)
+    return np.array(a) if isinstance(a, np.ndarray) else a
+
+
+def choose(a, choices, mode="raise"):
+    """numpy.choose: choices[a] elementwise (a select_n), indices clipped or wrapped as
+    `mode` says ("raise" clips under tracing, as JAX does)."""
+    a = operand(a)
+    n = len(choices)
+    a = ew.rem(ew.add(ew.rem(a, n), n), n) if mode == "wrap" else clip(a, 0, n - 1)
+    choices = broadcast_arrays(*promote(*choices))
+    shape = broadcast_shapes(get_aval(a).shape, get_aval(choices[0]).shape)
+    return ew.select_n(broadcast_to(a, shape), *(broadcast_to(c, shape) for c in choices))
+
+
+def fill_diagonal(a, val, wrap=False, *, inplace=True):
+    """numpy.fill_diagonal as a new array (pass inplace=False, as in JAX)."""
+    if inplace:
+        raise ValueError("fill_diagonal: inert arrays are immutable; pass inplace=False")
+    a = operand(a)
+    shape = get_aval(a).shape
+    n = min(shape)
+    index = tuple(np.arange(n) for _ in shape)
+    return ix.index_update(a, index, val, "set")
+
+
+def delete(arr, obj, axis=None):
+    """numpy.delete with static indices (a slice, an int or a sequence)."""
+    arr = operand(arr)
+    if axis is None:
+        arr, axis = ravel(arr), 0
+    axis = normalize_axis(axis, get_aval(arr).ndim, "delete")
+    n = get_aval(arr).shape[axis]
+    keep = np.delete(np.arange(n), obj)
+    return take(arr, keep, axis)
+
+
+def insert(arr, obj, values, axis=None):
+    """numpy.insert of `values` (broadcast to the inserted block) before the static
+    index or indices `obj`."""
+    arr = operand(arr)
+    if axis is None:
+        arr, axis = ravel(arr), 0
+    axis = normalize_axis(axis, get_aval(arr).ndim, "insert")
+    n = get_aval(arr).shape[axis]
+    positions = np.insert(np.arange(n), obj, -1)  # -1 marks an inserted slot
+    inserted = np.flatnonzero(positions == -1)
+    shape = list(get_aval(arr).shape)
+    shape[axis] = len(inserted)
+    new = broadcast_to(operand(values), tuple(shape))  # values fill the inserted block
+    joined = concatenate([arr, astype(new, get_aval(arr).dtype)], axis)
+    order = np.where(positions == -1, n + np.cumsum(positions == -1) - 1, positions)
+    return take(joined, order, axis)
+
+
+def resize(a, new_shape):
+    """numpy.resize: the raveled data repeated to fill `new_shape`."""
+    a = ravel(a)
+    shape = (new_shape,) if isinstance(new_shape, int) else tuple(new_shape)
+    total = int(np.prod(shape))
+    n = get_aval(a).shape[0]
+    return reshape(take(a, np.arange(total) % max(n, 1)), shape)
+
+
+def put(a, ind, v, mode=None, *, inplace=True):
+    """numpy.put as a new array: the flat positions `ind` set to `v`."""
+    if inplace:
+        raise ValueError("put: inert arrays are immutable; pass inplace=False")
+    a = operand(a)
+    flat = ix.index_update(ravel(a), (operand(ind),), v, "set")
+    return reshape(flat, get_aval(a).shape)
+
+
+def apply_along_axis(func1d, axis, arr, *args, **kwargs):
+    """numpy.apply_along_axis: func1d vmapped over every other axis."""
+    arr = operand(arr)
+    axis = normalize_axis(axis, get_aval(arr).ndim, "apply_along_axis")
+    moved = moveaxis(arr, axis, -1)
+    lead = get_aval(moved).shape[:-1]
+    flat = reshape(moved, (-1, get_aval(moved).shape[-1]))
+    out = vmap(lambda row: func1d(row, *args, **kwargs))(flat)
+    out = reshape(out, lead + get_aval(out).shape[1:])
+    if get_aval(out).ndim == len(lead):
+        return out
+    return moveaxis(out, tuple(range(len(lead), get_aval(out).ndim)),
+                    tuple(range(axis, axis + get_aval(out).ndim - len(lead))))

@@ -11,6 +11,7 @@ ConcretizationError says so.
 
 from __future__ import annotations
 
+import collections
 import math
 
 import numpy as np
@@ -285,3 +286,49 @@ def where(condition, x=None, y=None, *, size=None, fill_value=None):  # noqa: F8
     if x is None and y is None:
         return nonzero(condition, size=size, fill_value=fill_value)
     return _ufuncs.where(condition, x, y)
+
+
+def lexsort(keys, axis=-1):
+    """numpy.lexsort: the permutation sorting by the last key, ties by the one before,
+    and so on (stable sorts from the first key to the last)."""
+    keys = [operand(k) for k in keys]
+    order = argsort(keys[0], axis)
+    for key in keys[1:]:
+        order = take_along_axis(order, argsort(take_along_axis(key, order, axis), axis), axis)
+    return order
+
+
+UniqueAll = collections.namedtuple("UniqueAll", "values indices inverse_indices counts")
+UniqueCounts = collections.namedtuple("UniqueCounts", "values counts")
+UniqueInverse = collections.namedtuple("UniqueInverse", "values inverse_indices")
+
+
+def unique_values(x, *, size=None, fill_value=None):
+    return unique(x, size=size, fill_value=fill_value)
+
+
+def unique_counts(x, *, size=None, fill_value=None):
+    return UniqueCounts(*unique(x, return_counts=True, size=size, fill_value=fill_value))
+
+
+def unique_inverse(x, *, size=None, fill_value=None):
+    values, inverse = unique(x, return_inverse=True, size=size, fill_value=fill_value)
+    return UniqueInverse(values, reshape(inverse, get_aval(operand(x)).shape))
+
+
+def unique_all(x, *, size=None, fill_value=None):
+    values, index, inverse, counts = unique(x, True, True, True, size=size,
+                                            fill_value=fill_value)
+    return UniqueAll(values, index, reshape(inverse, get_aval(operand(x)).shape), counts)
+
+
+def bincount(x, weights=None, minlength=0, *, length=None):
+    """numpy.bincount of non-negative integers: counts (or weight sums) per value, a
+    scatter-add; `length` (else known values) fixes the result's size."""
+    x = ravel(x)
+    if length is None:
+        known = _known(x, "bincount")
+        length = max(minlength, int(known.max()) + 1 if known.size else 0)
+    updates = np.ones(get_aval(x).shape, np.int64) if weights is None else ravel(weights)
+    dtype = np.int64 if weights is None else get_aval(operand(updates)).dtype
+    return ix.index_update(np.zeros(length, dtype), (x,), updates, "add")

@@ -86,6 +86,14 @@ CASES = [
     ("vander", (V[:4], 3, True), {}), ("diagflat", (V[:3], 1), {}),
     ("permute_dims", (X, (2, 0, 1)), {}), ("matrix_transpose", (X,), {}),
     ("concat", ([M, M],), {"axis": 1}), ("unstack", (M,), {}),
+    ("lexsort", ((TIES[::-1], TIES),), {}), ("bincount", (np.array([0, 2, 2, 5]),), {}),
+    ("bincount", (np.array([0, 2, 2]), np.array([0.5, 1.0, 2.0])), {"minlength": 5}),
+    ("vecdot", (M, M[::-1]), {}), ("vecdot", (M, V[:5]), {}),
+    ("choose", (np.array([0, 2, 1, 0]), [V[:4], 2 * V[:4], V[2:]]), {}),
+    ("delete", (M, [0, 2]), {"axis": 1}), ("delete", (M, slice(1, 3)), {}),
+    ("insert", (M, [1, 3], 9.0), {"axis": 1}), ("insert", (M, 2, V[:5]), {"axis": 0}),
+    ("resize", (M, (3, 7)), {}), ("copy", (M,), {}),
+    ("apply_along_axis", (lambda r: r[:2] * r[1], 1, M), {}),
 ]
 
 
@@ -222,6 +230,25 @@ def test_predicates_and_aliases():
     assert not inp.iscomplexobj(M) and inp.isreal(M).all() and not inp.iscomplex(M).any()
     assert inp.float_ is np.float64 and inp.empty_like(M).shape == M.shape
     assert inp.s_[1:3] == np.s_[1:3] and inp.mgrid[0:2, 0:3].shape == (2, 2, 3)
+
+
+def test_array_api_names_and_updates(rng):
+    np.testing.assert_allclose(inp.matvec(M, V[:5]), M @ V[:5])
+    np.testing.assert_allclose(inp.vecmat(V[:4], M), V[:4] @ M)
+    counts = inp.unique_counts(TIES)
+    np.testing.assert_array_equal(counts.counts, np.unique(TIES, return_counts=True)[1])
+    everything = inp.unique_all(TIES)
+    np.testing.assert_array_equal(TIES, everything.values[everything.inverse_indices])
+    want = M.copy()
+    np.fill_diagonal(want, 5.0)
+    assert_like_numpy(inp.fill_diagonal(M, 5.0, inplace=False), want)
+    want = np.zeros(6)
+    np.put(want, [0, 3], [1.0, 2.0])
+    assert_like_numpy(inp.put(np.zeros(6), np.array([0, 3]), np.array([1.0, 2.0]),
+                              inplace=False), want)
+    np.testing.assert_array_equal(inert.jit(lambda x: inp.bincount(x, length=3))(
+        np.array([0, 1, 1])), [1, 2, 0])
+    check_grads(lambda m: inp.fill_diagonal(m, 0.0, inplace=False), (M,), rng)
 
 
 def test_cumulative_scans_take_an_axis(rng):
