@@ -13,6 +13,10 @@ times and the arguments, never the solver's internal steps. Being a custom_vjp, 
 version refuses forward mode, as JAX's does; `odeint(..., differentiation="forward")`
 is the solver itself, whose jvp differentiates it through its loops (forward mode,
 jacfwd), and which refuses reverse mode (a while loop keeps no history).
+
+A value to differentiate must reach `func` through `args`: JAX converts closures,
+inert raises a NonDifferentiableError for a closed-over value being differentiated
+(its cotangent would be lost).
 """
 
 from __future__ import annotations

@@ -90,6 +90,14 @@ def test_each_version_refuses_the_other_mode():
         odeint(oscillator, Y0, T, K, differentiation="both")
 
 
+def test_a_differentiated_value_closed_over_by_func_is_an_error():
+    def loss(k):
+        return jnp.sum(odeint(lambda y, t: -k * y, Y0, T))
+
+    with pytest.raises(inert.errors.NonDifferentiableError, match="pass it as an argument"):
+        inert.grad(loss)(0.5)
+
+
 def test_mxstep_exhausted_gives_nan():
     ys = odeint(oscillator, Y0, np.array([0.0, 50.0]), K, mxstep=5)
     assert np.all(np.isnan(ys[1])) and np.all(ys[0] == Y0)
