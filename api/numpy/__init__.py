@@ -264,6 +264,7 @@ from ._ufuncs import (
     fmax,
     fmin,
     fmod,
+    frexp,
     greater,
     greater_equal,
     heaviside,

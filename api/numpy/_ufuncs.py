@@ -436,3 +436,27 @@ def float_power(x1, x2):
 
 
 i0 = _ufunc(sp.i0, "i0")
+
+
+def frexp(x):
+    """(mantissa, exponent) with x = mantissa 2^exponent and 1/2 <= |mantissa| < 1 (0,
+    inf and nan keep exponent 0). The mantissa is x times a power of two: its
+    derivative is that power; the exponent is an int32, as numpy's."""
+    x = operand(x)
+    if not is_float(get_aval(x).dtype):
+        x = astype(x, np.float64)
+    regular = logical_and(isfinite(x), ew.ne(x, 0))
+    magnitude = ew.abs(where(regular, x, 1.0))
+    exponent = ew.add(ew.floor(log2(magnitude)), 1.0)
+    for _ in range(2):  # log2 may round across a power of two: correct by one
+        scaled = _times_power_of_two(magnitude, ew.neg(exponent))
+        exponent = where(ew.ge(scaled, 1.0), ew.add(exponent, 1.0),
+                         where(ew.lt(scaled, 0.5), ew.sub(exponent, 1.0), exponent))
+    exponent = where(regular, exponent, 0.0)
+    return _times_power_of_two(x, ew.neg(exponent)), astype(exponent, np.int32)
+
+
+def _times_power_of_two(x, e):
+    """x 2^e for integral e, in two exact halves (2^e alone may over- or underflow)."""
+    half = ew.floor(ew.mul(e, 0.5))
+    return ew.mul(ew.mul(x, ew.exp2(half)), ew.exp2(ew.sub(e, half)))

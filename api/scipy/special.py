@@ -11,6 +11,10 @@ through it and the maximum needs no derivative of its own.
 from __future__ import annotations
 
 import math
+import operator
+
+import numpy as np
+import scipy.special as sc
 
 from ...primitives import elementwise as ew
 from ...primitives.special import (
@@ -111,6 +115,11 @@ def log_softmax(x, axis=None):
     return inp.subtract(shifted, inp.log(inp.sum(inp.exp(shifted), axis=axis, keepdims=True)))
 
 
+def bernoulli(n):
+    """The Bernoulli numbers B_0 ... B_n (n a concrete int): scipy's, as an array."""
+    return np.asarray(sc.bernoulli(operator.index(n)))
+
+
 def factorial(n, exact=False):
     """Gamma(n + 1), and 0 for n < 0, as scipy's factorial with exact=False."""
     if exact:
@@ -142,13 +151,13 @@ def multigammaln(a, d):
 
 
 __all__ = [
-    "beta", "betainc", "betaln", "binom", "boxcox", "boxcox1p", "comb", "cosm1", "dawsn",
-    "digamma", "entr", "erf", "erfc", "erfcinv", "erfcx", "erfinv", "exp1", "expi", "expit",
-    "expn", "factorial", "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn", "hyp1f1",
-    "hyp2f1", "i0", "i0e", "i1", "i1e", "iv", "ive", "j0", "j1", "jn", "jv", "kl_div", "kv",
-    "kve", "log_ndtr", "log_softmax", "loggamma", "logit", "logsumexp", "multigammaln", "ndtr",
-    "ndtri", "poch", "polygamma", "psi", "rel_entr", "rgamma", "sinc", "softmax", "spence",
-    "xlog1py", "xlogy", "y0", "y1", "yn", "yv", "zeta",
+    "bernoulli", "beta", "betainc", "betaln", "binom", "boxcox", "boxcox1p", "comb", "cosm1",
+    "dawsn", "digamma", "entr", "erf", "erfc", "erfcinv", "erfcx", "erfinv", "exp1", "expi",
+    "expit", "expn", "factorial", "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn",
+    "hyp1f1", "hyp2f1", "i0", "i0e", "i1", "i1e", "iv", "ive", "j0", "j1", "jn", "jv",
+    "kl_div", "kv", "kve", "log_ndtr", "log_softmax", "loggamma", "logit", "logsumexp",
+    "multigammaln", "ndtr", "ndtri", "poch", "polygamma", "psi", "rel_entr", "rgamma", "sinc",
+    "softmax", "spence", "xlog1py", "xlogy", "y0", "y1", "yn", "yv", "zeta",
 ]
 
 

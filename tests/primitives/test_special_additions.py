@@ -102,3 +102,7 @@ def test_factorial_and_comb_match_scipy(rng):
                                sc.comb(big, k, repetition=True), rtol=1e-13)
     check_grads(lambda n: isp.factorial(n), (np.array([0.5, 3.0, 4.5]),), rng)
     check_grads(lambda n, k: isp.comb(n, k), (np.array([5.0, 7.5]), np.array([2.0, 3.5])), rng)
+
+
+def test_bernoulli_numbers_are_scipys():
+    np.testing.assert_array_equal(isp.bernoulli(6), sc.bernoulli(6))

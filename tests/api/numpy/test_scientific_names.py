@@ -251,6 +251,12 @@ def test_array_api_names_and_updates(rng):
     check_grads(lambda m: inp.fill_diagonal(m, 0.0, inplace=False), (M,), rng)
 
 
+def test_frexp_splits_like_numpy_at_every_scale(rng):
+    x = np.array([0.0, -3.5, 1e-310, 1.7e308, np.inf, np.nan, 1 - 2 ** -53, 2.0 ** -1074, 8.0])
+    assert_like_numpy(inp.frexp(x), np.frexp(x))
+    check_grads(lambda x: inp.frexp(x)[0], (np.array([3.0, -0.3, 100.0]),), rng)
+
+
 def test_cumulative_scans_take_an_axis(rng):
     check_numpy_case("cumsum", (X, 1), {}, rng, inp)
     check_numpy_case("cumprod", (X,), {"axis": -1}, rng, inp)

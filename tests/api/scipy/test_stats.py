@@ -253,3 +253,10 @@ def test_multinomial_matches_scipy_and_is_minus_infinity_off_its_support(rng):
         return ist.multinomial.logpmf(x[:2], 10, inert.scipy.special.softmax(logits))
 
     check_jvp(on_simplex, (rng.normal(size=3),), rng)
+
+
+def test_bernoulli_cdf_and_ppf_match_scipy():
+    k, q = np.array([-1, 0, 0.5, 1, 2]), np.array([0, 0.3, 0.69, 0.7, 0.71, 1.0, 1.2, -0.1])
+    np.testing.assert_array_equal(ist.bernoulli.cdf(k, 0.3), ss.bernoulli.cdf(k, 0.3))
+    np.testing.assert_array_equal(ist.bernoulli.ppf(q, 0.3), ss.bernoulli.ppf(q, 0.3))
+    np.testing.assert_allclose(inert.grad(lambda p: ist.bernoulli.cdf(0.5, p))(0.3), -1.0)
