@@ -45,7 +45,7 @@ for _name, _module in [("numpy", numpy), ("numpy.linalg", _numpy_linalg), ("lax"
                        ("experimental", experimental), ("experimental.ode", _experimental_ode),
                        ("tree_util", tree_util), ("errors", errors)]:
     _sys.modules[f"{__name__}.{_name}"] = _module
-for _name in _scipy_stats.__all__:  # jax.scipy.stats.norm is a module too
+for _name in _scipy_stats.DISTRIBUTIONS:  # jax.scipy.stats.norm is a module too
     _sys.modules[f"{__name__}.scipy.stats.{_name}"] = getattr(_scipy_stats, _name)
 
 __all__ = [

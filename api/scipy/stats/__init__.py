@@ -2,13 +2,15 @@
 functions (`norm.logpdf(x, loc, scale)`) with scipy's names and parameters.
 
 The modules sit in folders by kind (continuous, circular, discrete, multivariate); the root
-`__init__` registers each as `inert.scipy.stats.<name>`. Values come from
+`__init__` registers each as `inert.scipy.stats.<name>`; `rankdata`, `mode` and `sem` are
+functions (`_summary`). Values come from
 inert.scipy.special's primitives, so every float parameter is differentiable where
 scipy.special gives the identity; `_common` states the support and validity rules.
 """
 
 from __future__ import annotations
 
+from ._summary import mode, rankdata, sem
 from .circular import vonmises, wrapcauchy
 from .continuous import (
     beta,
@@ -32,10 +34,12 @@ from .multivariate import dirichlet, multinomial
 
 __all__ = [
     "bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2", "dirichlet", "expon", "gamma",
-    "geom", "gumbel_l", "gumbel_r", "laplace", "logistic", "lognorm", "multinomial", "nbinom",
-    "norm", "pareto",
-    "poisson", "t", "truncnorm", "uniform", "vonmises", "wrapcauchy",
+    "geom", "gumbel_l", "gumbel_r", "laplace", "logistic", "lognorm", "mode", "multinomial",
+    "nbinom", "norm", "pareto", "poisson", "rankdata", "sem", "t", "truncnorm", "uniform",
+    "vonmises", "wrapcauchy",
 ]
+
+DISTRIBUTIONS = tuple(name for name in __all__ if name not in ("mode", "rankdata", "sem"))
 
 
 def __dir__():

@@ -260,3 +260,28 @@ def test_bernoulli_cdf_and_ppf_match_scipy():
     np.testing.assert_array_equal(ist.bernoulli.cdf(k, 0.3), ss.bernoulli.cdf(k, 0.3))
     np.testing.assert_array_equal(ist.bernoulli.ppf(q, 0.3), ss.bernoulli.ppf(q, 0.3))
     np.testing.assert_allclose(inert.grad(lambda p: ist.bernoulli.cdf(0.5, p))(0.3), -1.0)
+
+
+@pytest.mark.parametrize("method", ["average", "min", "max", "dense", "ordinal"])
+@pytest.mark.parametrize("axis", [None, 0, 1])
+def test_rankdata_matches_scipy(method, axis):
+    a = np.array([[3.0, 1, 3, 2], [1, 1, 0, 5]])
+    got, want = ist.rankdata(a, method, axis=axis), ss.rankdata(a, method, axis=axis)
+    np.testing.assert_array_equal(got, want)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(inert.jit(lambda a: ist.rankdata(a, method, axis=axis))(a),
+                                  want)
+
+
+def test_mode_and_sem_match_scipy(rng):
+    a = rng.integers(0, 4, (3, 7)).astype(float)
+    for axis in (0, 1, None):
+        got, want = ist.mode(a, axis=axis), ss.mode(a, axis=axis)
+        np.testing.assert_array_equal(got.mode, want.mode)
+        np.testing.assert_array_equal(got.count, want.count)
+    np.testing.assert_allclose(ist.sem(a, axis=1), ss.sem(a, axis=1), rtol=1e-13)
+    b = a.copy()
+    b[0, 2] = np.nan
+    np.testing.assert_allclose(ist.sem(b, axis=1, nan_policy="omit"),
+                               ss.sem(b, axis=1, nan_policy="omit"), rtol=1e-13)
+    check_jvp(lambda a: ist.sem(a, axis=0), (rng.normal(size=(4, 3)),), rng)
