@@ -25,7 +25,7 @@ import numpy as np
 
 from ...core.avals import is_float
 from ...core.pytree import tree_flatten, tree_unflatten
-from ...core.trace import get_aval
+from ...core.trace import Tracer, get_aval
 from ...primitives.control.custom_derivatives import custom_vjp
 from ...primitives.control.scan import scan
 from .. import numpy as inp
@@ -61,13 +61,14 @@ def odeint(func, y0, t, *args, rtol=1.4e-8, atol=1.4e-8, mxstep=np.inf, hmax=np.
         raise ValueError(f"odeint: differentiation must be 'adjoint' or 'forward', got "
                          f"{differentiation!r}")
     y_flat, unravel = _ravel(y0)
-    t = inp.asarray(t)
-    if not is_float(get_aval(t).dtype):
-        t = inp.astype(t, get_aval(y_flat).dtype)
+    dtype = get_aval(y_flat).dtype
+    t = inp.astype(t, dtype)  # the solver's clock runs in the state's precision
+    if not isinstance(t, Tracer) and np.any(np.diff(t) < 0):
+        raise ValueError("odeint: the times t must be increasing")
     options = (rtol, atol, mxstep, hmax)
 
-    def fun(y, t, *args):
-        return _ravel(func(unravel(y), t, *args))[0]
+    def fun(y, t, *args):  # in y's dtype, so that the solver's loop carries one type
+        return inp.astype(_ravel(func(unravel(y), t, *args))[0], dtype)
 
     if differentiation == "adjoint":
         ys = _adjoint_solver(fun, options)(y_flat, t, *args)

@@ -88,6 +88,14 @@ def test_each_version_refuses_the_other_mode():
         inert.grad(lambda k: _loss(Y0, T, k, "forward"))(K)
     with pytest.raises(ValueError, match="differentiation must be"):
         odeint(oscillator, Y0, T, K, differentiation="both")
+    with pytest.raises(ValueError, match="increasing"):
+        odeint(oscillator, Y0, T[::-1], K)
+
+
+def test_float32_state_stays_float32():
+    ys = odeint(lambda y, t: -y * jnp.cos(t), Y0.astype(np.float32), T, rtol=1e-5, atol=1e-5)
+    assert ys.dtype == np.float32
+    np.testing.assert_allclose(ys[:, 0], np.exp(-np.sin(T)), rtol=1e-4)
 
 
 def test_a_differentiated_value_closed_over_by_func_is_an_error():
