@@ -137,3 +137,15 @@ def test_the_adjoint_keeps_only_the_solution_at_the_requested_times():
     assert adjoint_bytes <= t.nbytes + Y0.nbytes * len(t) + K.nbytes
     assert naive_bytes > 50 * adjoint_bytes
     print(f"residual bytes: adjoint odeint {adjoint_bytes}, RK4 scan of 200 steps {naive_bytes}")
+
+
+def test_vmap_over_initial_states_and_jit_of_the_gradient():
+    decay = lambda y, t, k: -k * y  # noqa: E731
+    y0s = np.array([[1.0, 2.0], [3.0, 4.0], [0.5, 0.1]])
+    ys = inert.vmap(lambda y0: odeint(decay, y0, T, 0.7))(y0s)
+    np.testing.assert_allclose(ys, y0s[:, None, :] * np.exp(-0.7 * T)[None, :, None],
+                               rtol=1e-7)
+    grads = inert.vmap(inert.jit(inert.grad(lambda k, y0: jnp.sum(odeint(decay, y0, T, k)))),
+                       in_axes=(None, 0))(0.7, y0s)
+    want = [np.sum(-T[:, None] * y0 * np.exp(-0.7 * T)[:, None]) for y0 in y0s]
+    np.testing.assert_allclose(grads, want, rtol=1e-6)
