@@ -1,7 +1,8 @@
 """`inert.scipy.stats`: jax.scipy.stats's distributions, each a namespace module of
 functions (`norm.logpdf(x, loc, scale)`) with scipy's names and parameters.
 
-The modules sit in folders by kind (continuous, circular, discrete, multivariate); the root
+The modules sit in folders by kind (continuous, circular, extreme, discrete,
+multivariate); the root
 `__init__` registers each as `inert.scipy.stats.<name>`; `rankdata`, `mode` and `sem` are
 functions (`_summary`). Values come from
 inert.scipy.special's primitives, so every float parameter is differentiable where
@@ -18,8 +19,7 @@ from .continuous import (
     chi2,
     expon,
     gamma,
-    gumbel_l,
-    gumbel_r,
+    gennorm,
     laplace,
     logistic,
     lognorm,
@@ -30,13 +30,14 @@ from .continuous import (
     uniform,
 )
 from .discrete import bernoulli, betabinom, binom, geom, nbinom, poisson
+from .extreme import gumbel_l, gumbel_r
 from .multivariate import dirichlet, multinomial
 
 __all__ = [
     "bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2", "dirichlet", "expon", "gamma",
-    "geom", "gumbel_l", "gumbel_r", "laplace", "logistic", "lognorm", "mode", "multinomial",
-    "nbinom", "norm", "pareto", "poisson", "rankdata", "sem", "t", "truncnorm", "uniform",
-    "vonmises", "wrapcauchy",
+    "gennorm", "geom", "gumbel_l", "gumbel_r", "laplace", "logistic", "lognorm", "mode",
+    "multinomial", "nbinom", "norm", "pareto", "poisson", "rankdata", "sem", "t", "truncnorm",
+    "uniform", "vonmises", "wrapcauchy",
 ]
 
 DISTRIBUTIONS = tuple(name for name in __all__ if name not in ("mode", "rankdata", "sem"))

@@ -80,6 +80,10 @@ CONTINUOUS += [
          ALL_CONTINUOUS),
     Spec("pareto", (2.5, 0.5, 2.0), (-1, 0.5, 2.0, 2.6, 4, 100, 1e5), (2.7, 4, 50),
          ALL_CONTINUOUS),
+    Spec("gennorm", (1.5, 0.5, 2.0), (-300, -3, 0.5, 2, 40), (-20, -1, 0.3, 3, 20),
+         ("logpdf", "pdf", "cdf"), {"cdf": {0}}),
+    Spec("gennorm", (0.7, 0.0, 1.0), (-30, -1, 0.0, 2, 40), (-20, -1, 0.3, 3, 20),
+         ("logpdf", "pdf", "cdf"), {"cdf": {0}}),
     Spec("wrapcauchy", (0.6,), (-1, 0, 0.5, 3, 6.2, 7), (0.5, 3, 6.2), ("logpdf", "pdf")),
 ]
 DISCRETE = [
