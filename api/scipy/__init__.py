@@ -1,10 +1,16 @@
-"""`inert.scipy`: holds the `linalg` and `special` namespaces, as `scipy` does."""
+"""`inert.scipy`: the `linalg`, `special`, `stats` and `integrate` namespaces, as in
+scipy."""
 
+from . import integrate as integrate  # noqa: F401
 from . import linalg as linalg  # noqa: F401
 from . import special as special  # noqa: F401
+from . import stats as stats  # noqa: F401 — after special, which it uses
 
 __all__ = [
-    "linalg", "special",
+    "integrate",
+    "linalg",
+    "special",
+    "stats",
 ]
 
 
