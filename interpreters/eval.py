@@ -16,6 +16,8 @@ import functools
 import weakref
 from typing import Callable
 
+import attrs
+
 from ..core.ir import Jaxpr, Literal, Var
 from ..core.trace import Tracer, bind, current_dynamic, eval_primitive, impl_rules
 
@@ -50,21 +52,22 @@ def _plan(jaxpr: Jaxpr) -> tuple[list[tuple[Var, ...]], dict]:
     (so reading an input is one dictionary lookup either way)."""
     plan = _plans.get(jaxpr)
     if plan is None:
-        plan = _plans[jaxpr] = (last_uses(jaxpr), {
+        dead = last_uses([(e.inputs, e.outputs) for e in jaxpr.eqns], jaxpr.outvars)
+        plan = _plans[jaxpr] = (dead, {
             a: a.val for e in jaxpr.eqns for a in (*e.inputs,) if type(a) is Literal} | {
             a: a.val for a in jaxpr.outvars if type(a) is Literal})
     return plan
 
 
-def last_uses(jaxpr: Jaxpr) -> list[tuple[Var, ...]]:
-    """For each equation, the variables no later equation or output reads."""
+def last_uses(steps: list[tuple[tuple, tuple]], outvars) -> list[tuple[Var, ...]]:
+    """For each `(inputs, outputs)` step, the variables no later step or output reads."""
     last: dict[Var, int] = {}
-    for i, eqn in enumerate(jaxpr.eqns):
-        last.update((a, i) for a in eqn.inputs if type(a) is Var)
-        last.update((v, i) for v in eqn.outputs)  # an unread output dies at once
-    for v in jaxpr.outvars:
+    for i, (inputs, outputs) in enumerate(steps):
+        last.update((a, i) for a in inputs if type(a) is Var)
+        last.update((v, i) for v in outputs)  # an unread output dies at once
+    for v in outvars:
         last.pop(v, None)
-    dead: list[list[Var]] = [[] for _ in jaxpr.eqns]
+    dead: list[list[Var]] = [[] for _ in steps]
     for v, i in last.items():
         dead[i].append(v)
     return [tuple(d) for d in dead]
@@ -87,12 +90,30 @@ def compiled(jaxpr: Jaxpr) -> Callable:
 
 
 def compile_jaxpr(jaxpr: Jaxpr) -> Callable:
-    """A Python function `(*consts, *args) -> list` running `jaxpr` on plain values.
+    """A Python function `(consts, args) -> list` running `jaxpr` on plain values: each
+    equation becomes one line calling its impl."""
+    return compile_steps(jaxpr, [impl_step(eqn) for eqn in jaxpr.eqns])
 
-    Each equation becomes one line calling its impl; each value is deleted after its
-    last use. If an impl fails, the jaxpr is re-run by `eval_jaxpr`, whose error names
-    the primitive, the shapes and the user's line.
-    """
+
+@attrs.frozen
+class Step:
+    """One call of compiled code: `fn(*inputs)` defines `outputs` (as a sequence if
+    `unpack`). An equation's impl is a step; so is a fused kernel (`fusion`)."""
+
+    inputs: tuple
+    outputs: tuple
+    fn: Callable
+    unpack: bool
+
+
+def impl_step(eqn) -> Step:
+    return Step(eqn.inputs, eqn.outputs, _impl_with_params(eqn), eqn.primitive.multiple_results)
+
+
+def compile_steps(jaxpr: Jaxpr, steps: list[Step]) -> Callable:
+    """`(consts, args) -> list` running `steps` in order in one generated function, each
+    value deleted after its last use. If a step fails, the jaxpr is re-run by
+    `eval_jaxpr`, whose error names the primitive, the shapes and the user's line."""
     names: dict[Var, str] = {}
     namespace: dict[str, object] = {}
 
@@ -105,13 +126,13 @@ def compile_jaxpr(jaxpr: Jaxpr) -> Callable:
 
     params = [name(v) for v in (*jaxpr.constvars, *jaxpr.invars)]
     lines = []
-    for eqn, dead in zip(jaxpr.eqns, _plan(jaxpr)[0]):
+    for step, dead in zip(steps, last_uses([(s.inputs, s.outputs) for s in steps],
+                                           jaxpr.outvars)):
         fn = f"f{len(namespace)}"
-        namespace[fn] = _impl_with_params(eqn)
-        outs = ", ".join(name(v) for v in eqn.outputs) + ("," if eqn.primitive.multiple_results
-                                                         and len(eqn.outputs) == 1 else "")
-        outs = outs or "_"
-        lines.append(f"    {outs} = {fn}({', '.join(name(a) for a in eqn.inputs)})")
+        namespace[fn] = step.fn
+        outs = ", ".join(name(v) for v in step.outputs) + (
+            "," if step.unpack and len(step.outputs) == 1 else "")
+        lines.append(f"    {outs or '_'} = {fn}({', '.join(name(a) for a in step.inputs)})")
         if dead:
             lines.append(f"    del {', '.join(names[v] for v in dead)}")
     lines.append(f"    return [{', '.join(name(a) for a in jaxpr.outvars)}]")
@@ -123,7 +144,8 @@ def compile_jaxpr(jaxpr: Jaxpr) -> Callable:
         try:
             return compiled(*consts, *args)
         except Exception:
-            return eval_jaxpr(jaxpr, consts, args)  # raises the error with its context
+            eval_jaxpr(jaxpr, consts, args)  # raises the error with its context
+            raise  # a failure of compiled code alone is a bug: never hide it
 
     return run
 

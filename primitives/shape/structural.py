@@ -30,6 +30,7 @@ from ...interpreters.batching import (
     defreducer,
     defvectorized,
 )
+from ...interpreters.fusion import deffused, deffused_broadcast, deffused_reduction
 from ...interpreters.partial_eval import def_recomputable
 from ...interpreters.transpose import def_elementwise_transpose, is_linear, transpose_rules
 
@@ -96,6 +97,7 @@ def broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions):
 
 
 impl_rules[broadcast_in_dim_p] = broadcast_in_dim_impl
+deffused_broadcast(broadcast_in_dim_p)
 abstract_eval_rules[broadcast_in_dim_p] = broadcast_in_dim_abstract_eval
 deflinear(broadcast_in_dim_p)
 
@@ -168,6 +170,7 @@ def reduce_sum(x, axes):
 
 
 impl_rules[reduce_sum_p] = lambda x, *, axes: np.sum(x, axis=axes)
+deffused_reduction(reduce_sum_p, lambda acc, x: f"{acc} + {x}", lambda dtype: 0)
 
 
 def reduce_sum_abstract_eval(x, *, axes):
@@ -202,6 +205,9 @@ def convert_element_type(x, new_dtype):
 
 
 impl_rules[convert_element_type_p] = lambda x, *, new_dtype: np.asarray(x).astype(new_dtype)
+deffused(convert_element_type_p,  # the cast to the result's dtype is the conversion
+         lambda x, *, new_dtype: f"{x} != 0" if new_dtype == np.bool_ else x,
+         operand_dtypes=lambda eqn: [None])
 abstract_eval_rules[convert_element_type_p] = lambda x, *, new_dtype: ShapedArray(
     x.shape, new_dtype)
 
