@@ -271,6 +271,8 @@ def test_jit_backends_agree(case, dtype, rng):
         pytest.skip("no such operand dtype")
     args = case.args(rng, dtype=dtype)
     check_jit_backends(case.fn, args)
+    if dtype != np.float64:
+        return  # each kernel compiles: the broadcast and derivative variants once
     if len(args) > 1:
         check_jit_backends(case.fn, (args[0][:1], *args[1:]))
     floats = tuple(i for i, a in enumerate(args) if a.dtype.kind == "f")
