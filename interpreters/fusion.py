@@ -15,10 +15,12 @@ Rule signature::
 
 `kind` is "elementwise" (the output has the iteration shape; `expr(*operands,
 **params)` returns a numba scalar expression from the operands' expressions),
-"broadcast" (`broadcast_in_dim`: the operand is read at mapped indices) or "reduce"
-(the *input* has the iteration shape; `expr(acc, x)` combines, `identity(dtype)` starts
-the accumulator). `deffused_ufunc` registers a primitive whose impl is a numpy ufunc
-as that ufunc applied to scalars.
+"gather" (the output reads its first operand elsewhere: `expr(loop_indices,
+operand_shape, out_shape, **params)` returns the operand's index expressions and a
+condition for reading it, else the second operand: broadcasts, slices, transposes,
+pads) or "reduce" (the *input* has the iteration shape; `expr(acc, x)` combines,
+`identity(dtype)` starts the accumulator). `deffused_ufunc` registers a primitive
+whose impl is a numpy ufunc as that ufunc applied to scalars.
 
 Clustering is one pass over the equations. An equation joins the open cluster of its
 iteration shape; reading a value from a *different* open cluster (or a reduction's
@@ -63,7 +65,7 @@ MAX_CLUSTER_EQNS = 2000  # numba's compile time grows with a function; split bey
 
 @attrs.frozen
 class FusionRule:
-    kind: str  # "elementwise" | "broadcast" | "reduce"
+    kind: str  # "elementwise" | "gather" | "reduce"
     expr: Callable | None = None
     identity: Callable | None = None
     kinds: str = "biuf"  # the dtype kinds numba computes exactly as numpy does
@@ -82,15 +84,39 @@ def deffused(prim, expr: Callable, kinds: str = "biuf",
                                     operand_dtypes=operand_dtypes)
 
 
+# Scalar forms numba types faster than a numpy ufunc call (its compile time is mostly
+# type inference, per expression); operands are already cast to the computation dtype.
+_OPERATORS = {"add": "+", "subtract": "-", "multiply": "*", "divide": "/", "equal": "==",
+              "not_equal": "!=", "less": "<", "less_equal": "<=", "greater": ">",
+              "greater_equal": ">="}
+_MATH = {
+    "sin": "sin", "cos": "cos", "tan": "tan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh",
+    "exp": "exp", "expm1": "expm1", "log": "log", "log1p": "log1p", "sqrt": "sqrt",
+    "arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": "asinh",
+    "arccosh": "acosh", "arctanh": "atanh"}
+
+
+def ufunc_expr(ufunc: np.ufunc) -> Callable:
+    name = ufunc.__name__
+    if name in _OPERATORS:
+        return lambda x, y: f"({x} {_OPERATORS[name]} {y})"
+    if name == "negative":
+        return lambda x: f"(-{x})"
+    if name in _MATH:
+        return lambda x: f"math.{_MATH[name]}({x})"
+    return lambda *xs: f"np.{name}({', '.join(xs)})"
+
+
 def deffused_ufunc(prim, ufunc: np.ufunc, kinds: str = "biuf") -> None:
     """`prim` computes `ufunc` elementwise; numba compiles the ufunc on scalars."""
-    deffused(prim, lambda *xs: f"np.{ufunc.__name__}({', '.join(xs)})", kinds)
+    deffused(prim, ufunc_expr(ufunc), kinds)
 
 
-def deffused_broadcast(prim) -> None:
-    """`prim` is `broadcast_in_dim`: its operand is read where `broadcast_dimensions`
-    map the loop's indices."""
-    fusion_rules[prim] = FusionRule("broadcast")
+def deffused_gather(prim, index_map: Callable) -> None:
+    """`prim` moves data: element `i` of its output is its operand's element
+    `index_map(i, operand_shape, out_shape, **params)[0]` where the condition `[1]`
+    holds (None: always), else its second operand (a pad's value)."""
+    fusion_rules[prim] = FusionRule("gather", index_map)
 
 
 def deffused_reduction(prim, combine: Callable, identity: Callable) -> None:
@@ -113,6 +139,11 @@ class Cluster:
     eqns: list[JaxprEqn] = attrs.Factory(list)
     reductions: set = attrs.Factory(set)
     open: bool = True
+
+
+def broadcast_index(loop_vars: list[str], size: int, dim: int, shape: tuple) -> str:
+    """The index into an axis of `size` that broadcasts along loop axis `dim`."""
+    return "0" if size == 1 and shape[dim] != 1 else loop_vars[dim]
 
 
 def iteration_shape(eqn: JaxprEqn) -> tuple[int, ...] | None:
@@ -142,11 +173,12 @@ def plan(jaxpr: Jaxpr) -> list[JaxprEqn | Cluster]:
     for eqn in jaxpr.eqns:
         shape = iteration_shape(eqn)
         target = open_by_shape.get(shape) if shape is not None else None
+        moves_data = shape is not None and fusion_rules[eqn.primitive].kind == "gather"
         for a in eqn.inputs:
             source = owner.get(a) if type(a) is Var else None
             if source is not None and source.open and (
-                    source is not target or a in source.reductions):
-                close(source)
+                    source is not target or a in source.reductions or moves_data):
+                close(source)  # a kernel reads its own values only where it computes them
         if shape is None:
             steps.append(eqn)
             continue
@@ -246,7 +278,7 @@ class KernelSource:
         return f"{name}[{', '.join(index)}]"
 
     def broadcast_index(self, size: int, dim: int) -> str:
-        return "0" if size == 1 and self.cluster.shape[dim] != 1 else self.loop_vars[dim]
+        return broadcast_index(self.loop_vars, size, dim, self.cluster.shape)
 
     def add(self, eqn: JaxprEqn) -> None:
         rule = fusion_rules[eqn.primitive]
@@ -255,16 +287,23 @@ class KernelSource:
         if rule.kind == "reduce":
             self.add_reduction(eqn, rule, local)
             return
-        if rule.kind == "broadcast":
-            operand = eqn.inputs[0]
-            index = [self.broadcast_index(n, d) for n, d in
-                     zip(operand.aval.shape, eqn.params["broadcast_dimensions"])]
-            expr = self.read(operand, eqn, index)
-        else:
-            expr = rule.expr(*(self.operand(a, eqn, d) for a, d in
-                               zip(eqn.inputs, operand_dtypes(eqn))), **eqn.params)
         dtype = cast(out.aval.dtype)
-        self.body.append(f"{local} = {dtype}({expr})")
+        if rule.kind == "gather":  # the operand's own dtype: no cast
+            operand = eqn.inputs[0]
+            index, valid = rule.expr(self.loop_vars, operand.aval.shape, out.aval.shape,
+                                     **eqn.params)
+            expr = self.read(operand, eqn, index)
+            if valid is not None:
+                fill = self.operand(eqn.inputs[1], eqn, out.aval.dtype)
+                expr = f"({expr} if {valid} else {fill})"
+            self.body.append(f"{local} = {expr}")
+        else:
+            dtypes = operand_dtypes(eqn)
+            expr = rule.expr(*(self.operand(a, eqn, d) for a, d in zip(eqn.inputs, dtypes)),
+                             **eqn.params)
+            # float64 in and out needs no cast: numba computes float64 from float64
+            exact = out.aval.dtype == np.float64 and all(d == np.float64 for d in dtypes)
+            self.body.append(f"{local} = {expr}" if exact else f"{local} = {dtype}({expr})")
         if out not in self.used_outside:
             return
         if not self.cluster.shape:
@@ -300,7 +339,7 @@ class KernelSource:
             indent += "    "
         lines += [f"{indent}{line}" for line in self.body]
         lines.append(f"    return ({', '.join(self.returned.values())},)")
-        return "import numba\nimport numpy as np\n\n\n" + "\n".join(lines) + "\n"
+        return "import math\n\nimport numba\nimport numpy as np\n\n\n" + "\n".join(lines) + "\n"
 
 
 def kernel_source(cluster: Cluster, used_outside: set) -> KernelSource:

@@ -30,7 +30,7 @@ from ...interpreters.batching import (
     defreducer,
     defvectorized,
 )
-from ...interpreters.fusion import deffused, deffused_broadcast, deffused_reduction
+from ...interpreters.fusion import broadcast_index, deffused, deffused_gather, deffused_reduction
 from ...interpreters.partial_eval import def_recomputable
 from ...interpreters.transpose import def_elementwise_transpose, is_linear, transpose_rules
 
@@ -97,7 +97,9 @@ def broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions):
 
 
 impl_rules[broadcast_in_dim_p] = broadcast_in_dim_impl
-deffused_broadcast(broadcast_in_dim_p)
+deffused_gather(broadcast_in_dim_p, lambda i, in_shape, out_shape, /, *, broadcast_dimensions,
+                **_: ([broadcast_index(i, n, d, out_shape)
+                       for n, d in zip(in_shape, broadcast_dimensions)], None))
 abstract_eval_rules[broadcast_in_dim_p] = broadcast_in_dim_abstract_eval
 deflinear(broadcast_in_dim_p)
 
@@ -240,6 +242,8 @@ def transpose(x, permutation):
 
 
 impl_rules[transpose_p] = lambda x, *, permutation: np.transpose(x, permutation)
+deffused_gather(transpose_p, lambda i, shape, out_shape, /, *, permutation: (
+    [i[permutation.index(d)] for d in range(len(shape))], None))
 
 
 def transpose_abstract_eval(x, *, permutation):
@@ -275,6 +279,16 @@ def squeeze(x, dimensions):
 impl_rules[squeeze_p] = lambda x, *, dimensions: np.squeeze(x, dimensions)
 
 
+def _with_zeros_at(indices: list[str], dimensions, rank: int) -> list[str]:
+    """The operand index of a squeeze: index 0 on each squeezed axis."""
+    rest = iter(indices)
+    return ["0" if d in dimensions else next(rest) for d in range(rank)]
+
+
+deffused_gather(squeeze_p, lambda i, shape, out_shape, /, *, dimensions: (
+    _with_zeros_at(i, dimensions, len(shape)), None))
+
+
 def squeeze_abstract_eval(x, *, dimensions):
     check_axes("squeeze", dimensions, x)
     if any(x.shape[d] != 1 for d in dimensions):
@@ -300,6 +314,8 @@ def expand_dims(x, dimensions):
 
 
 impl_rules[expand_dims_p] = lambda x, *, dimensions: np.expand_dims(x, dimensions)
+deffused_gather(expand_dims_p, lambda i, shape, out_shape, /, *, dimensions: (
+    [v for d, v in enumerate(i) if d not in dimensions], None))
 
 
 def expand_dims_abstract_eval(x, *, dimensions):
@@ -339,6 +355,9 @@ def rev(x, dimensions):
 
 
 impl_rules[rev_p] = lambda x, *, dimensions: np.flip(x, dimensions)
+deffused_gather(rev_p, lambda i, shape, out_shape, /, *, dimensions: (
+    [f"{n - 1} - {v}" if d in dimensions else v for d, (n, v) in enumerate(zip(shape, i))],
+    None))
 
 
 def rev_abstract_eval(x, *, dimensions):

@@ -140,3 +140,28 @@ def test_a_second_process_loads_the_kernels_from_disk(tmp_path):
     assert run() == "0"
     assert int(run()) >= 1
     assert any(name.endswith(".py") for name in os.listdir(tmp_path))
+
+
+MOVES = {
+    "slice": lambda x: lax.slice(x, (1, 0, 2), (3, 4, 5), (1, 2, 2)) * 2.0,
+    "pad": lambda x: lax.pad(x * 2.0 + 1.0, -1.0, ((1, 2, 1), (-1, 0, 0), (0, 1, 2))) + 0.0,
+    "transpose": lambda x: inp.transpose(x, (2, 0, 1)) * 2.0,
+    "squeeze_expand": lambda x: inp.expand_dims(inp.squeeze(x[:, :1] * 1.0, 1), 0) + 1.0,
+    "rev": lambda x: lax.rev(x, (0, 2)) - x,
+    "rosenbrock": lambda x: inp.sum(100.0 * (x[1::2] - x[::2] ** 2) ** 2 + (1.0 - x[::2]) ** 2),
+}
+
+
+@pytest.mark.parametrize("name", MOVES)
+def test_data_movement_fuses_as_index_maps(name, rng):
+    x = rng.standard_normal((3, 4, 5))
+    f = MOVES[name]
+    check_jit_backends(f, (x,))
+    check_jit_backends(inert.grad(lambda x: inp.sum(f(x) ** 2)), (x,))
+
+
+def test_rosenbrocks_value_and_gradient_are_all_kernels(rng):
+    """Strided slices and the pads that transpose them fuse: no equation runs alone."""
+    x = rng.standard_normal(10)
+    steps = clusters_of(inert.value_and_grad(MOVES["rosenbrock"]), x)
+    assert all(isinstance(s, list) for s in steps) and len(steps) <= 3
