@@ -61,6 +61,7 @@ except ImportError:  # pragma: no cover — numba is a dependency; this is the f
     numba = None
 
 MAX_CLUSTER_EQNS = 2000  # numba's compile time grows with a function; split beyond this
+SMALL = 1024  # elements below which a libm call per element beats a numpy call
 
 
 @attrs.frozen
@@ -70,18 +71,21 @@ class FusionRule:
     identity: Callable | None = None
     kinds: str = "biuf"  # the dtype kinds numba computes exactly as numpy does
     operand_dtypes: Callable | None = None  # eqn -> the dtype each operand is cast to
+    vectorised: bool = True  # False: a libm call per element, slower than numpy's SIMD
 
 
 fusion_rules = RuleTable("fusion")
 
 
 def deffused(prim, expr: Callable, kinds: str = "biuf",
-             operand_dtypes: Callable | None = None) -> None:
+             operand_dtypes: Callable | None = None, vectorised: bool = True) -> None:
     """`prim` is elementwise: `expr(*operands, **params)` computes one element from its
     operands' scalar expressions, each cast first to `operand_dtypes(eqn)` (default:
-    the dtype numpy computes in, `computation_dtype`; None leaves one uncast)."""
+    the dtype numpy computes in, `computation_dtype`; None leaves one uncast).
+    `vectorised=False` marks a libm call per element: numpy's SIMD loops beat it on
+    large arrays, so it fuses only into scalar and small kernels."""
     fusion_rules[prim] = FusionRule("elementwise", expr, kinds=kinds,
-                                    operand_dtypes=operand_dtypes)
+                                    operand_dtypes=operand_dtypes, vectorised=vectorised)
 
 
 # Scalar forms numba types faster than a numpy ufunc call (its compile time is mostly
@@ -109,7 +113,8 @@ def ufunc_expr(ufunc: np.ufunc) -> Callable:
 
 def deffused_ufunc(prim, ufunc: np.ufunc, kinds: str = "biuf") -> None:
     """`prim` computes `ufunc` elementwise; numba compiles the ufunc on scalars."""
-    deffused(prim, ufunc_expr(ufunc), kinds)
+    deffused(prim, ufunc_expr(ufunc), kinds,
+             vectorised=ufunc.__name__ not in _MATH or ufunc.__name__ == "sqrt")
 
 
 def deffused_gather(prim, index_map: Callable) -> None:
@@ -155,7 +160,8 @@ def iteration_shape(eqn: JaxprEqn) -> tuple[int, ...] | None:
     if any(aval.dtype.kind not in rule.kinds or aval.dtype == np.float16 for aval in avals):
         return None  # complex, float16, float0 ... stay on numpy
     shape = eqn.inputs[0].aval.shape if rule.kind == "reduce" else eqn.outputs[0].aval.shape
-    return shape if math.prod(shape) > 0 else None
+    size = math.prod(shape)
+    return shape if 0 < size and (rule.vectorised or size < SMALL) else None
 
 
 def plan(jaxpr: Jaxpr) -> list[JaxprEqn | Cluster]:

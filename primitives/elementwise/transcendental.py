@@ -305,7 +305,7 @@ def logistic(x):
 
 
 impl_rules[logistic_p] = scipy.special.expit
-deffused(logistic_p, lambda x: f"1.0 / (1.0 + np.exp(-{x}))")
+deffused(logistic_p, lambda x: f"1.0 / (1.0 + math.exp(-{x}))", vectorised=False)
 abstract_eval_rules[logistic_p] = ufunc_abstract_eval(scipy.special.expit, "logistic")
 defjvp_elementwise(logistic_p, lambda t, out, x: mul(t, mul(out, sub(1.0, out))))
 defvectorized(logistic_p)
