@@ -53,6 +53,7 @@ import numpy as np
 
 from ..core.ir import Jaxpr, JaxprEqn, Literal, Var
 from ..core.rules import RuleTable
+from . import scalar_kernels
 from .eval import Step, compile_steps, impl_step
 
 try:
@@ -60,7 +61,7 @@ try:
 except ImportError:  # pragma: no cover — numba is a dependency; this is the fallback
     numba = None
 
-MAX_CLUSTER_EQNS = 2000  # numba's compile time grows with a function; split beyond this
+MAX_CLUSTER_EQNS = 2000  # numba's compile time grows with a function: split array kernels
 SMALL = 1024  # elements below which a libm call per element beats a numpy call
 
 
@@ -189,7 +190,7 @@ def plan(jaxpr: Jaxpr) -> list[JaxprEqn | Cluster]:
             steps.append(eqn)
             continue
         target = open_by_shape.get(shape)
-        if target is not None and len(target.eqns) >= MAX_CLUSTER_EQNS:
+        if target is not None and shape and len(target.eqns) >= MAX_CLUSTER_EQNS:
             close(target)
             target = None
         if target is None:
@@ -208,11 +209,15 @@ def plan(jaxpr: Jaxpr) -> list[JaxprEqn | Cluster]:
 # Kernel source
 
 
-_CASTS = {"bool": "np.bool_"}
+_CASTS: dict[np.dtype, str] = {}
 
 
 def cast(dtype: np.dtype) -> str:
-    return _CASTS.get(dtype.name, f"np.{dtype.name}")
+    """The numba-callable that makes a scalar of `dtype`."""
+    text = _CASTS.get(dtype)
+    if text is None:
+        text = _CASTS[dtype] = "np.bool_" if dtype == np.bool_ else f"np.{dtype.name}"
+    return text
 
 
 def literal_text(value, dtype: np.dtype) -> str:
@@ -334,6 +339,11 @@ class KernelSource:
         self.body.append(f"{slot} = {cast(dtype)}({rule.expr(slot, x)})")
         self.returned[out] = local
 
+    def types(self) -> dict[str, np.dtype]:
+        """The dtype of each name in the kernel's text: arguments and locals."""
+        return {**{name: a.aval.dtype for a, name in self.arguments.items()},
+                **{name: v.aval.dtype for v, name in self.locals.items()}}
+
     def text(self) -> str:
         fastmath = ", fastmath={'reassoc'}" if self.cluster.reductions else ""
         lines = [f"@numba.njit(cache=True, error_model='numpy'{fastmath})",
@@ -401,8 +411,14 @@ def _import_kernel(digest: str, text: str) -> Callable:
 
 def kernel_step(cluster: Cluster, used_outside: set) -> Step:
     source = kernel_source(cluster, used_outside)
-    kernel = load_kernel(source.text())
     inputs, outputs = tuple(source.arguments), tuple(source.returned)
+    if not cluster.shape and not cluster.reductions:
+        try:
+            return Step(inputs, outputs, scalar_kernels.compile_kernel(
+                source.text(), source.types()), unpack=True)
+        except scalar_kernels.Unsupported:
+            pass  # numba compiles it
+    kernel = load_kernel(source.text())
     scalar_inputs = [not a.aval.shape for a in inputs]  # as numpy scalars or numbers
     boxes = [v.aval.dtype.type if not v.aval.shape else None for v in outputs]
 
