@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import functools
 import weakref
-from typing import Callable
-
-import attrs
+from typing import Callable, NamedTuple
 
 from ..core.config import config
 from ..core.ir import Jaxpr, Literal, Var
@@ -93,10 +91,9 @@ def last_uses(steps: list[tuple[tuple, tuple]], outvars) -> list[tuple[Var, ...]
 # backend (`fusion`) makes a fused kernel one step too.
 
 
-@attrs.frozen
-class Step:
+class Step(NamedTuple):
     """One call of generated code: `fn(*inputs)` defines `outputs` (as a sequence if
-    `unpack`)."""
+    `unpack`). A tuple: a program has one per equation, and compiling holds them all."""
 
     inputs: tuple
     outputs: tuple

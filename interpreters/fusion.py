@@ -56,11 +56,6 @@ from ..core.rules import RuleTable
 from . import scalar_kernels
 from .eval import Step, compile_steps, impl_step
 
-try:
-    import numba  # noqa: F401 — only to know that the backend can run
-except ImportError:  # pragma: no cover — numba is a dependency; this is the fallback
-    numba = None
-
 MAX_CLUSTER_EQNS = 2000  # numba's compile time grows with a function: split array kernels
 SMALL = 1024  # elements below which a libm call per element beats a numpy call
 
@@ -130,7 +125,10 @@ def deffused_reduction(prim, combine: Callable, identity: Callable) -> None:
 
 
 def numba_available() -> bool:
-    return numba is not None
+    """Whether numba is installed. It is imported only when a kernel first loads:
+    importing it costs half a second, and it makes every code object CPython compiles
+    afterwards larger (the numpy backend's generated code too)."""
+    return importlib.util.find_spec("numba") is not None
 
 
 # ---------------------------------------------------------------------------------

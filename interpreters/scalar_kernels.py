@@ -21,16 +21,12 @@ from __future__ import annotations
 
 import ast
 import ctypes
+import importlib
 import struct
 import threading
 from typing import Callable
 
 import numpy as np
-
-try:
-    import llvmlite.binding as llvm
-except ImportError:  # pragma: no cover — llvmlite comes with numba
-    llvm = None
 
 CHUNK = 500  # statements per LLVM function
 
@@ -56,8 +52,6 @@ class Unsupported(Exception):
     """The kernel uses something this translation does not cover."""
 
 
-def available() -> bool:
-    return llvm is not None
 
 
 _TYPE_OF = {np.dtype(name): t for name, t in _TYPES.items()}  # dtype.name is slow
@@ -320,8 +314,6 @@ _engines: list = []  # compiled code lives as long as its engine
 def compile_kernel(text: str, types: dict[str, np.dtype]) -> Callable:
     """`run(*args) -> list` for the scalar kernel `text` whose locals and arguments
     have `types`; raises Unsupported if the translation does not cover it."""
-    if llvm is None:
-        raise Unsupported("llvmlite is missing")
     ir, crossing, returned, n_args = module_ir(text, types)
     with _engine_lock:
         address = _compile(ir)
@@ -352,6 +344,7 @@ def compile_kernel(text: str, types: dict[str, np.dtype]) -> Callable:
 
 
 def _compile(ir: str) -> int:
+    llvm = importlib.import_module("llvmlite.binding")  # with numba, when first needed
     if not _engines:
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
