@@ -307,15 +307,15 @@ def store(f: Function, value: tuple[str, np.dtype], slot: int) -> None:
     f.lines.append(f"  store i64 {word}, i64* {pointer}")
 
 
-_engine_lock = threading.Lock()
+_compile_lock = threading.Lock()
 _engines: list = []  # compiled code lives as long as its engine
 
 
 def compile_kernel(text: str, types: dict[str, np.dtype]) -> Callable:
     """`run(*args) -> list` for the scalar kernel `text` whose locals and arguments
     have `types`; raises Unsupported if the translation does not cover it."""
-    ir, crossing, returned, n_args = module_ir(text, types)
-    with _engine_lock:
+    with _compile_lock:  # ast.parse is not safe to run in several threads at once
+        ir, crossing, returned, n_args = module_ir(text, types)
         address = _compile(ir)
     native = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(address)
     frame_size = len(crossing) + len(returned)
