@@ -46,6 +46,7 @@ import math
 import os
 import sys
 import tempfile
+import threading
 from typing import Callable
 
 import attrs
@@ -378,6 +379,7 @@ def cache_dir() -> str:
 
 
 _kernels: dict[str, Callable] = {}  # source digest -> numba dispatcher
+_load_lock = threading.Lock()
 
 
 def loaded_kernels() -> list:
@@ -388,8 +390,9 @@ def load_kernel(text: str) -> Callable:
     """The numba dispatcher defined by `text`, from a file named by its hash (written
     once, so numba's on-disk cache, which checks the file's time stamp, stays valid)."""
     digest = hashlib.sha1(text.encode()).hexdigest()[:20]
-    if digest not in _kernels:
-        _kernels[digest] = _import_kernel(digest, text)
+    with _load_lock:
+        if digest not in _kernels:
+            _kernels[digest] = _import_kernel(digest, text)
     return _kernels[digest]
 
 
