@@ -108,7 +108,7 @@ def test_derivatives(case, rng):
 
 @pytest.mark.parametrize("case", [c for c in CASES if c.vmap], ids=[c.name for c in CASES
                                                                     if c.vmap])
-def test_vmap_and_jit(case, rng):
+def test_vmap(case, rng):
     lanes = [case.make(np.random.default_rng(i)) for i in range(3)]
     stacked = tuple(np.stack(xs) for xs in zip(*lanes))
     got = inert.vmap(case.f)(*stacked)
@@ -116,7 +116,12 @@ def test_vmap_and_jit(case, rng):
         want = case.f(*args)
         lane = type(got)(g[i] for g in got) if isinstance(got, tuple) else got[i]
         assert_allclose(lane, want, rtol=1e-10, atol=1e-10)
-    assert_allclose(inert.jit(case.f)(*lanes[0]), case.f(*lanes[0]), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_jit(case, rng):
+    args = case.make(rng)
+    assert_allclose(inert.jit(case.f)(*args), case.f(*args), rtol=1e-12, atol=1e-12)
 
 
 def test_eigh_and_svd_factors_reconstruct(rng):
