@@ -24,6 +24,7 @@ from ..interpreters.batching import vmap_flat
 from ..interpreters.linearize import linearize_flat
 from ..primitives.shape.slicing import slice_in_dim
 from ..primitives.shape.structural import matchaxis, reshape, transpose
+from .numpy._array import returned
 from .transforms import FlatArgs, check_argnums, check_grad_inputs, flat_fun, flatten_args
 
 
@@ -56,7 +57,8 @@ def _jacobian(f, argnums, has_aux, blocks_of):
         out_tree, aux_tree, n_out = out_store
         jac = _assemble(args, nums, flat, outs[:n_out], blocks, out_tree,
                         isinstance(argnums, (tuple, list)))
-        return (jac, tree_unflatten(aux_tree, outs[n_out:])) if has_aux else jac
+        aux = tree_unflatten(aux_tree, outs[n_out:]) if has_aux else None
+        return returned((jac, aux) if has_aux else jac, flat.leaves)
 
     return jac_f
 

@@ -25,6 +25,7 @@ from ..interpreters.ad import jvp_flat
 from ..interpreters.dce import dce_jaxpr
 from ..interpreters.eval import compile_jaxpr, eval_jaxpr
 from ..interpreters.linearize import LinearFunction, linearize_flat
+from .numpy._array import returned_leaves
 
 
 def _is_inactive(x) -> bool:
@@ -178,7 +179,8 @@ def jit(f: Callable, static_argnums: int | Sequence[int] = ()):
             outs = compiled(closed.consts, flat.leaves)
         else:
             outs = eval_jaxpr(closed.jaxpr, closed.consts, flat.leaves)
-        return tree_unflatten(out_store[0], outs)
+        return tree_unflatten(out_store[0],
+                              returned_leaves(outs, (*flat.leaves, *closed.consts)))
 
     return jitted
 
@@ -216,6 +218,8 @@ def jvp(f: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = Fals
     out_primals, out_tangents = jvp_flat(fun, flat.leaves, flat_tangents)
     out_tree, aux_tree, n_out = out_store
     out_tangents = [_materialize(t, p) for t, p in zip(out_tangents[:n_out], out_primals)]
+    out_primals = returned_leaves(out_primals, flat.leaves)
+    out_tangents = returned_leaves(out_tangents, flat_tangents)
     result = (tree_unflatten(out_tree, out_primals[:n_out]), tree_unflatten(out_tree, out_tangents))
     return (*result, tree_unflatten(aux_tree, out_primals[n_out:])) if has_aux else result
 
@@ -278,10 +282,10 @@ def linearize(f: Callable, *primals):
     def f_jvp(*tangents):
         flat_t = _flat_tangents(primals, tangents)
         active_t = [t for t, act in zip(flat_t, flat.active) if act]
-        outs = lin.apply(active_t)
-        return tree_unflatten(out_tree, [_materialize(t, p) for t, p in zip(outs, out_primals)])
+        outs = [_materialize(t, p) for t, p in zip(lin.apply(active_t), out_primals)]
+        return tree_unflatten(out_tree, returned_leaves(outs, flat_t))
 
-    return tree_unflatten(out_tree, out_primals), f_jvp
+    return tree_unflatten(out_tree, returned_leaves(out_primals, flat.leaves)), f_jvp
 
 
 @attrs.frozen(eq=False)
@@ -299,7 +303,7 @@ class VJPFunction:
         cts_in = iter(self.linear.transpose(cts))
         leaves = [_materialize(next(cts_in), x) if act else None
                   for x, act in zip(self.flat_args.leaves, self.flat_args.active)]
-        return tuple(self.flat_args.cotangents(leaves))
+        return tuple(self.flat_args.cotangents(returned_leaves(leaves, cts)))
 
 
 def _check_cotangent(ct, out_tree: PyTreeDef, out_avals) -> list:
@@ -328,6 +332,7 @@ def _vjp_flat_args(f: Callable, flat: FlatArgs, has_aux: bool):
     out_store: list = []
     fun = flat_fun(f, flat, out_store, has_aux)
     out_primals, lin = linearize_flat(fun, flat.leaves, flat.active, lambda: out_store[2])
+    out_primals = returned_leaves(out_primals, flat.leaves)
     out_tree, aux_tree, n_out = out_store
     vjp_fn = VJPFunction(lin, flat, out_tree, tuple(get_aval(p) for p in out_primals[:n_out]))
     aux = tree_unflatten(aux_tree, out_primals[n_out:]) if has_aux else None

@@ -23,6 +23,7 @@ from ..core.pytree import PyTreeDef, tree_flatten, tree_unflatten
 from ..core.trace import get_aval
 from ..interpreters.batching import vmap_flat
 from ..primitives.shape.structural import matchaxis
+from .numpy._array import returned_leaves
 from .transforms import FlatArgs, flatten_args
 
 
@@ -56,7 +57,7 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0) -> Callable:
         wanted = _axes_per_leaf(out_axes, out_tree, "out_axes")
         placed = [_place_output(o, d, w, size, p) for o, d, w, p in
                   zip(outs, dims, wanted, _leaf_paths(out_tree, "output"))]
-        return tree_unflatten(out_tree, placed)
+        return tree_unflatten(out_tree, returned_leaves(placed, flat.leaves))
 
     return vmapped
 

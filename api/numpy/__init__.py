@@ -10,14 +10,12 @@ modules of this package); this module is the namespace that gathers them.
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from ..namespace import public_names
 from . import linalg
 from ._array import Array
-from ._array import as_array as _as_array
+from ._array import return_arrays_from as _return_arrays_from
 from ._arrays import (
     arange,
     array,
@@ -194,24 +192,11 @@ pi, e, inf, nan, euler_gamma = np.pi, np.e, np.inf, np.nan, np.euler_gamma
 newaxis = None
 
 
-def _returning_arrays(fn):
-    """`fn` whose plain numpy results come back as `Array`s (with `.at`)."""
-
-    @functools.wraps(fn)
-    def wrapped(*args, **kwargs):
-        return _as_array(fn(*args, **kwargs))
-
-    return wrapped
-
-
-# The functions of this namespace return Arrays when they run eagerly (see _array);
-# aliases (acos, arccos) stay one function.
-_wrapped: dict = {}
-for _name, _fn in list(globals().items()):
-    if callable(_fn) and getattr(_fn, "__module__", "").startswith(__name__ + "._") \
-            and not _name.startswith("_") and not isinstance(_fn, type):
-        globals()[_name] = _wrapped.setdefault(id(_fn), _returning_arrays(_fn))
-del _wrapped
+# The functions of this namespace return Arrays when they run eagerly (see _array).
+_return_arrays_from(globals(), [
+    _name for _name, _fn in globals().items()
+    if callable(_fn) and getattr(_fn, "__module__", "").startswith(__name__ + "._")
+    and not _name.startswith("_") and not isinstance(_fn, type)])
 ndarray = np.ndarray  # isinstance(x, jnp.ndarray) holds for Arrays and numpy's arrays
 
 __all__ = public_names(globals(), submodules=("linalg",))

@@ -34,6 +34,7 @@ from ...primitives.special import (
 from ...primitives.special import igamma as gammainc
 from ...primitives.special import igammac as gammaincc
 from .. import numpy as inp
+from ..numpy._array import return_arrays_from
 
 psi = digamma
 expit = ew.logistic
@@ -82,6 +83,7 @@ __all__ = [
     "gammaincc", "gammaln", "iv", "jv", "kv", "log_ndtr", "log_softmax", "logit",
     "logsumexp", "ndtr", "polygamma", "psi", "softmax", "xlog1py", "xlogy", "zeta",
 ]
+return_arrays_from(globals(), __all__)
 
 
 def __dir__():
