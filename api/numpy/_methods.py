@@ -2,7 +2,8 @@
 
 They are installed on `core.trace.Tracer` from here because they call the user-facing
 numpy functions, which the core must not import. `x.at[idx].set(v)` is JAX's
-functional index update: traced arrays are immutable.
+functional index update: traced arrays are immutable. numpy's own functions on
+tracers dispatch to inert.numpy through `_dispatch`.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from ...core.trace import Tracer
 from ...primitives.indexing import gather_scatter as ix
 from .. import numpy as inp
 from ._array import IndexUpdateHelper
+from ._dispatch import array_function, array_ufunc
 
 
 def _swap(f):
@@ -64,6 +66,8 @@ _OPERATORS = {
     "__ge__": inp.greater_equal,
     "__getitem__": ix.getitem,
     "__iter__": _iter,
+    "__array_function__": array_function,
+    "__array_ufunc__": array_ufunc,
 }
 
 _METHODS = {

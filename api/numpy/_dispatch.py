@@ -1,0 +1,79 @@
+"""numpy's own functions on traced values: `np.sum(x)`, `np.sin(x)`, `np.where(c, x, y)`.
+
+numpy hands a call with a traced operand to the tracer through its two dispatch
+protocols (NEP 13 `__array_ufunc__` for ufuncs, NEP 18 `__array_function__` for the
+rest). A numpy function that `inert.numpy` covers runs as the `inert.numpy` function
+of the same name; any other, and any keyword argument the inert function lacks
+(`out=`, `where=`), is refused with a TypeError naming it, instead of numpy
+converting the tracer to an array (which would lose it). Installed on
+`core.trace.Tracer` by `_methods`, with the operators.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+import numpy as np
+
+from ...core.errors import NumpyFunctionError
+from ...core.trace import user_source_info
+from .. import numpy as inp
+
+
+def _covered(numpy_namespace, inert_namespace, prefix: str = "") -> dict:
+    """numpy's functions (not ufuncs, not types) that inert covers: function -> inert's."""
+    return {getattr(numpy_namespace, name): (prefix + name, getattr(inert_namespace, name))
+            for name in inert_namespace.__all__
+            if callable(getattr(numpy_namespace, name, None))
+            and not isinstance(getattr(numpy_namespace, name), (type, np.ufunc))}
+
+
+_FUNCTIONS = {**_covered(np, inp), **_covered(np.linalg, inp.linalg, "linalg.")}
+_UFUNCS = {ufunc: (ufunc.__name__, getattr(inp, ufunc.__name__))
+           for ufunc in vars(np).values()
+           if isinstance(ufunc, np.ufunc) and ufunc.__name__ in inp.__all__}
+
+
+def array_function(self, func, types, args, kwargs):
+    """NEP 18: `np.<func>(..., tracer, ...)` runs inert.numpy's `func`."""
+    name, fn = _FUNCTIONS.get(func, (None, None))
+    if fn is None:
+        raise _not_covered(f"{func.__module__}.{func.__name__}")
+    _check_keywords(name, fn, kwargs)
+    return fn(*args, **kwargs)
+
+
+def array_ufunc(self, ufunc, method, *inputs, **kwargs):
+    """NEP 13: `np.<ufunc>(tracer, ...)` (and `ndarray + tracer`) runs inert.numpy's."""
+    name, fn = _UFUNCS.get(ufunc, (ufunc.__name__, None))
+    if fn is None or method != "__call__":
+        raise _not_covered(f"numpy.{name}" + ("" if method == "__call__" else f".{method}"))
+    _check_keywords(name, fn, kwargs)
+    return fn(*inputs)
+
+
+def _not_covered(what: str) -> NumpyFunctionError:
+    return NumpyFunctionError(
+        f"{what} was called on a traced value, and inert.numpy has no such function: "
+        "write the computation with inert.numpy functions (numpy's own would need the "
+        "value itself, which a transformation does not know)").with_source(user_source_info())
+
+
+def _check_keywords(name: str, fn, kwargs: dict) -> None:
+    """Keyword arguments numpy has and inert's function lacks are refused by name."""
+    unknown = sorted(k for k in kwargs if k not in _parameters(fn))
+    if "out" in kwargs:
+        raise NumpyFunctionError(
+            f"numpy.{name}(..., out=...) on a traced value: inert arrays are immutable, so "
+            f"nothing can be written into `out`; use the result of inert.numpy.{name}"
+        ).with_source(user_source_info())
+    if unknown:
+        raise NumpyFunctionError(
+            f"numpy.{name} on a traced value runs inert.numpy.{name}, which has no keyword "
+            f"argument {', '.join(unknown)}").with_source(user_source_info())
+
+
+@functools.cache
+def _parameters(fn) -> frozenset[str]:
+    return frozenset(inspect.signature(fn).parameters)

@@ -1,0 +1,54 @@
+"""numpy's own functions on traced values run inert.numpy's (NEP 13 and NEP 18), and
+any other is refused by name."""
+
+import numpy as np
+import pytest
+
+import inert
+import inert.numpy as jnp
+from inert.errors import NumpyFunctionError
+
+X = np.array([[0.5, -1.5, 2.0], [1.0, 0.25, -0.75]])
+
+# each case written once, run with `m` as numpy and as inert.numpy
+CASES = [
+    lambda m, x: m.sum(x),
+    lambda m, x: m.prod(x, axis=0),
+    lambda m, x: m.max(x, axis=1),
+    lambda m, x: m.min(x),
+    lambda m, x: m.mean(x, axis=1, keepdims=True),
+    lambda m, x: m.sin(x) * m.exp(x),
+    lambda m, x: m.where(x > 0, x, 0.0),
+    lambda m, x: m.concatenate([x, m.ones((1, 3))]),
+    lambda m, x: m.ones(3) * x - m.arange(3.0) ** x[0],
+    lambda m, x: m.linalg.norm(x, axis=1),
+    lambda m, x: m.reshape(x, (3, 2)).T @ m.eye(3),
+]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_numpy_functions_on_tracers_are_inert_numpys(case):
+    with_numpy, with_inert = (lambda x: case(np, x)), (lambda x: case(jnp, x))
+    loss = lambda f: lambda x: jnp.sum(jnp.tanh(f(x)))  # noqa: E731
+    np.testing.assert_allclose(inert.jit(with_numpy)(X), with_inert(X))
+    np.testing.assert_allclose(inert.grad(loss(with_numpy))(X), inert.grad(loss(with_inert))(X))
+    np.testing.assert_allclose(inert.vmap(with_numpy)(X[None]), inert.vmap(with_inert)(X[None]))
+
+
+def test_numpy_sin_differentiates():
+    np.testing.assert_allclose(inert.grad(lambda x: np.sum(np.sin(x)))(X), np.cos(X))
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda x: np.sum(x, out=np.zeros(())), r"numpy.sum\(\.\.\., out=\.\.\.\).*immutable"),
+    (lambda x: np.sin(x, out=np.zeros((2, 3))), r"numpy.sin\(\.\.\., out=\.\.\.\)"),
+    (lambda x: np.sum(x, where=x > 0), r"numpy.sum .* no keyword argument where"),
+    (lambda x: np.fft.fft(x), r"numpy.fft.fft was called on a traced value"),
+    (lambda x: np.conjugate(x), r"numpy.conjugate was called on a traced value"),
+    (lambda x: np.add.reduce(x), r"numpy.add.reduce was called on a traced value"),
+])
+def test_other_numpy_functions_are_refused_by_name(call, match):
+    with pytest.raises(NumpyFunctionError, match=match) as info:
+        inert.jit(call)(X)
+    assert isinstance(info.value, TypeError) and __file__ in str(info.value)
+    assert "inert.numpy" in str(info.value)
