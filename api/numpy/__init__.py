@@ -60,6 +60,7 @@ from ._reductions import (
     sum,
     var,
 )
+from ._scalar_types import scalar_type as _scalar_type
 from ._shape import (
     array_split,
     atleast_1d,
@@ -177,12 +178,13 @@ from ._ufuncs import (
     where,
 )
 
-# Dtypes and their classes are numpy's own.
-float16, float32, float64 = np.float16, np.float32, np.float64
-int8, int16, int32, int64 = np.int8, np.int16, np.int32, np.int64
-uint8, uint16, uint32, uint64 = np.uint8, np.uint16, np.uint32, np.uint64
-complex64, complex128 = np.complex64, np.complex128
-bool_ = np.bool_
+# Scalar types convert, as JAX's do, and stand for numpy's dtypes; the abstract
+# classes (floating, integer, ...) and dtype functions are numpy's own.
+float16, float32, float64 = map(_scalar_type, (np.float16, np.float32, np.float64))
+int8, int16, int32, int64 = map(_scalar_type, (np.int8, np.int16, np.int32, np.int64))
+uint8, uint16, uint32, uint64 = map(_scalar_type, (np.uint8, np.uint16, np.uint32, np.uint64))
+complex64, complex128 = map(_scalar_type, (np.complex64, np.complex128))
+bool_ = _scalar_type(np.bool_)
 dtype, finfo, iinfo, issubdtype, promote_types = (
     np.dtype, np.finfo, np.iinfo, np.issubdtype, np.promote_types)
 number, inexact, floating, integer, signedinteger, unsignedinteger = (
