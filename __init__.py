@@ -9,7 +9,9 @@ would shadow the real numpy.
 import sys as _sys
 
 from .api import lax, numpy, scipy, tree_util
+from .api.control import checkpoint, custom_jvp, custom_vjp, remat
 from .api.jacobian import hessian, jacfwd, jacrev
+from .api.lax import stop_gradient
 from .api.numpy import _methods  # noqa: F401 — installs operators on tracers
 from .api.numpy import linalg as _numpy_linalg
 from .api.residuals import activity_jaxpr, print_activity, print_saved_residuals, saved_residuals
@@ -22,9 +24,6 @@ from .core.avals import float0
 from .core.check import check_jaxpr, enable_checks
 from .core.ir import ClosedJaxpr, Jaxpr
 from .interpreters.eval import eval_jaxpr
-from .primitives.control.checkpoint import checkpoint, remat
-from .primitives.control.custom_derivatives import custom_jvp, custom_vjp
-from .primitives.elementwise import stop_gradient
 
 for _name, _module in [("numpy", numpy), ("numpy.linalg", _numpy_linalg), ("lax", lax),
                        ("scipy", scipy), ("scipy.special", _scipy_special),

@@ -17,6 +17,11 @@ def _f(x):
     return jnp.sum(jnp.sin(x) * x)
 
 
+_custom_jvp_sin = inert.custom_jvp(jnp.sin)
+_custom_jvp_sin.defjvp(lambda p, t: (jnp.sin(p[0]), jnp.cos(p[0]) * t[0]))
+_custom_vjp_sin = inert.custom_vjp(jnp.sin)
+_custom_vjp_sin.defvjp(lambda x: (jnp.sin(x), x), lambda x, ct: (jnp.cos(x) * ct,))
+
 RESULTS = {
     "jit": lambda: inert.jit(lambda x: x * 2)(X),
     "jit scalar": lambda: inert.jit(_f)(X),
@@ -48,6 +53,10 @@ RESULTS = {
     "scan": lambda: lax.scan(lambda c, x: (c + x, X), 0.0, X),
     "fori_loop": lambda: lax.fori_loop(0, 2, lambda i, v: v, X),
     "cond": lambda: lax.cond(True, lambda: X, lambda: X),
+    "checkpoint": lambda: inert.checkpoint(jnp.sin)(X),
+    "custom_jvp": lambda: _custom_jvp_sin(X),
+    "custom_vjp": lambda: _custom_vjp_sin(X),
+    "stop_gradient": lambda: inert.stop_gradient(X),
     ".at": lambda: jnp.zeros(3).at[0].set(1.0),
     "ufunc on an Array": lambda: np.sin(jnp.zeros(3)) + jnp.ones(3),
 }
@@ -102,8 +111,10 @@ def test_in_place_operators_rebind_and_at_works():
     lambda a: inert.jvp(lambda x: x, (np.zeros(3),), (a,))[1],
     lambda a: inert.linearize(lambda x: x, np.zeros(3))[1](a),
     lambda a: inert.vmap(lambda x: x)(a), lambda a: inert.jit(lambda: a)(),
+    inert.stop_gradient, inert.checkpoint(lambda x: x),
 ], ids=["asarray", "array", "reshape", "asarray of a user's Array", "jit", "vjp",
-        "vjp cotangent", "jvp tangent", "linearize tangent", "vmap", "jit closure"])
+        "vjp cotangent", "jvp tangent", "linearize tangent", "vmap", "jit closure",
+        "stop_gradient", "checkpoint"])
 def test_no_value_shares_a_buffer_the_user_can_write(make):
     a = np.arange(3.0)
     value = jnp.asarray(make(a))
