@@ -17,11 +17,12 @@ turns numpy results into `Array`s:
   scalar: it is weakly typed (`x32 * sin(1.0)` stays float32), like JAX's weakly
   typed arrays; the transforms' outputs are always `Array`s.
 
-Traced values get `.at` from `_methods`. numpy's ufuncs and methods on `Array`s
-(`x + 1`, `np.sin(x)`, `x.sum()`) give read-only `Array`s too. numpy functions that
-build new arrays (`np.concatenate`, `np.stack`) give plain numpy arrays, and so do
-`np.asarray(x)` (a read-only view) and `np.array(x)` (a writeable copy: the way to
-get a mutable numpy array).
+Traced values get `.at` from `_methods`. numpy's own operations on `Array`s follow
+numpy's rules, so every numpy function works on them: ufuncs, operators and methods
+(`x + 1`, `np.sin(x)`, `x.sum()`) give `Array`s (with `.at`), writeable as numpy's
+results are (numpy's `np.var` writes into the arrays it has just made); functions
+that build new arrays (`np.concatenate`, `np.stack`) give plain numpy arrays, and so
+do `np.asarray(x)` (a read-only view) and `np.array(x)` (a writeable copy).
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ import functools
 import attrs
 import numpy as np
 
-from ...core.avals import is_python_scalar
 from ...core.errors import ImmutableArrayError
 from ...core.pytree import tree_flatten, tree_unflatten
 from ...core.trace import Tracer, user_source_info
@@ -50,16 +50,12 @@ class Array(np.ndarray):
         return self
 
     def __setitem__(self, index, value):
+        if self.flags.writeable:  # an array numpy made (`x + 1`, `np.zeros_like(x)`)
+            return super().__setitem__(index, value)
         raise ImmutableArrayError(
             "inert arrays are immutable, as JAX's are: instead of `x[idx] = y`, use "
             "`x = x.at[idx].set(y)` (or np.array(x) for a writeable numpy copy)"
         ).with_source(user_source_info())
-
-    def __array_wrap__(self, array, context=None, return_scalar=False):
-        out = super().__array_wrap__(array, context, return_scalar)
-        if type(out) is Array:
-            out.setflags(write=False)
-        return out
 
     # x op= y means x = x op y, as for JAX's immutable arrays
     __iadd__ = np.ndarray.__add__
@@ -75,14 +71,19 @@ class Array(np.ndarray):
     __ixor__ = np.ndarray.__xor__
 
 
+_PYTHON_SCALARS = frozenset((bool, int, float, complex))
+
+
 def returned(out, inputs=()):
     """`out` (a value or a pytree of them) as the user receives it: numpy arrays and
     scalars as immutable `Array`s, copied if they share a writeable buffer with one of
     `inputs` (the caller's arguments); tracers and Python scalars unchanged."""
-    if isinstance(out, Tracer) or is_python_scalar(out) or out is None:
-        return out
-    if isinstance(out, (np.ndarray, np.generic)):
-        return _immutable(out, _Writeable(inputs))
+    if isinstance(out, np.ndarray):
+        return _immutable(out, _writeable_roots(inputs))
+    if out is None or type(out) in _PYTHON_SCALARS or isinstance(out, Tracer):
+        return out  # (np.float64 is a float subclass: not one of these)
+    if isinstance(out, np.generic):
+        return _immutable(out, ())
     leaves, tree = tree_flatten(out)
     return tree_unflatten(tree, returned_leaves(leaves, inputs))
 
@@ -90,9 +91,8 @@ def returned(out, inputs=()):
 def returned_leaves(leaves, inputs=()) -> list:
     """`returned` of each of a flat list of values (a transform's outputs; None for
     an input without a cotangent); Python scalars become 0-d `Array`s too."""
-    writeable = _Writeable(inputs)
-    return [v if v is None or isinstance(v, Tracer) else _immutable(v, writeable)
-            for v in leaves]
+    roots = _writeable_roots(inputs)
+    return [v if v is None or isinstance(v, Tracer) else _immutable(v, roots) for v in leaves]
 
 
 def returning_arrays(fn):
@@ -100,7 +100,7 @@ def returning_arrays(fn):
 
     @functools.wraps(fn)
     def wrapped(*args, **kwargs):
-        return returned(fn(*args, **kwargs), (*args, *kwargs.values()))
+        return returned(fn(*args, **kwargs), (*args, *kwargs.values()) if kwargs else args)
 
     return wrapped
 
@@ -114,10 +114,10 @@ def return_arrays_from(namespace: dict, names) -> None:
         namespace[name] = wrapped.setdefault(id(fn), returning_arrays(fn))
 
 
-def _immutable(x, writeable: _Writeable) -> Array:
+def _immutable(x, writeable_roots: set) -> Array:
     if not isinstance(x, np.ndarray):
         x = np.asarray(x)  # a scalar: a fresh 0-d array
-    elif writeable.holds(x):
+    elif writeable_roots and id(_root(x)) in writeable_roots:
         x = np.array(x)
     elif type(x) is Array and not x.flags.writeable:
         return x
@@ -126,21 +126,14 @@ def _immutable(x, writeable: _Writeable) -> Array:
     return view
 
 
-class _Writeable:
-    """The buffers among some inputs that their owner can still write: the bases of
-    their numpy arrays, except of read-only `Array`s (inert's own, never shared).
-    Found only when a result is an array, at most once per call."""
-
-    __slots__ = ("inputs", "roots")
-
-    def __init__(self, inputs):
-        self.inputs, self.roots = inputs, None
-
-    def holds(self, x: np.ndarray) -> bool:
-        if self.roots is None:
-            self.roots = {id(_root(v)) for v in self.inputs if isinstance(v, np.ndarray) and
-                          (type(v) is not Array or v.flags.writeable)}
-        return bool(self.roots) and id(_root(x)) in self.roots
+def _writeable_roots(inputs) -> set[int]:
+    """The buffers among `inputs` that their owner can still write (by id): the bases
+    of their numpy arrays, except of read-only `Array`s (inert's own, never shared)."""
+    roots = set()
+    for v in inputs:
+        if isinstance(v, np.ndarray) and (type(v) is not Array or v.flags.writeable):
+            roots.add(id(_root(v)))
+    return roots
 
 
 def _root(x: np.ndarray) -> np.ndarray:
