@@ -25,7 +25,14 @@ from ..interpreters.linearize import linearize_flat
 from ..primitives.shape.slicing import slice_in_dim
 from ..primitives.shape.structural import matchaxis, reshape, transpose
 from .numpy._array import returned
-from .transforms import FlatArgs, check_argnums, check_grad_inputs, flat_fun, flatten_args
+from .transforms import (
+    FlatArgs,
+    check_argnums,
+    check_grad_inputs,
+    flat_fun,
+    flatten_args,
+    recording_untraced,
+)
 
 
 def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
@@ -52,13 +59,14 @@ def _jacobian(f, argnums, has_aux, blocks_of):
         check_grad_inputs(args, nums)
         flat = flatten_args(args, nums)
         out_store: list = []
-        fun = flat_fun(f, flat, out_store, has_aux)
+        untraced: list = []
+        fun = recording_untraced(flat_fun(f, flat, out_store, has_aux), untraced)
         outs, blocks = blocks_of(fun, flat, lambda: out_store[2])
         out_tree, aux_tree, n_out = out_store
         jac = _assemble(args, nums, flat, outs[:n_out], blocks, out_tree,
                         isinstance(argnums, (tuple, list)))
         aux = tree_unflatten(aux_tree, outs[n_out:]) if has_aux else None
-        return returned((jac, aux) if has_aux else jac, flat.leaves)
+        return returned((jac, aux) if has_aux else jac, (*flat.leaves, *untraced))
 
     return jac_f
 

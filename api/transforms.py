@@ -118,6 +118,20 @@ def flat_fun(f: Callable, flat_args: FlatArgs, out_store: list, has_aux: bool = 
     return flat
 
 
+def recording_untraced(fun: Callable, untraced: list) -> Callable:
+    """`fun` (flat), also putting into `untraced` the numpy arrays it returns as they
+    are: constants it closes over, which a transformation that does not stage (jvp,
+    vmap) hands back as they are, so they may be buffers the user can still write
+    (staging snapshots them)."""
+
+    def recorded(*leaves):
+        outs = fun(*leaves)
+        untraced.extend(o for o in outs if isinstance(o, np.ndarray))
+        return outs
+
+    return recorded
+
+
 # ---------------------------------------------------------------------------------
 # Staging
 
@@ -179,8 +193,7 @@ def jit(f: Callable, static_argnums: int | Sequence[int] = ()):
             outs = compiled(closed.consts, flat.leaves)
         else:
             outs = eval_jaxpr(closed.jaxpr, closed.consts, flat.leaves)
-        return tree_unflatten(out_store[0],
-                              returned_leaves(outs, (*flat.leaves, *closed.consts)))
+        return tree_unflatten(out_store[0], returned_leaves(outs, flat.leaves))
 
     return jitted
 
@@ -214,11 +227,12 @@ def jvp(f: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = Fals
     flat = flatten_args(primals)
     flat_tangents = _flat_tangents(primals, tangents)
     out_store: list = []
-    fun = flat_fun(f, flat, out_store, has_aux)
+    untraced: list = []
+    fun = recording_untraced(flat_fun(f, flat, out_store, has_aux), untraced)
     out_primals, out_tangents = jvp_flat(fun, flat.leaves, flat_tangents)
     out_tree, aux_tree, n_out = out_store
     out_tangents = [_materialize(t, p) for t, p in zip(out_tangents[:n_out], out_primals)]
-    out_primals = returned_leaves(out_primals, flat.leaves)
+    out_primals = returned_leaves(out_primals, (*flat.leaves, *untraced))
     out_tangents = returned_leaves(out_tangents, flat_tangents)
     result = (tree_unflatten(out_tree, out_primals[:n_out]), tree_unflatten(out_tree, out_tangents))
     return (*result, tree_unflatten(aux_tree, out_primals[n_out:])) if has_aux else result

@@ -121,6 +121,24 @@ def test_no_value_shares_a_buffer_the_user_can_write(make):
     np.testing.assert_array_equal(value, [0.0, 1.0, 2.0])
 
 
+@pytest.mark.parametrize("make", [
+    lambda c: inert.jvp(lambda x: (x, c), (X,), (X,))[0][1],
+    lambda c: inert.vmap(lambda x: c, out_axes=None)(X),
+    lambda c: inert.vmap(lambda x: (x, c))(X)[1],
+    lambda c: inert.vjp(lambda x: (x, c), X)[0][1],
+    lambda c: inert.linearize(lambda x: (x, c), X)[0][1],
+    lambda c: inert.jacfwd(lambda x: (x, c), has_aux=True)(X)[1],
+    lambda c: inert.grad(lambda x: (jnp.sum(x), c), has_aux=True)(X)[1],
+    lambda c: inert.jit(lambda x: (x, c))(X)[1],
+], ids=["jvp", "vmap unmapped", "vmap stacked", "vjp", "linearize", "jacfwd aux",
+        "grad aux", "jit"])
+def test_a_closed_over_array_returned_is_not_shared(make):
+    c = np.arange(3.0)
+    value = make(c)
+    c[0] = 99.0
+    np.testing.assert_array_equal(value, np.broadcast_to([0.0, 1.0, 2.0], value.shape))
+
+
 def test_numpy_functions_work_on_arrays_by_numpys_rules():
     w = inert.jit(lambda x: x * 2)(X)
     for f in (np.mean, np.var, np.std, np.median, np.average, np.nanmean, np.sort):
