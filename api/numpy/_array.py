@@ -84,8 +84,11 @@ def returned(out, inputs=()):
         return out  # (np.float64 is a float subclass: not one of these)
     if isinstance(out, np.generic):
         return _immutable(out, ())
-    leaves, tree = tree_flatten(out)
-    return tree_unflatten(tree, returned_leaves(leaves, inputs))
+    leaves, tree = tree_flatten(out)  # a tuple of arrays, or of ints (`shape`)
+    roots = _writeable_roots(inputs)
+    return tree_unflatten(tree, [v if v is None or type(v) in _PYTHON_SCALARS or
+                                 isinstance(v, Tracer) else _immutable(v, roots)
+                                 for v in leaves])
 
 
 def returned_leaves(leaves, inputs=()) -> list:
