@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import threading
 
 import numpy as np
 
@@ -35,13 +36,29 @@ _UFUNCS = {ufunc: (ufunc.__name__, getattr(inp, ufunc.__name__))
            if isinstance(ufunc, np.ufunc) and ufunc.__name__ in inp.__all__}
 
 
+class _Running(threading.local):
+    def __init__(self):
+        self.functions: set = set()  # the numpy functions whose inert version is running
+
+
+_running = _Running()
+
+
 def array_function(self, func, types, args, kwargs):
-    """NEP 18: `np.<func>(..., tracer, ...)` runs inert.numpy's `func`."""
+    """NEP 18: `np.<func>(..., tracer, ...)` runs inert.numpy's `func`. An inert
+    function that is numpy's own on its arguments (`linspace`, a constant) runs
+    numpy's code, rather than itself again."""
     name, fn = _FUNCTIONS.get(func, (None, None))
     if fn is None:
         raise _not_covered(f"{func.__module__}.{func.__name__}")
+    if func in _running.functions:
+        return func._implementation(*args, **kwargs)
     _check_keywords(name, fn, kwargs)
-    return fn(*args, **kwargs)
+    _running.functions.add(func)
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        _running.functions.discard(func)
 
 
 def array_ufunc(self, ufunc, method, *inputs, **kwargs):

@@ -79,6 +79,7 @@ def test_scalars_are_0d_arrays_and_python_scalars_stay_weak():
     assert jnp.sum(X).shape == () and float(jnp.sum(X)) == pytest.approx(X.sum())
     assert f"{inert.grad(lambda x: x * x)(1.5):.1f}" == "3.0"
     assert type(jnp.sin(1.0)) is float  # weakly typed: float32 stays float32 with it
+    assert jnp.shape(np.ones((2, 3))) == (2, 3) and type(jnp.shape(X)[0]) is int
     assert (np.ones(2, np.float32) * jnp.sin(1.0)).dtype == np.float32
 
 
