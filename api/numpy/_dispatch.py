@@ -53,7 +53,7 @@ def array_function(self, func, types, args, kwargs):
         raise _not_covered(f"{func.__module__}.{func.__name__}")
     if func in _running.functions:
         return func._implementation(*args, **kwargs)
-    _check_keywords(name, fn, kwargs)
+    kwargs = _keywords(name, fn, kwargs)
     _running.functions.add(func)
     try:
         return fn(*args, **kwargs)
@@ -66,29 +66,31 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     name, fn = _UFUNCS.get(ufunc, (ufunc.__name__, None))
     if fn is None or method != "__call__":
         raise _not_covered(f"numpy.{name}" + ("" if method == "__call__" else f".{method}"))
-    _check_keywords(name, fn, kwargs)
-    return fn(*inputs)
+    return fn(*inputs, **_keywords(name, fn, kwargs))
 
 
 def _not_covered(what: str) -> NumpyFunctionError:
     return NumpyFunctionError(
-        f"{what} was called on a traced value, and inert.numpy has no such function: "
-        "write the computation with inert.numpy functions (numpy's own would need the "
-        "value itself, which a transformation does not know)").with_source(user_source_info())
+        f"{what} was called on a traced value, which inert.numpy does not cover: write "
+        "the computation with inert.numpy functions (numpy's own would need the value "
+        "itself, which a transformation does not know)").with_source(user_source_info())
 
 
-def _check_keywords(name: str, fn, kwargs: dict) -> None:
-    """Keyword arguments numpy has and inert's function lacks are refused by name."""
-    unknown = sorted(k for k in kwargs if k not in _parameters(fn))
-    if "out" in kwargs:
+def _keywords(name: str, fn, kwargs: dict) -> dict:
+    """The keyword arguments for inert's `fn`: one it lacks is refused by name, unless
+    it is None (numpy's "not given": `out=None`, `dtype=None`)."""
+    if kwargs.get("out") is not None:
         raise NumpyFunctionError(
             f"numpy.{name}(..., out=...) on a traced value: inert arrays are immutable, so "
             f"nothing can be written into `out`; use the result of inert.numpy.{name}"
         ).with_source(user_source_info())
+    parameters = _parameters(fn)
+    unknown = sorted(k for k, v in kwargs.items() if k not in parameters and v is not None)
     if unknown:
         raise NumpyFunctionError(
             f"numpy.{name} on a traced value runs inert.numpy.{name}, which has no keyword "
             f"argument {', '.join(unknown)}").with_source(user_source_info())
+    return {k: v for k, v in kwargs.items() if k in parameters}
 
 
 @functools.cache
