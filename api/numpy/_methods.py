@@ -66,6 +66,9 @@ _OPERATORS = {
     "__ge__": inp.greater_equal,
     "__getitem__": ix.getitem,
     "__iter__": _iter,
+}
+
+_NUMPY_PROTOCOLS = {  # numpy's own functions on tracers (see _dispatch)
     "__array_function__": array_function,
     "__array_ufunc__": array_ufunc,
 }
@@ -105,7 +108,7 @@ _PROPERTIES = {
     "at": IndexUpdateHelper,
 }
 
-for _name, _fn in {**_OPERATORS, **_METHODS}.items():
+for _name, _fn in {**_OPERATORS, **_NUMPY_PROTOCOLS, **_METHODS}.items():
     setattr(Tracer, _name, _fn)
 for _name, _fn in _PROPERTIES.items():
     setattr(Tracer, _name, property(_fn))
