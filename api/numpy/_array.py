@@ -157,13 +157,13 @@ class IndexUpdateRef:
         return returned(ix.getitem(self.array, self.index), (self.array,))
 
     def set(self, values):
-        return returned(ix.index_update(self.array, self.index, values, "set"))
+        return returned(ix.index_update(self.array, self.index, values, "set"), (values,))
 
     def add(self, values):
-        return returned(ix.index_update(self.array, self.index, values, "add"))
+        return returned(ix.index_update(self.array, self.index, values, "add"), (values,))
 
     def multiply(self, values):
-        return returned(ix.index_update(self.array, self.index, values, "multiply"))
+        return returned(ix.index_update(self.array, self.index, values, "multiply"), (values,))
 
 
 @attrs.frozen
