@@ -34,6 +34,7 @@ RESULTS = {
     "jvp": lambda: inert.jvp(jnp.sin, (X,), (np.ones(3),)),
     "linearize": lambda: inert.linearize(jnp.sin, X)[0],
     "linearize tangent": lambda: inert.linearize(jnp.sin, X)[1](np.ones(3)),
+    "linear_transpose": lambda: inert.linear_transpose(lambda x: 2.0 * x, X)(X),
     "vmap": lambda: inert.vmap(jnp.sin)(X),
     "vmap of a constant": lambda: inert.vmap(lambda x: 2.0, out_axes=None)(X),
     "jacfwd": lambda: inert.jacfwd(jnp.sin)(X),
@@ -110,10 +111,12 @@ def test_in_place_operators_rebind_and_at_works():
     lambda a: inert.vjp(lambda x: x, np.zeros(3))[1](a)[0],
     lambda a: inert.jvp(lambda x: x, (np.zeros(3),), (a,))[1],
     lambda a: inert.linearize(lambda x: x, np.zeros(3))[1](a),
+    lambda a: inert.linear_transpose(lambda x: x, np.zeros(3))(a)[0],
     lambda a: inert.vmap(lambda x: x)(a), lambda a: inert.jit(lambda: a)(),
     inert.stop_gradient, inert.checkpoint(lambda x: x),
 ], ids=["asarray", "array", "reshape", "asarray of a user's Array", "jit", "vjp",
-        "vjp cotangent", "jvp tangent", "linearize tangent", "vmap", "jit closure",
+        "vjp cotangent", "jvp tangent", "linearize tangent", "linear_transpose", "vmap",
+        "jit closure",
         "stop_gradient", "checkpoint"])
 def test_no_value_shares_a_buffer_the_user_can_write(make):
     a = np.arange(3.0)
