@@ -50,12 +50,14 @@ class Array(np.ndarray):
         return self
 
     def __setitem__(self, index, value):
-        if self.flags.writeable:  # an array numpy made (`x + 1`, `np.zeros_like(x)`)
-            return super().__setitem__(index, value)
-        raise ImmutableArrayError(
-            "inert arrays are immutable, as JAX's are: instead of `x[idx] = y`, use "
-            "`x = x.at[idx].set(y)` (or np.array(x) for a writeable numpy copy)"
-        ).with_source(user_source_info())
+        if not self.flags.writeable:  # inert's own (an array numpy made is numpy's)
+            raise _immutable_error("x[idx] = y", "x = x.at[idx].set(y)")
+        super().__setitem__(index, value)
+
+    def fill(self, value):
+        if not self.flags.writeable:
+            raise _immutable_error("x.fill(v)", "x = jnp.full_like(x, v)")
+        super().fill(value)
 
     # x op= y means x = x op y, as for JAX's immutable arrays
     __iadd__ = np.ndarray.__add__
@@ -69,6 +71,12 @@ class Array(np.ndarray):
     __iand__ = np.ndarray.__and__
     __ior__ = np.ndarray.__or__
     __ixor__ = np.ndarray.__xor__
+
+
+def _immutable_error(write: str, instead: str) -> ImmutableArrayError:
+    return ImmutableArrayError(
+        f"inert arrays are immutable, as JAX's are: instead of `{write}`, use `{instead}` "
+        "(or np.array(x) for a writeable numpy copy)").with_source(user_source_info())
 
 
 _PYTHON_SCALARS = frozenset((bool, int, float, complex))

@@ -74,6 +74,8 @@ def test_every_returned_value_is_an_immutable_array(name):
         with pytest.raises(ImmutableArrayError, match=r"\.at\[idx\]\.set") as info:
             value[...] = 0
         assert isinstance(info.value, TypeError) and __file__ in str(info.value)
+        with pytest.raises(ImmutableArrayError, match="full_like"):
+            value.fill(0)
 
 
 def test_scalars_are_0d_arrays_and_python_scalars_stay_weak():
