@@ -58,6 +58,8 @@ RESULTS = {
     "custom_jvp": lambda: _custom_jvp_sin(X),
     "custom_vjp": lambda: _custom_vjp_sin(X),
     "stop_gradient": lambda: inert.stop_gradient(X),
+    "freeze": lambda: inert.freeze(inert.new_ref(X)),
+    "ref get": lambda: inert.ref.get(inert.new_ref(X), slice(1, None)),
     ".at": lambda: jnp.zeros(3).at[0].set(1.0),
 }
 
