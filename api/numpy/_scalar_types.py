@@ -34,3 +34,13 @@ class ScalarType(type):
 def scalar_type(numpy_type: type) -> ScalarType:
     dtype = np.dtype(numpy_type)
     return ScalarType(dtype.type.__name__, (), {"dtype": dtype, "__module__": "inert.numpy"})
+
+
+def isdtype(dtype, kind) -> bool:
+    """numpy.isdtype, which takes only numpy's dtypes and types: scalar types too."""
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    return np.isdtype(_numpy_dtype(dtype), tuple(_numpy_dtype(k) for k in kinds))
+
+
+def _numpy_dtype(t):
+    return t.dtype if isinstance(t, ScalarType) else t

@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import inert
-from inert.core.avals import tangent_dtype
-from inert.core.trace import Primitive, abstract_eval_rules, impl_rules
+from inert.core.avals import ShapedArray, tangent_dtype
+from inert.core.trace import Primitive, abstract_eval, abstract_eval_rules, impl_rules
 from inert.errors import DTypeError, ShapeError
 from inert.interpreters.ad import jvp_rules
 from inert.interpreters.partial_eval import _recomputable
@@ -461,3 +461,14 @@ def test_bad_operands(fn, args, error, words, staged):
     for word in words:
         assert word in str(info.value)
     assert __file__ in str(info.value)
+
+
+def test_logic_on_weakly_typed_booleans():
+    """A weakly typed boolean combines with another (numpy's type resolution takes no
+    Python `bool`); the result is a plain boolean: booleans are never weak, as in JAX
+    (so a comparison of Python scalars gives a plain boolean too)."""
+    weak = ShapedArray((), np.dtype(np.bool_), True)
+    strong = ShapedArray((), np.dtype(np.bool_))
+    assert abstract_eval(elementwise_piecewise.and_p, [weak, weak], {}) == [strong]
+    weak_float = ShapedArray((), np.dtype(np.float64), True)
+    assert abstract_eval(elementwise_piecewise.gt_p, [weak_float, weak_float], {}) == [strong]
