@@ -36,6 +36,8 @@ def test_abstract_classes_are_numpys():
     assert jnp.issubdtype(jnp.float32, jnp.floating) and jnp.issubdtype(jnp.int8, jnp.integer)
     assert not jnp.issubdtype(jnp.int8, jnp.inexact)
     assert np.finfo(jnp.float32).eps == np.finfo(np.float32).eps
+    assert jnp.isdtype(jnp.float32, "real floating") and jnp.isdtype(np.dtype("f4"), jnp.float32)
+    assert jnp.double is jnp.float64 and jnp.bool is jnp.bool_ and jnp.int_ is jnp.int64
 
 
 def test_float_conversions_are_differentiable_and_integer_ones_inactive():
