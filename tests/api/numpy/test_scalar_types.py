@@ -25,11 +25,12 @@ def test_scalar_types_are_dtypes(t):
 
 @pytest.mark.parametrize("t", TYPES, ids=lambda t: t.__name__)
 def test_scalar_types_convert_plain_and_traced_values(t):
-    eager = t(X)
+    x = np.abs(X)  # a negative float to an unsigned integer is undefined behaviour in C
+    eager = t(x)
     assert type(eager) is jnp.Array and eager.dtype == np.dtype(t)
-    np.testing.assert_array_equal(eager, X.astype(t))
-    np.testing.assert_array_equal(inert.jit(t)(X), X.astype(t))
-    assert t(1.0).shape == () and inert.vmap(t)(X).dtype == np.dtype(t)
+    np.testing.assert_array_equal(eager, x.astype(t))
+    np.testing.assert_array_equal(inert.jit(t)(x), x.astype(t))
+    assert t(1.0).shape == () and inert.vmap(t)(x).dtype == np.dtype(t)
 
 
 def test_abstract_classes_are_numpys():
