@@ -10,6 +10,8 @@ with its arguments rearranged (`select`, `full`, `dot`, `broadcast`).
 
 from __future__ import annotations
 
+import types
+
 import numpy as np
 
 from ...core.trace import get_aval
@@ -101,6 +103,7 @@ from ...primitives.shape.structural import (
 from ...primitives.special import betainc as regularized_incomplete_beta
 from ...primitives.special import digamma, erf, erfc, erfinv, igamma, igammac, polygamma, zeta
 from ...primitives.special import gammaln as lgamma
+from ..numpy._array import return_arrays_from
 from . import linalg
 
 
@@ -155,6 +158,9 @@ __all__ = [
     "square", "squeeze", "stop_gradient", "sub", "switch", "tan", "tanh", "transpose",
     "while_loop", "xor", "zeta",
 ]
+# Eager results are immutable Arrays, as inert.numpy's are (see api/numpy/_array).
+return_arrays_from(globals(), [name for name in __all__
+                               if not isinstance(globals()[name], (type, types.ModuleType))])
 
 
 def __dir__():

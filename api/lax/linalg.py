@@ -14,6 +14,7 @@ from ...primitives.linalg import svd as _svd
 from ...primitives.linalg.lu import lu, lu_pivots_to_permutation
 from ...primitives.linalg.matrices import symmetrize as _symmetrize
 from ...primitives.linalg.qr import qr as _qr
+from ..numpy._array import return_arrays_from
 
 __all__ = ["cholesky", "eigh", "lu", "lu_pivots_to_permutation", "qr", "svd",
            "triangular_solve"]
@@ -53,6 +54,10 @@ def svd(x, *, full_matrices: bool = True, compute_uv: bool = True):
         return _svd.svd(x, full_matrices=full_matrices, compute_uv=False)[0]
     s, u, vh = _svd.svd(x, full_matrices=full_matrices)
     return u, s, vh
+
+
+# Eager results are immutable Arrays, as inert.numpy's are (see api/numpy/_array).
+return_arrays_from(globals(), __all__)
 
 
 def __dir__():

@@ -21,9 +21,10 @@ from ...primitives.linalg import expm as ex
 from ...primitives.linalg import lu as lu_prims
 from ...primitives.linalg.matrices import mT, permutation_matrix, triu
 from ...primitives.shape import structural as st
-from ..numpy import _linalg as nl
+from ..numpy._array import return_arrays_from
 from ..numpy._arrays import cast, concatenate, operand, shape_error, zeros
 from ..numpy._dot import matmul
+from ..numpy.linalg import _linalg as nl
 
 __all__ = [
     "block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eigh", "expm",
@@ -212,6 +213,10 @@ def _as_block(a):
     if len(shape) > 2:
         raise shape_error(f"block_diag: arrays must have at most 2 dimensions, got {shape}")
     return st.reshape(a, (1, shape[0]) if len(shape) == 1 else (1, 1) if not shape else shape)
+
+
+# Eager results are immutable Arrays, as inert.numpy's are (see api/numpy/_array).
+return_arrays_from(globals(), __all__)
 
 
 def __dir__():

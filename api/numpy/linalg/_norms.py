@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.avals import is_float
-from ...core.trace import get_aval
-from ...primitives import elementwise as ew
-from . import _reductions as nr
-from ._arrays import cast, normalize_axes, operand, shape_error
+from ....core.avals import is_float
+from ....core.trace import get_aval
+from ....primitives import elementwise as ew
+from .. import _reductions as nr
+from .._arrays import cast, normalize_axes, operand, shape_error
+from .._shape import expand_dims, moveaxis, squeeze
 from ._linalg import float_matrices, inv, svdvals
-from ._shape import expand_dims, moveaxis, squeeze
 
 
 def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 — numpy's signature

@@ -18,19 +18,19 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...core.errors import DTypeError
-from ...core.trace import get_aval, user_source_info
-from ...primitives import elementwise as ew
-from ...primitives import reductions as red
-from ...primitives.linalg import cholesky as ch
-from ...primitives.linalg import eigh as eg
-from ...primitives.linalg import lu as lu_prims
-from ...primitives.linalg import svd as svd_prims
-from ...primitives.linalg.matrices import diagonal as diagonals
-from ...primitives.linalg.matrices import mT, symmetrize
-from ...primitives.linalg.qr import qr as qr_prim
-from ...primitives.shape import structural as st
-from ._arrays import (
+from ....core.errors import DTypeError
+from ....core.trace import get_aval, user_source_info
+from ....primitives import elementwise as ew
+from ....primitives import reductions as red
+from ....primitives.linalg import cholesky as ch
+from ....primitives.linalg import eigh as eg
+from ....primitives.linalg import lu as lu_prims
+from ....primitives.linalg import svd as svd_prims
+from ....primitives.linalg.matrices import diagonal as diagonals
+from ....primitives.linalg.matrices import mT, symmetrize
+from ....primitives.linalg.qr import qr as qr_prim
+from ....primitives.shape import structural as st
+from .._arrays import (
     broadcast_shapes,
     broadcast_to,
     cast,
@@ -41,10 +41,10 @@ from ._arrays import (
     shape,
     shape_error,
 )
-from ._dot import matmul
-from ._dot import outer as _outer
-from ._reductions import sum as _sum
-from ._shape import diagonal as _diagonal
+from .._dot import matmul
+from .._dot import outer as _outer
+from .._reductions import sum as _sum
+from .._shape import diagonal as _diagonal
 
 
 class SlogdetResult(NamedTuple):

@@ -1,14 +1,16 @@
 """`inert.numpy.linalg`: jax.numpy.linalg's functions, on the linalg primitives.
 
-The decompositions and solves are in `_linalg`, the norms in `_norms`; both document
-which derivative each function gets and where it is defined.
+A package (api/numpy holds at most 15 modules): the decompositions and solves are in
+`_linalg`, the norms in `_norms`; both say which derivative each function gets and
+where it is defined.
 """
 
 # ruff: noqa: F401 — this module is a namespace of re-exports
 
 from __future__ import annotations
 
-from ._dot import matmul, tensordot
+from .._array import return_arrays_from
+from .._dot import matmul, tensordot
 from ._linalg import (
     EighResult,
     QRResult,
@@ -45,6 +47,8 @@ __all__ = [
     "solve", "svd", "svdvals", "tensordot", "tensorinv", "tensorsolve", "trace", "vecdot",
     "vector_norm",
 ]
+# Eager results are immutable Arrays, as inert.numpy's are (see api/numpy/_array).
+return_arrays_from(globals(), [name for name in __all__ if not isinstance(globals()[name], type)])
 
 
 def __dir__():
