@@ -14,6 +14,7 @@ import numpy as np
 
 from ...core.activity import Zero
 from ...core.avals import ShapedArray, is_float, tangent_aval
+from ...core.backends import array_api_impls, backend_dtype
 from ...core.errors import ShapeError
 from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules, user_source_info
 from ...interpreters.ad import (
@@ -85,6 +86,16 @@ def broadcast_in_dim_impl(x, *, shape, broadcast_dimensions):
     return np.broadcast_to(np.reshape(x, expanded), shape)
 
 
+def broadcast_in_dim_array_api(xp, x, *, shape, broadcast_dimensions):
+    expanded = [1] * len(shape)
+    for axis, dim in zip(broadcast_dimensions, x.shape):
+        expanded[axis] = dim
+    return xp.broadcast_to(xp.reshape(x, tuple(expanded)), shape)
+
+
+array_api_impls[broadcast_in_dim_p] = broadcast_in_dim_array_api
+
+
 def broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions):
     fits = len(broadcast_dimensions) == x.ndim and all(
         0 <= d < len(shape) and x.shape[i] in (1, shape[d])
@@ -137,6 +148,7 @@ def reshape(x, new_sizes):
 
 
 impl_rules[reshape_p] = lambda x, *, new_sizes: np.reshape(x, new_sizes)
+array_api_impls[reshape_p] = lambda xp, x, *, new_sizes: xp.reshape(x, new_sizes)
 
 
 def reshape_abstract_eval(x, *, new_sizes):
@@ -168,6 +180,15 @@ def reduce_sum(x, axes):
 
 
 impl_rules[reduce_sum_p] = lambda x, *, axes: np.sum(x, axis=axes)
+
+
+def reduce_sum_array_api(xp, x, *, axes):
+    if x.dtype == xp.bool:  # the standard sums numbers only; numpy counts booleans
+        x = xp.astype(x, xp.int64)
+    return xp.sum(x, axis=axes)
+
+
+array_api_impls[reduce_sum_p] = reduce_sum_array_api
 
 
 def reduce_sum_abstract_eval(x, *, axes):
@@ -202,6 +223,8 @@ def convert_element_type(x, new_dtype):
 
 
 impl_rules[convert_element_type_p] = lambda x, *, new_dtype: np.asarray(x).astype(new_dtype)
+array_api_impls[convert_element_type_p] = lambda xp, x, *, new_dtype: xp.astype(
+    x, backend_dtype(xp, new_dtype))
 abstract_eval_rules[convert_element_type_p] = lambda x, *, new_dtype: ShapedArray(
     x.shape, new_dtype)
 
@@ -234,6 +257,7 @@ def transpose(x, permutation):
 
 
 impl_rules[transpose_p] = lambda x, *, permutation: np.transpose(x, permutation)
+array_api_impls[transpose_p] = lambda xp, x, *, permutation: xp.permute_dims(x, permutation)
 
 
 def transpose_abstract_eval(x, *, permutation):
@@ -267,6 +291,7 @@ def squeeze(x, dimensions):
 
 
 impl_rules[squeeze_p] = lambda x, *, dimensions: np.squeeze(x, dimensions)
+array_api_impls[squeeze_p] = lambda xp, x, *, dimensions: xp.squeeze(x, dimensions)
 
 
 def squeeze_abstract_eval(x, *, dimensions):
@@ -294,6 +319,15 @@ def expand_dims(x, dimensions):
 
 
 impl_rules[expand_dims_p] = lambda x, *, dimensions: np.expand_dims(x, dimensions)
+
+
+def expand_dims_array_api(xp, x, *, dimensions):
+    for d in sorted(dimensions):  # the standard's expand_dims takes one axis
+        x = xp.expand_dims(x, axis=d)
+    return x
+
+
+array_api_impls[expand_dims_p] = expand_dims_array_api
 
 
 def expand_dims_abstract_eval(x, *, dimensions):
@@ -333,6 +367,7 @@ def rev(x, dimensions):
 
 
 impl_rules[rev_p] = lambda x, *, dimensions: np.flip(x, dimensions)
+array_api_impls[rev_p] = lambda xp, x, *, dimensions: xp.flip(x, axis=dimensions)
 
 
 def rev_abstract_eval(x, *, dimensions):
