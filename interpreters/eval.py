@@ -17,6 +17,7 @@ import functools
 import weakref
 from typing import Callable
 
+from ..core.backends import is_plain
 from ..core.config import config
 from ..core.ir import Jaxpr, Literal, Var
 from ..core.trace import (
@@ -116,7 +117,11 @@ def compile_jaxpr(jaxpr: Jaxpr) -> Callable:
 def _run(generated: Callable, jaxpr: Jaxpr, consts, args) -> list:
     """Run the generated code; on an error, or a NaN in the outputs while
     `jax_debug_nans` is on, re-run the jaxpr one equation at a time, which raises the
-    error naming the primitive and the user's line."""
+    error naming the primitive and the user's line. Another library's arrays (Dask,
+    CuPy, ...) are interpreted: the generated code calls the numpy impls directly,
+    and building a backend's graph costs far more than the interpretation."""
+    if not all(map(is_plain, args)) or not all(map(is_plain, consts)):
+        return eval_jaxpr(jaxpr, consts, args)
     try:
         outs = quietly(generated, *consts, *args)
     except Exception:
