@@ -119,19 +119,41 @@ def backend_dtype(xp, dtype: np.dtype):
     return xp.__array_namespace_info__().dtypes()[np.dtype(dtype).name]
 
 
-def to_backend(xp, value, dtype: np.dtype):
-    """`value` (plain, or already the backend's) as an array of `xp` of `dtype`."""
-    if is_plain(value):
-        return xp.asarray(np.asarray(value, dtype), dtype=backend_dtype(xp, dtype))
-    if numpy_dtype(value.dtype, xp) != dtype:
-        return xp.astype(value, backend_dtype(xp, dtype))
-    return value
+def to_backend(xp, value, dtype: np.dtype, like=None):
+    """`value` (plain, or already the backend's) as an array of `xp` of `dtype`; a
+    plain one in the chunks of `like` (a backend operand of its shape), if it has any.
+
+    A plain array of one repeated value (a cotangent seed's ones, negated) becomes a
+    broadcast of that value: for Dask, a graph generating it in each chunk instead of
+    shipping the array to the workers and rechunking it there.
+    """
+    if not is_plain(value):
+        if numpy_dtype(value.dtype, xp) != dtype:
+            return xp.astype(value, backend_dtype(xp, dtype))
+        return value
+    a = np.asarray(value, dtype)
+    chunks = getattr(like, "chunks", None) if like is not None and like.shape == a.shape else None
+    if a.size > 1 and (a == a.flat[0]).all():
+        one = xp.asarray(a.flat[0], dtype=backend_dtype(xp, dtype))
+        return xp.broadcast_to(one, a.shape, **({"chunks": chunks} if chunks else {}))
+    out = xp.asarray(a, dtype=backend_dtype(xp, dtype))
+    return out.rechunk(chunks) if chunks else out
+
+
+def _with_backend_arrays(xp, values) -> list:
+    """Each plain array operand (not a scalar: those promote weakly) as the backend's,
+    in the chunks of a backend operand of its shape."""
+    backend = [v for v in values if not is_plain(v)]
+    return [to_backend(xp, v, v.dtype, next((b for b in backend if b.shape == v.shape),
+                                            backend[0]))
+            if isinstance(v, np.ndarray) and v.ndim else v for v in values]
 
 
 def eval_on_backend(prim, impl, values, params):
     """Run `prim` on operands of which some are backend arrays (see the module
     docstring); its outputs are checked to be the same library's arrays."""
     xp = namespace_of(values)
+    values = _with_backend_arrays(xp, values)
     fn = array_api_impls.get(prim)
     if fn is not None:
         try:
