@@ -26,13 +26,8 @@ from __future__ import annotations
 import array_api_compat
 import numpy as np
 
-from .errors import InertError
+from .errors import BackendError
 from .rules import RuleTable
-
-
-class BackendError(InertError, TypeError):
-    """A primitive has no implementation for an array library, or its impl left it."""
-
 
 array_api_impls = RuleTable("Array-API impl")
 """primitive -> `fn(xp, *values, **params)`, the impl on any Array-API namespace `xp`."""

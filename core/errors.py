@@ -49,3 +49,8 @@ class EscapedTracerError(InertError, RuntimeError):
 
 class NaNError(InertError, FloatingPointError):
     """A primitive produced a NaN while `inert.config.jax_debug_nans` is on."""
+
+
+class BackendError(InertError, TypeError):
+    """A primitive has no implementation for an array library (Dask, CuPy, an Array-API
+    library), its operands mix libraries, or its impl left the operands' library."""

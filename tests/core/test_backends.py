@@ -17,7 +17,7 @@ import pytest
 
 import inert
 import inert.numpy as jnp
-from inert.core.backends import BackendError
+from inert.errors import BackendError
 from inert.primitives.linalg.dot_general import dot_general
 
 _TESTS = os.path.dirname(os.path.dirname(__file__))
