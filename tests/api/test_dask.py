@@ -149,11 +149,11 @@ def test_gradients_on_a_cluster_equal_numpy(client, loss):
 
 
 def test_data_larger_than_worker_memory_streams_chunks(client):
-    """A design matrix of 1.5 times a worker's memory limit, generated chunk by chunk on
+    """A design matrix of 1.2 times a worker's memory limit, generated chunk by chunk on
     the workers: inert's gradient streams the chunks (a worker over its limit would be
     killed) and equals the hand-written dask gradient."""
     d, chunk = 50, 25_000
-    n = int(1.5 * WORKER_MEMORY / (8 * d)) // chunk * chunk
+    n = int(1.2 * WORKER_MEMORY / (8 * d)) // chunk * chunk
     rows = da.arange(n, chunks=chunk, dtype=np.float64)[:, None]  # cheap to generate
     X = da.cos(rows * np.linspace(0.1, 1.0, d))
     y = X[:, 0] + 0.5
@@ -167,10 +167,10 @@ def test_data_larger_than_worker_memory_streams_chunks(client):
 def test_gradient_survives_a_worker_killed_mid_computation(client):
     """A worker process dies while the graph runs; its nanny restarts it and dask
     recomputes the lost chunks."""
-    wn, Xn, yn, X, y = _data(n=20_000, d=20, chunk=1_000)
+    wn, Xn, yn, X, y = _data(n=20_000, d=20, chunk=2_000)
     slow = X.map_blocks(_slowly, dtype=X.dtype)  # keeps the computation running
     future = client.compute(inert.grad(logistic_loss)(wn, slow, y))
-    time.sleep(0.5)
+    time.sleep(0.3)
     victim = sorted(client.scheduler_info()["workers"])[0]
     client.run(_exit_soon, workers=[victim])  # its nanny then starts a new worker
     g = future.result(timeout=60)
@@ -183,5 +183,5 @@ def _exit_soon():
 
 
 def _slowly(block):
-    time.sleep(0.05)
+    time.sleep(0.1)
     return block
