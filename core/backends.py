@@ -61,7 +61,7 @@ def as_array(x):
 
 def namespace_of(values):
     """The Array-API namespace of the backend arrays among `values`."""
-    arrays = [v for v in values if not is_plain(v)]
+    arrays = [v for v in values if is_backend_array(v)]
     try:
         return array_api_compat.array_namespace(*arrays)
     except TypeError as e:
@@ -138,7 +138,7 @@ def to_backend(xp, value, dtype: np.dtype, like=None):
 def _with_backend_arrays(xp, values) -> list:
     """Each plain array operand (not a scalar: those promote weakly) as the backend's,
     in the chunks of a backend operand of its shape."""
-    backend = [v for v in values if not is_plain(v)]
+    backend = [v for v in values if is_backend_array(v)]
     return [to_backend(xp, v, v.dtype, next((b for b in backend if b.shape == v.shape),
                                             backend[0]))
             if isinstance(v, np.ndarray) and v.ndim else v for v in values]
