@@ -115,7 +115,7 @@ def test_conformance_on_dask(name, fn, args):
                          ids=[c[0] for c in DASK_MISSING_ROWS])
 def test_missing_implementations_raise_backend_error_on_dask(name, fn, args):
     lifted = _lift(_row_chunked, args)
-    with pytest.raises(BackendError, match="dask"):
+    with pytest.raises(BackendError, match=r"primitive \w+ .*dask"):
         fn(*lifted)
 
 
@@ -126,7 +126,7 @@ def test_conformance_on_array_api_strict(name, fn, args):
     want = fn(*args)
     lifted = _lift(lambda a: xps.asarray(np.asarray(a)), args)
     if name in STRICT_MISSING:
-        with pytest.raises(BackendError, match="array_api_strict"):
+        with pytest.raises(BackendError, match=r"primitive \w+ .*array_api_strict"):
             fn(*lifted)
         return
     got = fn(*lifted)
