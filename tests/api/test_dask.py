@@ -75,6 +75,10 @@ def test_vjp_jvp_vmap_return_dask_arrays_without_computing():
         batched = inert.vmap(lambda w: least_squares(w, X, y))(np.stack([wn, 2 * wn]))
     for value in (out, ct_w, ct_X, primal, tangent, batched):
         assert isinstance(value, da.Array)
+    _, pullback_w = inert.vjp(lambda w: logistic_loss(w, X, y), wn)
+    computed = [r for r in pullback_w.linear.residuals if np.ndim(r) and r is not wn
+                and getattr(r, "name", None) not in (X.name, y.name)]
+    assert computed and all(isinstance(r, da.Array) for r in computed)  # held lazily
     f = lambda w: logistic_loss(w, Xn, yn)
     np.testing.assert_allclose(ct_w.compute(), inert.grad(f)(wn), rtol=1e-10)
     np.testing.assert_allclose(tangent.compute(), inert.jvp(f, (wn,), (wn,))[1], rtol=1e-10)
