@@ -156,9 +156,7 @@ def eval_on_backend(prim, impl, values, params):
         except NotImplementedError as e:  # dask's reshape across chunk boundaries, ...
             raise BackendError(f"primitive {prim.name} on the {backend_name(xp)} backend: "
                                f"{e}") from None
-    elif isinstance(impl, np.ufunc) and hasattr(xp, _ARRAY_API_NAMES.get(impl.__name__,
-                                                                         impl.__name__)):
-        fn = getattr(xp, _ARRAY_API_NAMES.get(impl.__name__, impl.__name__))
+    elif (fn := _standard_function(xp, impl)) is not None:
         out = fn(*_as_operands(xp, values))
     elif dispatches_numpy(xp):
         try:
@@ -177,6 +175,13 @@ def eval_on_backend(prim, impl, values, params):
                 f"(which computes the whole {backend_name(xp)} array); it needs an "
                 "Array-API impl")
     return out
+
+
+def _standard_function(xp, impl):
+    """The namespace's function computing a numpy-ufunc impl, if it has one."""
+    if not isinstance(impl, np.ufunc):
+        return None
+    return getattr(xp, _ARRAY_API_NAMES.get(impl.__name__, impl.__name__), None)
 
 
 def _as_operands(xp, values):
