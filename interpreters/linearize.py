@@ -65,13 +65,15 @@ class LinearFunction:
 
 
 def linearize_flat(fun, primals: list, active: list[bool], n_diff_outputs=None,
-                   name: str = "vjp") -> tuple[list, LinearFunction]:
+                   name: str = "vjp", diff_values: bool = True) -> tuple[list, LinearFunction]:
     """Run `fun` at `primals` and linearize it in the `active` inputs.
 
     `n_diff_outputs()`, asked once `fun` has run, says how many leading outputs are
     differentiated (the rest are `has_aux` outputs: computed, never differentiated,
     never keeping residuals); None differentiates all. `name` is the user's
-    transformation, for error messages.
+    transformation, for error messages. Without `diff_values` the differentiated
+    outputs' values are not computed (`grad` discards them), their avals stand in:
+    the forward pass runs only what the residuals and the other outputs need.
     """
     primal_avals = [get_aval(p) for p in primals]
     tangent_avals = [tangent_aval(a) for a, act in zip(primal_avals, active) if act]
@@ -84,9 +86,11 @@ def linearize_flat(fun, primals: list, active: list[bool], n_diff_outputs=None,
     split = partial_eval_jaxpr(jaxpr, unknown_inputs,
                                [False] * n_out + [True] * (len(jaxpr.outvars) - n_out),
                                online=True)
-    # the forward pass: only the outputs and the residuals are computed
-    values = staged.final_values([*jaxpr.outvars[:n_out], *split.residuals])
-    out_primals, residuals = values[:n_out], values[n_out:]
+    # the forward pass: only the outputs asked for and the residuals are computed
+    skipped = 0 if diff_values else len(out_zero)
+    values = staged.final_values([*jaxpr.outvars[skipped:n_out], *split.residuals])
+    out_primals = [a.aval for a in jaxpr.outvars[:skipped]] + values[:n_out - skipped]
+    residuals = values[n_out - skipped:]
     diff_avals = [tangent_aval(get_aval(p)) for p in out_primals[:len(out_zero)]]
     linear = LinearFunction(split.unknown, tuple(map(_unviewed, residuals)),
                             _residual_infos(split.residuals, jaxpr), tuple(tangent_avals),
