@@ -49,8 +49,11 @@ from .trace import (
     Trace,
     Tracer,
     abstract_eval,
+    at_dynamic,
+    bind,
     bind_at,
     current_dynamic,
+    eval_primitive,
     full_raise,
     get_aval,
     new_main,
@@ -132,15 +135,18 @@ class JaxprBuilder:
 
     def add_eqn(self, eqn: JaxprEqn, known: bool) -> None:
         if known:
-            self.known_defs.update(dict.fromkeys(eqn.outputs, len(self.eqns)))
+            index = len(self.eqns)
+            for v in eqn.outputs:
+                self.known_defs[v] = index
         self.eqns.append(eqn)
 
     def values_of(self, atoms, free: bool = True) -> list:
         """The values of known atoms: runs the known equations they need that have not
-        run yet, in program order. With `free`, each intermediate this call computes is
-        dropped after its last use (the final forward pass); without, every value is
-        kept, since Python control flow asking for one value may ask for the next."""
-        return quietly(self._values_of, atoms, free)
+        run yet, in program order, one level down. With `free`, each intermediate this
+        call computes is dropped after its last use (the final forward pass); without,
+        every value is kept, since Python control flow asking for one value may ask
+        for the next."""
+        return quietly(at_dynamic, self.parent_dynamic, self._values_of, atoms, free)
 
     def _values_of(self, atoms, free: bool) -> list:
         wanted = [a for a in atoms if type(a) is Var and a not in self.values]
@@ -153,12 +159,19 @@ class JaxprBuilder:
             for a in self.eqns[i].inputs:
                 if type(a) is Var and a in self.known_defs:
                     last_use[a] = i
+        at_eval = self.parent_dynamic.level == 0
         for i in needed:
             eqn = self.eqns[i]
             args = [a.val if type(a) is Literal else env[a] for a in eqn.inputs]
-            out = bind_at(self.parent_dynamic, eqn.primitive, args, eqn.params,
-                          eqn.source_info)
-            env.update(zip(eqn.outputs, out if eqn.primitive.multiple_results else [out]))
+            # plain values one level down run their impl directly (what bind would do)
+            if at_eval and not any(isinstance(x, Tracer) for x in args):
+                out = eval_primitive(eqn.primitive, args, eqn.params, eqn.source_info)
+            else:
+                out = bind(eqn.primitive, args, eqn.params, eqn.source_info)
+            if eqn.primitive.multiple_results:
+                env.update(zip(eqn.outputs, out))
+            else:
+                env[eqn.outputs[0]] = out
             computed.update(eqn.outputs)
             for a in eqn.inputs:
                 if free and last_use.get(a) == i and a in computed and a not in keep:
@@ -209,18 +222,18 @@ class StagingTrace(Trace):
         return StagingTracer(self, var.aval, var, True)
 
     def process_primitive(self, prim, tracers, params):
-        builder = self.builder
+        builder = self.main.global_data
         if prim.effect is not None and builder.discharge:
             return self._discharge(prim, tracers, params)
         known = [t.is_known for t in tracers]
-        if prim in builder.split_rules and any(known) and not all(known):
-            return self._split(prim, tracers, params)
-        avals_out = abstract_eval(prim, [t.aval for t in tracers], params)
-        outvars = [Var(aval) for aval in avals_out]
         is_known = all(known)
-        builder.add_eqn(JaxprEqn(prim, tuple(t.atom for t in tracers), tuple(outvars),
+        if not is_known and prim in builder.split_rules and any(known):
+            return self._split(prim, tracers, params)
+        avals_out = abstract_eval(prim, [t._aval for t in tracers], params)
+        outvars = [Var(aval) for aval in avals_out]
+        builder.add_eqn(JaxprEqn(prim, tuple([t.atom for t in tracers]), tuple(outvars),
                                  params, user_source_info()), is_known)
-        return [StagingTracer(self, v.aval, v, is_known) for v in outvars]
+        return [StagingTracer(self, aval, v, is_known) for aval, v in zip(avals_out, outvars)]
 
     def _discharge(self, prim, tracers, params):
         if prim.effect == "new":

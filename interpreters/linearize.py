@@ -93,7 +93,8 @@ def linearize_flat(fun, primals: list, active: list[bool], n_diff_outputs=None,
     residuals = values[n_out - skipped:]
     diff_avals = [tangent_aval(get_aval(p)) for p in out_primals[:len(out_zero)]]
     linear = LinearFunction(split.unknown, tuple(map(_unviewed, residuals)),
-                            _residual_infos(split.residuals, jaxpr), tuple(tangent_avals),
+                            _residual_infos(split.residuals, jaxpr, staged.builder.known_defs),
+                            tuple(tangent_avals),
                             tuple(diff_avals), tuple(out_zero))
     return out_primals, linear
 
@@ -124,8 +125,17 @@ def _unviewed(value):
     return value
 
 
-def _residual_infos(residuals: list[Var], jaxpr: Jaxpr) -> tuple[ResidualInfo, ...]:
-    origin = {v: (f"input {i}", None) for i, v in enumerate(jaxpr.invars)}
-    origin.update((v, ("constant", None)) for v in jaxpr.constvars)
-    origin.update((v, (e.primitive.name, e.source_info)) for e in jaxpr.eqns for v in e.outputs)
-    return tuple(ResidualInfo(v.aval, *origin[v]) for v in residuals)
+def _residual_infos(residuals: list[Var], jaxpr: Jaxpr, known_defs: dict
+                    ) -> tuple[ResidualInfo, ...]:
+    """Where each residual came from; `known_defs` (known var -> index of its equation)
+    finds a residual's equation without a pass over the whole program."""
+    inputs = {v: i for i, v in enumerate(jaxpr.invars)}
+    infos = []
+    for v in residuals:
+        if v in known_defs:
+            eqn = jaxpr.eqns[known_defs[v]]
+            infos.append(ResidualInfo(v.aval, eqn.primitive.name, eqn.source_info))
+        else:
+            infos.append(ResidualInfo(v.aval, f"input {inputs[v]}" if v in inputs else
+                                      "constant", None))
+    return tuple(infos)

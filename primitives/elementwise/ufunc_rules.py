@@ -83,7 +83,7 @@ def fit_tangent(t, out):
         return t
     want = tangent_aval(get_aval(out))
     have = get_aval(t)
-    if have.strong() == want:  # a weakly typed tangent needs no conversion
+    if have is want or have.strong() == want:  # a weak tangent needs no conversion
         return t
     if have.shape != want.shape:
         t = broadcast_in_dim(t, want.shape, range(want.ndim - have.ndim, want.ndim))
@@ -105,7 +105,8 @@ def defjvp_elementwise(prim: Primitive, *operand_rules) -> None:
             return None
 
         def contribution(t, out, *primals, **params):
-            primals = [_strongly_typed(p, out) for p in primals]
+            dtype = get_aval(out).dtype
+            primals = [_strongly_typed(p, dtype) for p in primals]
             return fit_tangent(rule(t, out, *primals, **params), out)
 
         return contribution
@@ -113,8 +114,8 @@ def defjvp_elementwise(prim: Primitive, *operand_rules) -> None:
     defjvp(prim, *map(fitted, operand_rules))
 
 
-def _strongly_typed(x, out):
-    aval, dtype = get_aval(x), get_aval(out).dtype
+def _strongly_typed(x, dtype):
+    aval = get_aval(x)
     return convert_element_type(x, dtype) if aval.weak_type and aval.dtype != dtype else x
 
 
