@@ -18,7 +18,7 @@ import numpy as np
 from ..core.activity import Zero
 from ..core.avals import ShapedArray, tangent_aval
 from ..core.ir import Jaxpr, SourceInfo, Var
-from ..core.staging import stage_with_known
+from ..core.staging import cyclic_gc_paused, stage_with_known
 from ..core.trace import get_aval
 from .ad import jvp_flat
 from .eval import eval_jaxpr
@@ -75,6 +75,11 @@ def linearize_flat(fun, primals: list, active: list[bool], n_diff_outputs=None,
     outputs' values are not computed (`grad` discards them), their avals stand in:
     the forward pass runs only what the residuals and the other outputs need.
     """
+    with cyclic_gc_paused():
+        return _linearize_flat(fun, primals, active, n_diff_outputs, name, diff_values)
+
+
+def _linearize_flat(fun, primals, active, n_diff_outputs, name, diff_values):
     primal_avals = [get_aval(p) for p in primals]
     tangent_avals = [tangent_aval(a) for a, act in zip(primal_avals, active) if act]
     jvp_fun, out_zero = _jvp_of(fun, primal_avals, active, n_diff_outputs, name)

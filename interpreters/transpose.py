@@ -34,7 +34,7 @@ from ..core.activity import Zero
 from ..core.avals import ShapedArray, tangent_aval
 from ..core.ir import Jaxpr, Literal, Var
 from ..core.rules import RuleTable
-from ..core.staging import stage
+from ..core.staging import cyclic_gc_paused, stage
 from ..core.trace import Primitive, at_source, bind, quietly
 from .ad import add_any_p, add_tangents, zeros, zeros_p
 
@@ -91,7 +91,8 @@ def backward_pass(jaxpr: Jaxpr, consts, known_args, linear_mask, cts_out) -> lis
     operations. Each equation's transpose binds with the equation's source line, so
     an error (or a NaN under `jax_debug_nans`) names the user's line it came from.
     """
-    return quietly(_backward_pass, jaxpr, consts, known_args, linear_mask, cts_out)
+    with cyclic_gc_paused():
+        return quietly(_backward_pass, jaxpr, consts, known_args, linear_mask, cts_out)
 
 
 def _backward_pass(jaxpr: Jaxpr, consts, known_args, linear_mask, cts_out) -> list:
