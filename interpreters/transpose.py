@@ -35,7 +35,15 @@ from ..core.avals import ShapedArray, tangent_aval
 from ..core.ir import Jaxpr, Literal, Var
 from ..core.rules import RuleTable
 from ..core.staging import cyclic_gc_paused, stage
-from ..core.trace import Primitive, at_source, bind, quietly
+from ..core.trace import (
+    Primitive,
+    Tracer,
+    at_source,
+    bind,
+    current_dynamic,
+    eval_primitive,
+    quietly,
+)
 from .ad import add_any_p, add_tangents, zeros, zeros_p
 
 transpose_rules = RuleTable("transpose")
@@ -177,16 +185,21 @@ def _accumulate(ct_env: dict, var: Var, ct) -> None:
 
 
 def _forward_nonlinear(jaxpr: Jaxpr, env: dict, linear_vars: set) -> list:
-    """Evaluate equations that read no linear value; return the linear ones."""
+    """Evaluate equations that read no linear value; return the linear ones. Plain
+    values with no transformation in progress run their impl directly."""
     linear_eqns = []
+    at_eval = current_dynamic().level == 0
     for eqn in jaxpr.eqns:
         if eqn.primitive is zeros_p or any(type(a) is Var and a in linear_vars
                                            for a in eqn.inputs):
             linear_vars.update(eqn.outputs)
             linear_eqns.append(eqn)
             continue
-        out = bind(eqn.primitive, [_value(a, env) for a in eqn.inputs], eqn.params,
-                   eqn.source_info)
+        args = [_value(a, env) for a in eqn.inputs]
+        if at_eval and not any(isinstance(x, Tracer) for x in args):
+            out = eval_primitive(eqn.primitive, args, eqn.params, eqn.source_info)
+        else:
+            out = bind(eqn.primitive, args, eqn.params, eqn.source_info)
         env.update(zip(eqn.outputs, out if eqn.primitive.multiple_results else [out]))
     return linear_eqns
 

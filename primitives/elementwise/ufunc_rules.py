@@ -122,6 +122,9 @@ def _strongly_typed(x, dtype):
 def unbroadcast_cotangent(ct, aval: ShapedArray):
     """The cotangent of an operand of aval `aval` from the broadcast, promoted `ct`:
     sum the broadcast axes away, then cast back (summing in the wider type)."""
+    have = get_aval(ct)
+    if have == aval and not have.weak_type and have.dtype.kind in "fc":
+        return ct  # the usual case: nothing was broadcast or promoted
     return convert_element_type(unbroadcast_to(ct, aval), tangent_dtype(aval.dtype))
 
 
