@@ -90,7 +90,7 @@ def _linearize_flat(fun, primals, active, n_diff_outputs, name, diff_values):
     unknown_inputs = [False] * len(primals) + [True] * len(tangent_avals)
     split = partial_eval_jaxpr(jaxpr, unknown_inputs,
                                [False] * n_out + [True] * (len(jaxpr.outvars) - n_out),
-                               online=True)
+                               known_defs=staged.builder.known_defs)
     # the forward pass: only the outputs asked for and the residuals are computed
     skipped = 0 if diff_values else len(out_zero)
     values = staged.final_values([*jaxpr.outvars[skipped:n_out], *split.residuals])
