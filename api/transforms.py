@@ -24,7 +24,7 @@ from ..core.check import check_jaxpr, checks_enabled
 from ..core.ir import ClosedJaxpr
 from ..core.pytree import PyTreeDef, tree_flatten, tree_unflatten
 from ..core.staging import stage
-from ..core.trace import Tracer, current_dynamic, get_aval
+from ..core.trace import Tracer, current_dynamic, get_aval, trace_depth
 from ..interpreters.ad import jvp_flat
 from ..interpreters.dce import dce_jaxpr
 from ..interpreters.eval import compile_jaxpr, eval_jaxpr
@@ -445,15 +445,18 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool 
 
 
 def _value_and_grad(f: Callable, argnums, has_aux: bool, value: bool):
-    """value_and_grad; without `value` the value is not computed (its aval stands in)."""
+    """value_and_grad; without `value` the value is not computed (its aval stands in)
+    when no transformation is in progress. Under one, grad's forward pass is part of
+    the outer transformation's program and runs the whole function, as the user wrote
+    it: the outer level sees every operation (and refuses one it cannot transform)."""
     argnums_t = as_tuple(argnums)
 
     @functools.wraps(f)
     def value_and_grad_f(*args):
         nums = check_argnums(argnums_t, len(args))
         check_grad_inputs(args, nums)
-        out, vjp_fn, aux = _vjp_flat_args(f, flatten_args(args, nums), has_aux, "grad",
-                                          value)
+        flat = flatten_args(args, nums)
+        out, vjp_fn, aux = _vjp_flat_args(f, flat, has_aux, "grad", value or trace_depth() > 0)
         aval = get_aval(out) if vjp_fn.out_tree.node_type is None else None
         if aval is None or aval.shape != () or not is_float(aval.dtype):
             raise TypeError("grad requires a function returning a float scalar, but it returned "
