@@ -15,6 +15,7 @@ from harness import (
     assert_allclose,
     check_abstract_eval,
     check_grads,
+    check_jit_backends,
     check_jvp,
     check_staged,
     check_vjp,
@@ -24,8 +25,9 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import inert
-from inert.core.avals import tangent_dtype
-from inert.core.trace import Primitive, abstract_eval_rules, impl_rules
+import inert.numpy as inp
+from inert.core.avals import ShapedArray, tangent_dtype
+from inert.core.trace import Primitive, abstract_eval, abstract_eval_rules, impl_rules
 from inert.errors import DTypeError, ShapeError
 from inert.interpreters.ad import jvp_rules
 from inert.interpreters.partial_eval import _recomputable
@@ -259,6 +261,25 @@ def test_staged(case, rng):
     check_staged(case.fn, case.args(rng))
 
 
+@cases(CASES)
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_jit_backends_agree(case, dtype, rng):
+    """Each primitive fused by the numba backend (alone, with a broadcast operand, and
+    inside its derivative) computes what numpy computes, in the same dtype."""
+    if dtype not in case.dtypes:
+        pytest.skip("no such operand dtype")
+    args = case.args(rng, dtype=dtype)
+    check_jit_backends(case.fn, args)
+    if dtype != np.float64:
+        return  # each kernel compiles: the broadcast and derivative variants once
+    if len(args) > 1:
+        check_jit_backends(case.fn, (args[0][:1], *args[1:]))
+    floats = tuple(i for i, a in enumerate(args) if a.dtype.kind == "f")
+    if case.smooth and floats:
+        check_jit_backends(inert.grad(lambda *a: inp.sum(case.fn(*a)), argnums=floats), args)
+
+
 BROADCAST_SHAPES = {
     1: [[(2, 3)], [()]],
     2: [[(3, 1), (4,)], [(), (2, 3)], [(2, 3), ()]],
@@ -461,3 +482,10 @@ def test_bad_operands(fn, args, error, words, staged):
     for word in words:
         assert word in str(info.value)
     assert __file__ in str(info.value)
+
+
+def test_logic_on_weakly_typed_booleans():
+    """Comparisons of Python scalars give weak booleans; combining them must type-check
+    (numpy's type resolution takes no Python `bool`)."""
+    weak = ShapedArray((), np.dtype(np.bool_), True)
+    assert abstract_eval(elementwise_piecewise.and_p, [weak, weak], {}) == [weak]
