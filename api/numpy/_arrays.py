@@ -14,8 +14,9 @@ import operator
 
 import numpy as np
 
-from ...core.avals import is_python_scalar, result_dtype
-from ...core.errors import ShapeError
+from ...core.avals import float0, is_python_scalar, result_dtype
+from ...core.backends import is_backend_array
+from ...core.errors import DTypeError, ShapeError
 from ...core.trace import Tracer, get_aval, user_source_info
 from ...primitives import elementwise as ew
 from ...primitives.shape import slicing as sl
@@ -36,7 +37,7 @@ def operand(x):
     scalars as they are (scalars stay weakly typed), sequences as arrays."""
     if isinstance(x, (Tracer, np.ndarray, np.generic)) or is_python_scalar(x):
         return x
-    return asarray(x)
+    return asarray(x)  # a Dask, CuPy, ... array stays its library's (see `asarray`)
 
 
 def asarray(a, dtype=None):
@@ -45,7 +46,9 @@ def asarray(a, dtype=None):
         return a if dtype is None else st.convert_element_type(a, dtype)
     if isinstance(a, (list, tuple)) and _holds_tracer(a):
         return asarray(stack([asarray(x) for x in a]), dtype)
-    return np.asarray(a, dtype)
+    if is_backend_array(a):  # np.asarray would compute a dask array
+        return a if dtype is None else st.convert_element_type(a, dtype)
+    return _numeric(np.asarray(a, dtype), "asarray")
 
 
 def array(object, dtype=None, copy=True):  # noqa: A002 — numpy's signature
@@ -53,7 +56,15 @@ def array(object, dtype=None, copy=True):  # noqa: A002 — numpy's signature
     if isinstance(object, Tracer) or (isinstance(object, (list, tuple)) and
                                       _holds_tracer(object)):
         return asarray(object, dtype)
-    return np.array(object, dtype, copy=copy)
+    return _numeric(np.array(object, dtype, copy=copy), "array")
+
+
+def _numeric(x: np.ndarray, name: str) -> np.ndarray:
+    """`x`, unless numpy made strings or objects of the input (`[1.0, "a"]`)."""
+    if x.dtype.kind in "OSUMm" or (x.dtype.kind == "V" and x.dtype != float0):
+        raise DTypeError(f"{name}: inert arrays hold numbers and booleans, but the input "
+                         f"makes an array of dtype {x.dtype}").with_source(user_source_info())
+    return x
 
 
 def _holds_tracer(seq) -> bool:
@@ -64,7 +75,7 @@ def _holds_tracer(seq) -> bool:
 def cast(x, dtype):
     """`x` converted to `dtype`: a primitive for traced values, numpy for the rest (a
     scalar stays a numpy scalar, so that a jaxpr shows it as a literal)."""
-    if isinstance(x, Tracer):
+    if isinstance(x, Tracer) or is_backend_array(x):
         return st.convert_element_type(x, dtype)
     return np.asarray(x, dtype)[()]
 
