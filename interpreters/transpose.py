@@ -35,8 +35,16 @@ from ..core.activity import Zero
 from ..core.avals import ShapedArray, tangent_aval
 from ..core.ir import Jaxpr, Literal, Var
 from ..core.rules import RuleTable
-from ..core.staging import stage
-from ..core.trace import Primitive, at_source, bind, quietly
+from ..core.staging import cyclic_gc_paused, stage
+from ..core.trace import (
+    Primitive,
+    Tracer,
+    at_source,
+    bind,
+    current_dynamic,
+    eval_primitive,
+    quietly,
+)
 from .ad import add_any_p, add_tangents, zeros, zeros_p
 
 transpose_rules = RuleTable("transpose")
@@ -92,7 +100,8 @@ def backward_pass(jaxpr: Jaxpr, consts, known_args, linear_mask, cts_out) -> lis
     operations. Each equation's transpose binds with the equation's source line, so
     an error (or a NaN under `jax_debug_nans`) names the user's line it came from.
     """
-    return quietly(_backward_pass, jaxpr, consts, known_args, linear_mask, cts_out)
+    with cyclic_gc_paused():
+        return quietly(_backward_pass, jaxpr, consts, known_args, linear_mask, cts_out)
 
 
 def _backward_pass(jaxpr: Jaxpr, consts, known_args, linear_mask, cts_out) -> list:
@@ -110,10 +119,13 @@ def _backward_pass(jaxpr: Jaxpr, consts, known_args, linear_mask, cts_out) -> li
     for var, ct in zip(jaxpr.outvars, cts_out):
         if type(var) is Var and var in linear_vars and type(ct) is not Zero:
             _accumulate(ct_env, var, ct)
+    at_eval = current_dynamic().level == 0
     for eqn, is_linear_eqn, dead in events:
-        if not is_linear_eqn:
-            out = bind(eqn.primitive, [_value(a, env) for a in eqn.inputs], eqn.params,
-                       eqn.source_info)
+        if not is_linear_eqn:  # plain values with no transformation run their impl directly
+            args = [_value(a, env) for a in eqn.inputs]
+            apply = eval_primitive if at_eval and not any(
+                isinstance(x, Tracer) for x in args) else bind
+            out = apply(eqn.primitive, args, eqn.params, eqn.source_info)
             env.update(zip(eqn.outputs, out if eqn.primitive.multiple_results else [out]))
             del out
         else:
