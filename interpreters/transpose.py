@@ -127,7 +127,7 @@ def _backward_pass(jaxpr: Jaxpr, consts, known_args, linear_mask, cts_out) -> li
                 isinstance(x, Tracer) for x in args) else bind
             out = apply(eqn.primitive, args, eqn.params, eqn.source_info)
             env.update(zip(eqn.outputs, out if eqn.primitive.multiple_results else [out]))
-            del out
+            del out, args  # each value dies after its last use
         else:
             _transpose_into(ct_env, eqn, env, linear_vars)
         for v in dead:
