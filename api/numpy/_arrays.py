@@ -128,10 +128,24 @@ def broadcast_shapes(*shapes, name: str = "broadcast_shapes") -> tuple[int, ...]
                           "together") from None
 
 
+def canonical_shape(shape, name: str) -> tuple[int, ...]:
+    """A shape argument as a tuple of Python ints: one integer or a sequence of them,
+    of any integer type numpy accepts (`np.int64(6)`, a 0-d integer array)."""
+    try:
+        return (operator.index(shape),)
+    except TypeError:
+        pass
+    try:
+        return tuple(operator.index(d) for d in shape)
+    except TypeError:
+        raise TypeError(f"{name}: a shape must be an integer or a sequence of integers, "
+                        f"got {shape!r}") from None
+
+
 def broadcast_to(array, shape):
     """numpy.broadcast_to, as a `broadcast_in_dim` (nothing if the shape is right)."""
     x = operand(array)
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    shape = canonical_shape(shape, "broadcast_to")
     x_shape = get_aval(x).shape
     if tuple(x_shape) == shape:
         return x
@@ -167,7 +181,7 @@ def linspace(*args, **kwargs):
 def full(shape, fill_value, dtype=None):
     fill_value = operand(fill_value)
     dtype = get_aval(fill_value).dtype if dtype is None else np.dtype(dtype)
-    return broadcast_to(cast(fill_value, dtype), shape)
+    return broadcast_to(cast(fill_value, dtype), canonical_shape(shape, "full"))
 
 
 def zeros(shape, dtype=None):
@@ -197,7 +211,7 @@ def ones_like(a, dtype=None, shape=None):
 
 def eye(N, M=None, k=0, dtype=None):  # noqa: N803 — numpy's names
     """numpy.eye, from two iotas (staged inside a trace, like `full`)."""
-    shape = (N, N if M is None else M)
+    shape = canonical_shape((N, N if M is None else M), "eye")
     on_diagonal = ew.eq(ew.add(st.iota(np.int64, shape, 0), k), st.iota(np.int64, shape, 1))
     return cast(on_diagonal, np.float64 if dtype is None else dtype)
 

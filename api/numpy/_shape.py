@@ -19,6 +19,7 @@ from ...primitives.shape import slicing as sl
 from ...primitives.shape import structural as st
 from ._arrays import (
     broadcast_to,
+    canonical_shape,
     concatenate,
     full_like,
     normalize_axes,
@@ -36,7 +37,7 @@ def reshape(a, shape):
     """numpy.reshape; one dimension may be -1 (inferred). Always C order."""
     a = operand(a)
     size = get_aval(a).size
-    shape = (shape,) if isinstance(shape, int) else tuple(operator.index(d) for d in shape)
+    shape = canonical_shape(shape, "reshape")
     if shape.count(-1) == 1:
         known = math.prod(d for d in shape if d != -1)
         if known == 0 or size % known:
@@ -209,7 +210,7 @@ def roll(a, shift, axis=None):
 def tile(A, reps):
     """numpy.tile: one broadcast to (r0, d0, r1, d1, ...) and a reshape."""
     a = operand(A)
-    reps = (reps,) if isinstance(reps, int) else tuple(reps)
+    reps = canonical_shape(reps, "tile")
     if any(r < 0 for r in reps):
         raise shape_error(f"tile: negative repetitions {reps}")
     shape = tuple(get_aval(a).shape)

@@ -14,7 +14,7 @@ from typing import Callable, Sequence
 import attrs
 
 from ...core.avals import ShapedArray
-from ...core.errors import DTypeError, ShapeError
+from ...core.errors import TypeMismatchError
 from ...core.ir import Jaxpr, JaxprEqn, Var
 from ...core.pytree import PyTreeDef, tree_flatten, tree_unflatten
 from ...core.staging import stage
@@ -125,13 +125,13 @@ def check_same_types(what: str, expected: Sequence[ShapedArray], got: Sequence[S
                      tree: PyTreeDef | None = None) -> None:
     """Loop carries and branch outputs must keep their shapes and dtypes."""
     if len(expected) != len(got):
-        raise ShapeError(f"{what}: expected {len(expected)} values, got {len(got)}"
-                         + (f" (structure {tree})" if tree is not None else "")
-                         ).with_source(user_source_info())
+        raise TypeMismatchError(f"{what}: expected {len(expected)} values, got {len(got)}"
+                                + (f" (structure {tree})" if tree is not None else "")
+                                ).with_source(user_source_info())
     for i, (e, g) in enumerate(zip(expected, got)):
         if e.shape != g.shape:
-            raise ShapeError(f"{what}: value {i} changes shape from {e.str_short()} to "
-                             f"{g.str_short()}").with_source(user_source_info())
+            raise TypeMismatchError(f"{what}: value {i} changes shape from {e.str_short()} "
+                                    f"to {g.str_short()}").with_source(user_source_info())
         if e.dtype != g.dtype:
-            raise DTypeError(f"{what}: value {i} changes dtype from {e.str_short()} to "
-                             f"{g.str_short()}").with_source(user_source_info())
+            raise TypeMismatchError(f"{what}: value {i} changes dtype from {e.str_short()} "
+                                    f"to {g.str_short()}").with_source(user_source_info())

@@ -26,11 +26,11 @@ import numpy as np
 
 from ...core.activity import Zero
 from ...core.avals import ShapedArray, tangent_aval
-from ...core.errors import ShapeError
+from ...core.errors import ShapeError, TypeMismatchError
 from ...core.ir import Jaxpr, JaxprEqn, Var
 from ...core.pytree import tree_flatten, tree_unflatten
 from ...core.staging import stage
-from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
+from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules, user_source_info
 from ...interpreters.ad import add_tangents, instantiate_zeros, jvp_jaxpr, jvp_rules, zeros
 from ...interpreters.batching import batch_rules, batch_size
 from ...interpreters.dce import dce_jaxpr, dce_rules
@@ -69,8 +69,9 @@ def scan(f, init, xs=None, length=None, reverse=False):
     check_same_types("scan carry", carry_avals,
                      [v.aval.strong() for v in body.jaxpr.outvars[:n_carry]], init_tree)
     if carry_out_tree != init_tree:
-        raise ShapeError(f"scan: the body returns a carry of structure {carry_out_tree}, "
-                         f"but the initial carry has {init_tree}")
+        raise TypeMismatchError(f"scan: the body returns a carry of structure "
+                                f"{carry_out_tree}, but the initial carry has {init_tree}"
+                                ).with_source(user_source_info())
     outs = scan_p.bind(*body.consts, *init_leaves, *xs_leaves, jaxpr=body.jaxpr,
                        num_consts=len(body.consts), num_carry=n_carry, length=length,
                        reverse=bool(reverse))

@@ -88,7 +88,7 @@ def test_a_rule_applying_the_function_to_tangents_transposes():
 
 
 def test_rules_returning_wrong_tangents_or_closing_over_inner_tracers_are_errors():
-    from inert.errors import EscapedTracerError, ShapeError
+    from inert.errors import EscapedTracerError, TypeMismatchError
 
     @inert.custom_jvp
     def f(x):
@@ -98,7 +98,7 @@ def test_rules_returning_wrong_tangents_or_closing_over_inner_tracers_are_errors
     def f_jvp(primals, tangents):
         return f(primals[0]), inp.sum(tangents[0])
 
-    with pytest.raises(ShapeError, match="tangents"):
+    with pytest.raises(TypeMismatchError, match="tangents"):
         inert.jvp(f, (np.ones(3),), (np.ones(3),))
 
     def closes_over(y, x):
