@@ -118,7 +118,7 @@ def current_dynamic() -> MainTrace:
 
 
 def trace_depth() -> int:
-    """How many transformations are in progress (0 when none is): for tests."""
+    """How many transformations are in progress (0 when none is)."""
     return len(_state.stack) - 1
 
 
