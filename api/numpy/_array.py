@@ -26,6 +26,14 @@ class Array(np.ndarray):
     def at(self) -> IndexUpdateHelper:
         return IndexUpdateHelper(self)
 
+    def __getitem__(self, index):
+        """numpy's indexing, except that a traced index (a `jit` or `vmap` argument)
+        stages a gather, as indexing a JAX array with a traced integer does."""
+        if isinstance(index, Tracer) or (type(index) is tuple and
+                                         any(isinstance(i, Tracer) for i in index)):
+            return ix.getitem(self, index)
+        return super().__getitem__(index)
+
     # x op= y means x = x op y, as for JAX's immutable arrays
     __iadd__ = np.ndarray.__add__
     __isub__ = np.ndarray.__sub__

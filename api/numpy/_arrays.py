@@ -14,7 +14,7 @@ import operator
 
 import numpy as np
 
-from ...core.avals import is_python_scalar, result_dtype
+from ...core.avals import ShapedArray, is_python_scalar, result_dtype
 from ...core.errors import ShapeError
 from ...core.trace import Tracer, get_aval, user_source_info
 from ...primitives import elementwise as ew
@@ -173,9 +173,37 @@ def arange(*args, **kwargs):
     return np.arange(*args, **kwargs)
 
 
-def linspace(*args, **kwargs):
-    """numpy.linspace: a numpy constant."""
-    return np.linspace(*args, **kwargs)
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    """numpy.linspace: a numpy constant, unless `start` or `stop` is traced: then
+    `start + i * step` (differentiable in both), the last value exactly `stop`.
+    `num` must be known while tracing."""
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"linspace: number of samples, {num}, must be non-negative")
+    if not isinstance(start, Tracer) and not isinstance(stop, Tracer):
+        return np.linspace(start, stop, num, endpoint, retstep, dtype, axis)
+    start, stop = broadcast_arrays(start, stop)
+    aval = get_aval(start)
+    float_dtype = result_dtype(aval, get_aval(stop), ShapedArray((), np.float64, True))
+    float_dtype = float_dtype if float_dtype.kind in "fc" else np.dtype(np.float64)
+    start, stop = cast(start, float_dtype), cast(stop, float_dtype)
+    div = num - 1 if endpoint else num
+    shape = (num, *aval.shape)
+    i = st.iota(float_dtype, shape, 0)
+    along = range(1, len(shape))
+    y = st.broadcast_in_dim(start, shape, along)
+    if div > 0:
+        step = ew.div(ew.sub(stop, start), div)
+        y = ew.add(y, ew.mul(i, st.broadcast_in_dim(step, shape, along)))
+    else:  # one sample (or none): numpy's step is undefined
+        step = ew.mul(stop, np.nan)
+    if endpoint and num > 1:
+        y = ew.select_n(ew.eq(i, num - 1), y, st.broadcast_in_dim(stop, shape, along))
+    axis = normalize_axis(axis, len(shape), "linspace")
+    y = st.transpose(y, [*range(1, axis + 1), 0, *range(axis + 1, len(shape))])
+    if dtype is not None:
+        y = cast(ew.floor(y) if np.dtype(dtype).kind in "iu" else y, dtype)
+    return (y, step) if retstep else y
 
 
 def full(shape, fill_value, dtype=None):

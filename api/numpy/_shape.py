@@ -13,7 +13,7 @@ import operator
 
 import numpy as np
 
-from ...core.trace import get_aval
+from ...core.trace import Tracer, get_aval
 from ...primitives.indexing import gather_scatter as ix
 from ...primitives.shape import slicing as sl
 from ...primitives.shape import structural as st
@@ -27,7 +27,7 @@ from ._arrays import (
     operand,
     shape_error,
 )
-from ._ufuncs import where
+from ._ufuncs import remainder, where
 
 # ---------------------------------------------------------------------------------
 # Reshapes and transposes
@@ -193,10 +193,13 @@ def flipud(m):
 
 
 def roll(a, shift, axis=None):
-    """numpy.roll, as slices and a concatenate per rolled axis."""
+    """numpy.roll, as slices and a concatenate per rolled axis (for a traced shift, a
+    dynamic slice of the axis doubled)."""
     a = operand(a)
     if axis is None:
         return reshape(roll(ravel(a), shift, 0), get_aval(a).shape)
+    if isinstance(shift, Tracer):
+        return _roll_traced(a, shift, axis)
     shifts, axes = np.broadcast_arrays(np.asarray(shift), np.asarray(axis))
     for s, ax in zip(shifts.ravel(), axes.ravel()):
         ax = normalize_axis(int(ax), get_aval(a).ndim, "roll")
@@ -204,6 +207,23 @@ def roll(a, shift, axis=None):
         s = int(s) % n if n else 0
         if s:
             a = concatenate([_slice_axis(a, n - s, n, ax), _slice_axis(a, 0, n - s, ax)], ax)
+    return a
+
+
+def _roll_traced(a, shift, axis):
+    """Rolling by `s` is the block of length n starting at n - (s mod n) of the axis
+    concatenated with itself: the start is in (0, n], so the block always fits."""
+    shift_shape, axes = get_aval(shift).shape, np.asarray(axis)
+    shape = np.broadcast_shapes(shift_shape, axes.shape)
+    shifts = reshape(broadcast_to(shift, shape), (-1,)) if shape else reshape(shift, (1,))
+    for k, ax in enumerate(np.broadcast_to(axes, shape).ravel()):
+        x_shape = get_aval(a).shape
+        ax = normalize_axis(int(ax), len(x_shape), "roll")
+        n = x_shape[ax]
+        if n:
+            starts = [0] * len(x_shape)
+            starts[ax] = n - remainder(shifts[k], n)
+            a = ix.dynamic_slice(concatenate([a, a], ax), starts, x_shape)
     return a
 
 

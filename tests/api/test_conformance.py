@@ -47,3 +47,68 @@ def test_power_at_zero_base_as_jax_defines_it():
     assert grads(0.0, 0.0) == (0.0, 0.0)
     check_grads(lambda x, y: x ** y, (np.array([0.5, 2.0]), np.array([0.0, 1.5])),
                 np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("sublists", [
+    ([0, 1], [1, 0]), ([0, 1], "B", [1, 2], [0, 2]), ([Ellipsis, 1], [1, Ellipsis]),
+    ([0, 1], "B", [1, 2]), ([Ellipsis, 0], "B", [0, 1], [Ellipsis, 1]),
+])
+def test_einsum_sublist_form(sublists):
+    rng = np.random.default_rng(1)
+    A, B = rng.standard_normal((2, 3)), rng.standard_normal((3, 4))
+    args = lambda a, b: [a if s == "A" else b if s == "B" else s for s in ("A", *sublists)]
+    np.testing.assert_allclose(inp.einsum(*args(A, B)), np.einsum(*args(A, B)), rtol=1e-12)
+    check_grads(lambda a, b: inp.einsum(*args(a, b)), (A, B), rng)
+    with pytest.raises(TypeError, match="sublist holds integers"):
+        inp.einsum(A, [0, "x"])
+
+
+def test_indexing_a_constant_with_a_traced_integer():
+    t, x = inp.arange(5.0), np.arange(5.0) ** 2
+    assert inert.jit(lambda i: t[i])(np.int64(2)) == 2.0
+    assert inert.jit(lambda i: t[i, None])(np.int64(-1)) == 4.0
+    np.testing.assert_array_equal(inert.vmap(lambda i: t[i])(np.array([3, 0, 1])), [3, 0, 1])
+    grad_at = lambda a, i: inert.grad(lambda a: a[i] ** 2)(a)
+    np.testing.assert_array_equal(inert.jit(grad_at)(x, 2), [0, 0, 8, 0, 0])
+    np.testing.assert_array_equal(inert.vmap(grad_at, (None, 0))(x, np.array([1, 4])),
+                                  [[0, 2, 0, 0, 0], [0, 0, 0, 0, 32]])
+
+
+@pytest.mark.parametrize("shift, axis", [(2, None), (-7, 0), (3, 1), ((1, -2), (0, 1)),
+                                         (0, -1)])
+def test_roll_by_a_traced_shift(shift, axis):
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((3, 4))
+    s = np.asarray(shift)
+    want = np.roll(x, shift, axis)
+    np.testing.assert_array_equal(inert.jit(lambda x, s: inp.roll(x, s, axis))(x, s), want)
+    check_grads(lambda x: inert.jit(lambda x, s: inp.roll(x, s, axis))(x, s), (x,), rng)
+    if s.ndim == 0:
+        shifts = np.array([shift, shift + 1])
+        got = inert.vmap(lambda s: inp.roll(x, s, axis))(shifts)
+        np.testing.assert_array_equal(got, [np.roll(x, k, axis) for k in shifts])
+
+
+@pytest.mark.parametrize("num, endpoint, axis", [(5, True, 0), (4, False, -1), (1, True, 0),
+                                                 (1, False, 1), (0, True, 0)])
+def test_linspace_of_traced_bounds(num, endpoint, axis):
+    rng = np.random.default_rng(3)
+    start, stop = rng.standard_normal(2), rng.standard_normal(2) + 2.0
+    f = lambda a, b: inp.linspace(a, b, num, endpoint=endpoint, axis=axis)
+    np.testing.assert_allclose(inert.jit(f)(start, stop), f(start, stop), rtol=1e-14)
+    got, step = inert.jit(lambda a: inp.linspace(a, 4.0, num, endpoint, retstep=True))(1.0)
+    want, want_step = np.linspace(1.0, 4.0, num, endpoint, retstep=True)
+    np.testing.assert_allclose(got, want, rtol=1e-14)
+    np.testing.assert_allclose(step, want_step, rtol=1e-14)
+    if num > 1:
+        check_grads(f, (start, stop), rng)
+        assert inert.grad(lambda x: inp.sum(inp.linspace(0.0, x, 5)))(2.0) == 2.5
+        np.testing.assert_allclose(inert.vmap(lambda b: f(start, b))(np.stack([stop, stop])),
+                                   [f(start, stop)] * 2)
+    assert inert.jit(lambda a: inp.linspace(a, 4.0, 3, dtype=np.int32))(1.0).dtype == np.int32
+
+
+def test_a_traced_linspace_length_points_at_the_users_line():
+    with pytest.raises(inert.errors.ConcretizationError) as info:
+        inert.jit(lambda n: inp.linspace(0.0, 1.0, n))(3)
+    assert __file__ in str(info.value)
