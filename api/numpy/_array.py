@@ -15,8 +15,10 @@ from __future__ import annotations
 import attrs
 import numpy as np
 
-from ...core.trace import Tracer
+from ...core.trace import Tracer, get_aval
+from ...primitives import elementwise as ew
 from ...primitives.indexing import gather_scatter as ix
+from ...primitives.shape import structural as st
 
 
 class Array(np.ndarray):
@@ -60,22 +62,57 @@ def as_array(x):
 
 @attrs.frozen
 class IndexUpdateRef:
-    """`x.at[idx]`: what `set`/`add`/`multiply`/`get` apply to."""
+    """`x.at[idx]`: what `set`/`add`/`multiply`/`divide`/`power`/`get` apply to.
+
+    JAX's keyword arguments are accepted: `indices_are_sorted` and `unique_indices`
+    are hints that change nothing here (results are exact for any indices), and
+    `mode` may be None or "promise_in_bounds" (inert indexes as numpy does: an index
+    out of bounds is an error, never clipped or dropped)."""
 
     array: Tracer | np.ndarray
     index: object
 
-    def get(self):
+    def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            fill_value=None):
+        _check_mode("get", mode)
+        if fill_value is not None:
+            raise NotImplementedError("x.at[idx].get: fill_value is only used by mode='fill', "
+                                      "which inert does not support")
         return as_array(ix.getitem(self.array, self.index))
 
-    def set(self, values):
-        return as_array(ix.index_update(self.array, self.index, values, "set"))
+    def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._update("set", values, mode)
 
-    def add(self, values):
-        return as_array(ix.index_update(self.array, self.index, values, "add"))
+    def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._update("add", values, mode)
 
-    def multiply(self, values):
-        return as_array(ix.index_update(self.array, self.index, values, "multiply"))
+    def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._update("multiply", values, mode)
+
+    mul = multiply
+
+    def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """`x[idx] /= values`: x divided by the product of the values each entry gets."""
+        return as_array(ew.div(self.array, self._product_of(values, mode)))
+
+    def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """`x[idx] **= values`: x to the product of the exponents each entry gets."""
+        return as_array(ew.pow(self.array, self._product_of(values, mode)))
+
+    def _update(self, kind: str, values, mode):
+        _check_mode(kind, mode)
+        return as_array(ix.index_update(self.array, self.index, values, kind))
+
+    def _product_of(self, values, mode):
+        ones = st.broadcast_in_dim(get_aval(self.array).dtype.type(1),
+                                   get_aval(self.array).shape, ())
+        return IndexUpdateRef(ones, self.index)._update("multiply", values, mode)
+
+
+def _check_mode(method: str, mode) -> None:
+    if mode not in (None, "promise_in_bounds"):
+        raise NotImplementedError(f"x.at[idx].{method}: mode={mode!r} is not supported; inert "
+                                  "indexes as numpy does (an out-of-bounds index is an error)")
 
 
 @attrs.frozen

@@ -112,3 +112,24 @@ def test_a_traced_linspace_length_points_at_the_users_line():
     with pytest.raises(inert.errors.ConcretizationError) as info:
         inert.jit(lambda n: inp.linspace(0.0, 1.0, n))(3)
     assert __file__ in str(info.value)
+
+
+def _at_updates(x, v):
+    x, i = inp.asarray(x), np.array([0, 2, 0])
+    return (x.at[i].multiply(v, unique_indices=False, indices_are_sorted=False),
+            x.at[i].divide(v), x.at[1:].power(v, mode="promise_in_bounds"),
+            x.at[i].add(v, unique_indices=True), x.at[i].set(v, indices_are_sorted=True),
+            x.at[i].get(unique_indices=True) * v)
+
+
+def test_index_updates_accept_jax_keywords_and_divide_and_power():
+    x, v = np.array([1.5, 2.0, 3.0]), 2.0
+    want = [x * [4, 1, 2], x / [4, 1, 2], x ** np.array([1, 2, 2]), x + [4, 0, 2],
+            np.array([2.0, 2.0, 2.0]), x[[0, 2, 0]] * v]
+    for got in (_at_updates(x, v), inert.jit(_at_updates)(x, v)):
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=1e-14)
+    rng = np.random.default_rng(4)
+    check_grads(_at_updates, (x, v), rng)
+    with pytest.raises(NotImplementedError, match="mode='clip' is not supported"):
+        inp.zeros(3).at[0].get(mode="clip")
