@@ -119,21 +119,22 @@ def _switch(B, ops, x, y):
     return B.lax.switch(_index(x), branches, x, y)
 
 
+# Loop bodies squash their carry with tanh, so that iterating a power does not overflow.
 def _scan(B, ops, x, y):
     def step(c, xi):
-        return UNARY[ops[0]](B, c) * 0.5 + xi, c * xi
+        return B.np.tanh(UNARY[ops[0]](B, c)) + xi * 0.5, c * xi
 
     carry, ys = B.lax.scan(step, x, B.np.stack([y, y * 0.5, -y]), reverse=bool(ops[1] % 2))
     return carry + B.np.sum(ys, axis=0)
 
 
 def _fori(B, ops, x, y):
-    return B.lax.fori_loop(0, 3, lambda i, c: UNARY[ops[0]](B, c) * 0.5 + y * i, x)
+    return B.lax.fori_loop(0, 3, lambda i, c: B.np.tanh(UNARY[ops[0]](B, c)) + y * i, x)
 
 
 def _while(B, ops, x, y):
     def body(s):
-        return s[0] + 1, UNARY[ops[0]](B, s[1]) * 0.5 + y
+        return s[0] + 1, B.np.tanh(UNARY[ops[0]](B, s[1])) + y
 
     return B.lax.while_loop(lambda s: s[0] < 3, body, (0, x))[1]
 

@@ -72,9 +72,15 @@ def derivative(B, base: str, f, case):
 
 
 def _close(got, want, rtol: float) -> bool:
+    """Equal within `rtol` of the largest finite magnitude; infinities and NaNs (a
+    program that overflows) must be where they are in `want`."""
     got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
-    scale = max(1.0, float(np.max(np.abs(want), initial=0.0)))
-    return got.shape == want.shape and bool(np.all(np.abs(got - want) <= rtol * scale))
+    if got.shape != want.shape:
+        return False
+    finite = np.isfinite(want)
+    scale = max(1.0, float(np.max(np.abs(want[finite]), initial=0.0)))
+    return (np.array_equal(got[~finite], want[~finite], equal_nan=True)
+            and bool(np.all(np.abs(got[finite] - want[finite]) <= rtol * scale)))
 
 
 def _flat(x) -> np.ndarray:
@@ -87,8 +93,8 @@ def _check_fd(base: str, f, case, result) -> str | None:
     mode, make_g, direction = BASES[base]
     g = make_g(INERT, f, case)
     fds = [_flat(numerical_jvp(g, case["args"], case[direction], eps)) for eps in (1e-5, 1e-6)]
-    if not _close(fds[0], fds[1], 1e-3):
-        return None  # within a kink's reach: differences do not converge
+    if not np.all(np.isfinite(fds)) or not _close(fds[0], fds[1], 1e-3):
+        return None  # overflowing, or within a kink's reach: differences do not converge
     got = (_flat(result) if mode == "jvp" else
            np.sum(_flat(result) * _flat(case[direction]), keepdims=True))
     if not _close(got, fds[1], FD_RTOL):
@@ -138,20 +144,22 @@ def check_program(program, base: str, wrapper: str, seed: int, use_jax: bool) ->
     case = _case(program[0], seed)
     f = build(program, INERT)
     problems = []
-    try:
-        value = f(*case["args"])
-        if use_jax and not _close(value, build(program, JAX)(*case["args"]), ORACLE_RTOL):
-            problems.append(f"value {value} differs from JAX's")
-        result = derivative(INERT, base, f, case)(*case["args"])
-        problems.append(_check_fd(base, f, case, result))
-        if use_jax:
-            problems.append(_check_jax(program, base, case, result))
-        if wrapper != "none":
-            problems.append(_check_wrapper(base, wrapper, f, case, result))
-    except Exception as e:  # noqa: BLE001 — an error is a finding, reported with its origin
-        frame = traceback.extract_tb(e.__traceback__)[-1]
-        problems.append(f"{type(e).__name__}: {str(e).splitlines()[0]} "
-                        f"[{os.path.basename(frame.filename)}:{frame.lineno}]")
+    # a program whose values overflow is data, not a finding: its checks compare infinities
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        try:
+            value = f(*case["args"])
+            if use_jax and not _close(value, build(program, JAX)(*case["args"]), ORACLE_RTOL):
+                problems.append(f"value {value} differs from JAX's")
+            result = derivative(INERT, base, f, case)(*case["args"])
+            problems.append(_check_fd(base, f, case, result))
+            if use_jax:
+                problems.append(_check_jax(program, base, case, result))
+            if wrapper != "none":
+                problems.append(_check_wrapper(base, wrapper, f, case, result))
+        except Exception as e:  # noqa: BLE001 — an error is a finding, reported with its origin
+            frame = traceback.extract_tb(e.__traceback__)[-1]
+            problems.append(f"{type(e).__name__}: {str(e).splitlines()[0]} "
+                            f"[{os.path.basename(frame.filename)}:{frame.lineno}]")
     return [p for p in problems if p]
 
 
