@@ -155,7 +155,7 @@ def split(ary, indices_or_sections, axis=0):
     a = operand(ary)
     axis = normalize_axis(axis, get_aval(a).ndim, "split")
     n = get_aval(a).shape[axis]
-    if isinstance(indices_or_sections, int):
+    if isinstance(indices_or_sections, (int, np.integer)):
         if n % indices_or_sections:
             raise shape_error(f"split: an axis of size {n} does not split into "
                               f"{indices_or_sections} equal sections")
@@ -168,7 +168,7 @@ def array_split(ary, indices_or_sections, axis=0):
     """numpy.array_split: like split, but sections may differ in size by one."""
     a = operand(ary)
     axis = normalize_axis(axis, get_aval(a).ndim, "array_split")
-    if isinstance(indices_or_sections, int):
+    if isinstance(indices_or_sections, (int, np.integer)):
         size, extra = divmod(get_aval(a).shape[axis], indices_or_sections)
         sizes = [size + 1] * extra + [size] * (indices_or_sections - extra)
         indices_or_sections = np.cumsum(sizes)[:-1]

@@ -18,10 +18,10 @@ from ...core.errors import TypeMismatchError
 from ...core.ir import Jaxpr, JaxprEqn, Var
 from ...core.pytree import PyTreeDef, tree_flatten, tree_unflatten
 from ...core.staging import stage
-from ...core.trace import user_source_info
+from ...core.trace import get_aval, user_source_info
 from ...interpreters.batching import batched_aval, vmap_flat
 from ...interpreters.eval import eval_jaxpr
-from ..shape.structural import matchaxis
+from ..shape.structural import convert_element_type, matchaxis
 
 
 @attrs.frozen
@@ -119,6 +119,27 @@ def split_list(xs: Sequence, sizes: Sequence[int]) -> list[list]:
         start += n
     pieces.append(list(xs[start:]))
     return pieces
+
+
+def stage_with_promoted_carry(init_leaves: list, stage_for: Callable) -> tuple[list, object]:
+    """JAX's rule for loop carries: a weakly typed initial value (a Python scalar) is
+    staged weakly typed and then takes the dtype the body gives it, so
+    `fori_loop(0, n, lambda i, c: c + 1.5, 0)` is a float loop and `c * x32` from
+    `1.0` a float32 one. `stage_for(carry_avals)` stages the loop for those carry types
+    and returns `(result, the avals the body gives the carry)`. Returns the initial
+    leaves (converted to the carry types) and the result staged for strong carry types;
+    strongly typed carries never change (a mismatch is check_same_types' error)."""
+    avals = [get_aval(x) for x in init_leaves]
+    result, outs = stage_for(avals if any(a.weak_type for a in avals) else
+                             [a.strong() for a in avals])
+    if any(a.weak_type for a in avals):
+        if len(outs) == len(avals):
+            avals = [ShapedArray(a.shape, o.dtype) if a.weak_type and o.shape == a.shape
+                     else a for a, o in zip(avals, outs)]
+        result, _ = stage_for([a.strong() for a in avals])
+    leaves = [x if get_aval(x).dtype == a.dtype else convert_element_type(x, a.dtype)
+              for x, a in zip(init_leaves, avals)]
+    return leaves, result
 
 
 def check_same_types(what: str, expected: Sequence[ShapedArray], got: Sequence[ShapedArray],

@@ -47,6 +47,7 @@ from .common import (
     reorder,
     split_list,
     stage_body,
+    stage_with_promoted_carry,
     staged_eqns,
     with_consts_as_invars,
 )
@@ -60,12 +61,16 @@ def scan(f, init, xs=None, length=None, reverse=False):
     init_leaves, init_tree = tree_flatten(init)
     xs_leaves, xs_tree = tree_flatten(xs)
     length = _scan_length(xs_leaves, length)
-    carry_avals = [get_aval(c).strong() for c in init_leaves]
     x_avals = [ShapedArray(get_aval(x).shape[1:], get_aval(x).dtype) for x in xs_leaves]
     _, in_tree = tree_flatten((init, xs))
-    body = stage_body(f, in_tree, [*carry_avals, *x_avals])
-    carry_out_tree = body.out_tree.children[0] if body.out_tree.children else None
     n_carry = len(init_leaves)
+
+    def stage_for(carry_avals):
+        body = stage_body(f, in_tree, [*carry_avals, *x_avals])
+        return (body, carry_avals), [v.aval for v in body.jaxpr.outvars[:n_carry]]
+
+    init_leaves, (body, carry_avals) = stage_with_promoted_carry(init_leaves, stage_for)
+    carry_out_tree = body.out_tree.children[0] if body.out_tree.children else None
     check_same_types("scan carry", carry_avals,
                      [v.aval.strong() for v in body.jaxpr.outvars[:n_carry]], init_tree)
     if carry_out_tree != init_tree:

@@ -16,6 +16,8 @@ import inert.numpy as inp
     lambda: inp.reshape(inp.arange(6.0), (np.int64(2), np.int64(3))),
     lambda: inp.tile(inp.arange(2.0), np.int64(3)), lambda: inp.eye(np.int64(2), np.int64(3)),
     lambda: inp.zeros_like(inp.ones(2), shape=np.int64(6)),
+    lambda: inp.stack(inp.split(inp.arange(6.0), np.int64(3))),
+    lambda: inp.concatenate(inp.array_split(inp.arange(6.0), np.int64(4))),
 ])
 def test_numpy_integers_are_shapes(make):
     assert int(np.prod(make().shape)) == 6

@@ -220,6 +220,20 @@ def test_branches_of_different_strong_dtypes_are_refused_not_cast():
             g(1.7)
 
 
+def test_a_weakly_typed_initial_carry_takes_the_body_dtype():
+    """As in JAX: `fori_loop(0, n, lambda i, c: c + 1.5, 0)` is a float loop."""
+    assert fori_loop(0, 3, lambda i, c: c + 1.5, 0) == 4.5
+    x = np.float32(1.5)
+    for f in (lambda x: scan(lambda c, _: (c + x, None), 1, None, length=3)[0],
+              lambda x: while_loop(lambda c: c < 3, lambda c: c + x, 0),
+              lambda x: fori_loop(0, 3, lambda i, c: c * x, 1.0)):
+        out = inert.jit(f)(x)
+        assert out.dtype == np.float32 and out == f(x)
+    assert inert.grad(lambda x: fori_loop(0, 3, lambda i, c: c * x + 1.0, 1))(2.0) == 17.0
+    with pytest.raises(TypeMismatchError, match="changes dtype"):  # a strong one stays
+        fori_loop(0, 3, lambda i, c: c + 1.5, np.int64(0))
+
+
 def test_eager_cond_hands_branches_arrays():
     seen = []
     cond(True, lambda a: seen.append(a) or a, lambda a: a, 1.0)
