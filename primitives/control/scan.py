@@ -333,9 +333,10 @@ def _unknown_scan(eqn: JaxprEqn, split, ways, res_consts, res_xs, unknown_in, co
 
 
 def scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse):
+    """A carry whose initial value is known (not linear) is a zero tangent that the
+    transposer evaluated (`zeros`, the only known value a linear program can start a
+    linear carry with): the loop is still linear in it, and it gets no cotangent."""
     consts, carry, xs = split_list(args, [num_consts, num_carry])
-    if not all(is_linear(c) for c in carry):
-        raise NotImplementedError("scan transpose: a carry the loop is not linear in")
     const_lin = [is_linear(c) for c in consts]
     xs_lin = [is_linear(x) for x in xs]
     ct_carry, ct_ys = split_list(cts, [num_carry])
@@ -352,7 +353,8 @@ def scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse):
                        reverse=not reverse)
     ct_consts, ct_carry_init, ct_xs = split_list(outs, [len(lin_const_avals), num_carry])
     ct_consts, ct_xs = iter(ct_consts), iter(ct_xs)
-    return [*(next(ct_consts) if lin else None for lin in const_lin), *ct_carry_init,
+    return [*(next(ct_consts) if lin else None for lin in const_lin),
+            *(ct if is_linear(c) else None for c, ct in zip(carry, ct_carry_init)),
             *(next(ct_xs) if lin else None for lin in xs_lin)]
 
 

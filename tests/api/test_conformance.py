@@ -135,3 +135,16 @@ def test_index_updates_accept_jax_keywords_and_divide_and_power():
     check_grads(_at_updates, (x, v), rng)
     with pytest.raises(NotImplementedError, match="mode='clip' is not supported"):
         inp.zeros(3).at[0].get(mode="clip")
+
+
+def test_grad_of_grad_through_a_scatter_of_a_product():
+    """Found by tests/test_differential.py: the inner backward pass's zero for the
+    overwritten update was taken for a linear value by the outer transpose, which then
+    met a product of two linear values."""
+    f = lambda x, y: inp.sum(inp.zeros(3).at[1].set((x * y)[0]) ** 2)
+    g = lambda x, y: inp.vdot(inert.grad(f)(x, y), np.array([0.3, 0.2, 0.1]))
+    x, y = np.array([0.5, -1.0, 2.0]), np.array([1.0, 2.0, 3.0])
+    gx, gy = inert.grad(g, argnums=(0, 1))(x, y)  # g = 0.6 x0 y0^2
+    np.testing.assert_allclose(gx, [0.6 * y[0] ** 2, 0, 0])
+    np.testing.assert_allclose(gy, [1.2 * x[0] * y[0], 0, 0])
+    check_grads(g, (x, y), np.random.default_rng(5))
