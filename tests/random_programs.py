@@ -105,6 +105,8 @@ BINARY = [
     lambda B, x, y: _at(B, x)[1].set(y[0] * 2.0),
     lambda B, x, y: _at(B, x)[::2].multiply(y[:2]),
     lambda B, x, y: _at(B, x)[_index(y)].add(y[2]),  # a traced index
+    lambda B, x, y: _at(B, x)[np.array([0, 2, 0])].max(y),
+    lambda B, x, y: _at(B, x)[1:].divide(y[:2] * y[:2] + 1.0),
     lambda B, x, y: B.np.where(y > 0, x, y),
 ]
 

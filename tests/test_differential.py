@@ -27,6 +27,8 @@ from hypothesis import strategies as st
 from random_programs import INERT, LENGTH, build, forward_only, jax_backend, programs
 
 EXAMPLES = int(os.environ.get("INERT_DIFFERENTIAL_EXAMPLES", "40"))
+# JAX compiles every program anew (about a second each): few of them unless asked
+JAX_EXAMPLES = int(os.environ.get("INERT_DIFFERENTIAL_EXAMPLES", "6"))
 JAX = jax_backend()
 FD_RTOL, ORACLE_RTOL = 1e-4, 1e-8
 
@@ -172,7 +174,7 @@ def stacks(draw, program):
 
 
 def _test(use_jax: bool):
-    @settings(max_examples=EXAMPLES, deadline=None,
+    @settings(max_examples=JAX_EXAMPLES if use_jax else EXAMPLES, deadline=None,
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
     @given(st.data())
     def test(data):

@@ -18,6 +18,7 @@ import numpy as np
 from ...core.trace import Tracer, get_aval
 from ...primitives import elementwise as ew
 from ...primitives.indexing import gather_scatter as ix
+from ...primitives.indexing import scatter_extrema as ext
 from ...primitives.shape import structural as st
 
 
@@ -62,7 +63,8 @@ def as_array(x):
 
 @attrs.frozen
 class IndexUpdateRef:
-    """`x.at[idx]`: what `set`/`add`/`multiply`/`divide`/`power`/`get` apply to.
+    """`x.at[idx]`: what `set`/`add`/`multiply`/`divide`/`power`/`min`/`max`/`get`
+    apply to.
 
     JAX's keyword arguments are accepted: `indices_are_sorted` and `unique_indices`
     are hints that change nothing here (results are exact for any indices), and
@@ -91,6 +93,14 @@ class IndexUpdateRef:
 
     mul = multiply
 
+    def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):  # noqa: A003
+        """`x[idx] = minimum(x[idx], values)`; of repeated indices every value counts."""
+        return self._update("min", values, mode, ext.scatter_min)
+
+    def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):  # noqa: A003
+        """`x[idx] = maximum(x[idx], values)`; of repeated indices every value counts."""
+        return self._update("max", values, mode, ext.scatter_max)
+
     def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
         """`x[idx] /= values`: x divided by the product of the values each entry gets."""
         return as_array(ew.div(self.array, self._product_of(values, mode)))
@@ -99,9 +109,10 @@ class IndexUpdateRef:
         """`x[idx] **= values`: x to the product of the exponents each entry gets."""
         return as_array(ew.pow(self.array, self._product_of(values, mode)))
 
-    def _update(self, kind: str, values, mode):
-        _check_mode(kind, mode)
-        return as_array(ix.index_update(self.array, self.index, values, kind))
+    def _update(self, method: str, values, mode, scatter=None):
+        """`method`'s update: index_update's scatter of that name, or `scatter`."""
+        _check_mode(method, mode)
+        return as_array(ix.index_update(self.array, self.index, values, scatter or method))
 
     def _product_of(self, values, mode):
         ones = st.broadcast_in_dim(get_aval(self.array).dtype.type(1),

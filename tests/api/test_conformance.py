@@ -148,3 +148,21 @@ def test_grad_of_grad_through_a_scatter_of_a_product():
     np.testing.assert_allclose(gx, [0.6 * y[0] ** 2, 0, 0])
     np.testing.assert_allclose(gy, [1.2 * x[0] * y[0], 0, 0])
     check_grads(g, (x, y), np.random.default_rng(5))
+
+
+@pytest.mark.parametrize("method, ufunc", [("min", np.minimum), ("max", np.maximum)])
+def test_index_min_and_max(method, ufunc):
+    rng = np.random.default_rng(6)
+    x, u = rng.standard_normal((3, 2)), rng.standard_normal((4, 2))
+    i = np.array([0, 2, 0, 1])
+    f = lambda x, u: getattr(inp.asarray(x).at[i], method)(u, unique_indices=False)
+    want = x.copy()
+    ufunc.at(want, i, u)
+    np.testing.assert_array_equal(f(x, u), want)
+    np.testing.assert_array_equal(inert.jit(f)(x, u), want)
+    check_grads(f, (x, u), rng)
+    np.testing.assert_allclose(inert.vmap(f, (None, 0))(x, np.stack([u, -u])),
+                               [f(x, u), f(x, -u)])
+    # a tie shares the derivative, as JAX does: x[0] and u[0] both attain the extremum
+    tie = lambda x, u: inp.sum(getattr(inp.asarray(x).at[0], method)(u))
+    assert inert.grad(tie, argnums=(0, 1))(np.array([1.0, 2.0]), 1.0)[1] == 0.5
