@@ -15,7 +15,7 @@ import operator
 import numpy as np
 
 from ...core.avals import ShapedArray, is_python_scalar, result_dtype
-from ...core.errors import ShapeError
+from ...core.errors import ConcretizationError, ShapeError
 from ...core.trace import Tracer, get_aval, user_source_info
 from ...primitives import elementwise as ew
 from ...primitives.shape import slicing as sl
@@ -130,13 +130,18 @@ def broadcast_shapes(*shapes, name: str = "broadcast_shapes") -> tuple[int, ...]
 
 def canonical_shape(shape, name: str) -> tuple[int, ...]:
     """A shape argument as a tuple of Python ints: one integer or a sequence of them,
-    of any integer type numpy accepts (`np.int64(6)`, a 0-d integer array)."""
+    of any integer type numpy accepts (`np.int64(6)`, a 0-d integer array). A traced
+    dimension is a ConcretizationError (shapes must be known while tracing)."""
     try:
         return (operator.index(shape),)
+    except ConcretizationError:
+        raise
     except TypeError:
         pass
     try:
         return tuple(operator.index(d) for d in shape)
+    except ConcretizationError:
+        raise
     except TypeError:
         raise TypeError(f"{name}: a shape must be an integer or a sequence of integers, "
                         f"got {shape!r}") from None

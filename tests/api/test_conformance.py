@@ -27,6 +27,10 @@ def test_numpy_integers_are_shapes(make):
 def test_a_shape_that_is_not_one_is_a_clear_type_error():
     with pytest.raises(TypeError, match="full: a shape must be an integer"):
         inp.zeros("a")
+    for make in (lambda n: inp.zeros(n), lambda n: inp.ones((n, 2)), lambda n: inp.arange(n)):
+        with pytest.raises(inert.errors.ConcretizationError) as info:
+            inert.jit(make)(3)
+        assert __file__ in str(info.value)
 
 
 def test_grad_of_a_complex_output_is_a_type_error():
