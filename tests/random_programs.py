@@ -185,16 +185,12 @@ def forward_only(steps) -> bool:
 
 SIMPLE = ("unary", "binary")
 ALL = ("unary", "binary", "control", "control", "checkpoint")
-# What a checkpoint's nested program may hold. Control flow inside checkpoint breaks
-# reverse mode (a KeyError in partial evaluation, issue 10 section 2b, fixed apart):
-# make this ALL once that fix is in.
-CHECKPOINT_BODY = SIMPLE
 
 
 @st.composite
 def steps_of(draw, n_values: int, max_steps: int, kinds=ALL):
     """Up to `max_steps` steps of the given kinds over `n_values` values; a checkpoint
-    holds a nested program of the `CHECKPOINT_BODY` kinds (never a checkpoint)."""
+    holds a nested program of the same kinds (but no checkpoint)."""
     steps = []
     for _ in range(draw(st.integers(1, max_steps))):
         index = st.integers(0, n_values + len(steps) - 1)
@@ -205,7 +201,7 @@ def steps_of(draw, n_values: int, max_steps: int, kinds=ALL):
             steps.append(("binary", draw(st.integers(0, len(BINARY) - 1)), draw(index),
                           draw(index)))
         elif kind == "checkpoint":
-            inner = draw(steps_of(2, 3, tuple(k for k in CHECKPOINT_BODY if k != "checkpoint")))
+            inner = draw(steps_of(2, 3, tuple(k for k in kinds if k != "checkpoint")))
             steps.append(("checkpoint", tuple(inner), draw(index), draw(index)))
         else:
             name = draw(st.sampled_from(sorted(CONTROL)))
