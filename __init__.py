@@ -8,10 +8,11 @@ would shadow the real numpy.
 
 import sys as _sys
 
-from .api import lax, numpy, scipy, tree_util
+from .api import lax, numpy, ref, scipy, tree_util
 from .api.jacobian import hessian, jacfwd, jacrev
 from .api.numpy import _methods  # noqa: F401 — installs operators on tracers
 from .api.numpy import linalg as _numpy_linalg
+from .api.ref import empty_ref, freeze, new_ref
 from .api.residuals import activity_jaxpr, print_activity, print_saved_residuals, saved_residuals
 from .api.scipy import special as _scipy_special
 from .api.transforms import (
@@ -38,7 +39,7 @@ from .primitives.elementwise import stop_gradient
 
 for _name, _module in [("numpy", numpy), ("numpy.linalg", _numpy_linalg), ("lax", lax),
                        ("scipy", scipy), ("scipy.special", _scipy_special),
-                       ("tree_util", tree_util), ("errors", errors)]:
+                       ("tree_util", tree_util), ("errors", errors), ("ref", ref)]:
     _sys.modules[f"{__name__}.{_name}"] = _module
 
 __all__ = [
@@ -48,5 +49,5 @@ __all__ = [
     "errors", "eval_jaxpr",
     "float0", "grad", "jit", "jvp", "lax", "linear_transpose", "linearize", "make_jaxpr", "numpy",
     "print_saved_residuals", "saved_residuals", "scipy", "stop_gradient", "tree_util",
-    "value_and_grad", "vjp", "vmap",
+    "value_and_grad", "vjp", "vmap", "new_ref", "empty_ref", "freeze", "ref",
 ]

@@ -66,7 +66,7 @@ def scan(f, init, xs=None, length=None, reverse=False):
     n_carry = len(init_leaves)
 
     def stage_for(carry_avals):
-        body = stage_body(f, in_tree, [*carry_avals, *x_avals])
+        body = stage_body(f, in_tree, [*carry_avals, *x_avals], "scan")
         return (body, carry_avals), [v.aval for v in body.jaxpr.outvars[:n_carry]]
 
     init_leaves, (body, carry_avals) = stage_with_promoted_carry(init_leaves, stage_for)
@@ -77,9 +77,13 @@ def scan(f, init, xs=None, length=None, reverse=False):
         raise TypeMismatchError(f"scan: the body returns a carry of structure "
                                 f"{carry_out_tree}, but the initial carry has {init_tree}"
                                 ).with_source(user_source_info())
-    outs = scan_p.bind(*body.consts, *init_leaves, *xs_leaves, jaxpr=body.jaxpr,
-                       num_consts=len(body.consts), num_carry=n_carry, length=length,
-                       reverse=bool(reverse))
+    jaxpr, read, written = body.loop_form()  # the refs it writes are carried first
+    outs = scan_p.bind(*body.consts, *body.ref_contents(read), *body.ref_contents(written),
+                       *init_leaves, *xs_leaves, jaxpr=jaxpr,
+                       num_consts=len(body.consts) + len(read),
+                       num_carry=len(written) + n_carry, length=length, reverse=bool(reverse))
+    body.write_back(outs[:len(written)], written)
+    outs = outs[len(written):]
     return (tree_unflatten(init_tree, outs[:n_carry]),
             tree_unflatten(body.out_tree.children[1], outs[n_carry:]))
 
