@@ -38,11 +38,14 @@ class Backend:
     jit: object
     vmap: object
     checkpoint: object
+    custom_jvp: object
+    custom_vjp: object
     inactive: object  # marks an argument inactive for one transform (JAX has no marker)
 
 
 INERT = Backend("inert", inert.numpy, inert.lax, inert.grad, inert.jvp, inert.jit,
-                inert.vmap, inert.checkpoint, inert.Inactive)
+                inert.vmap, inert.checkpoint, inert.custom_jvp, inert.custom_vjp,
+                inert.Inactive)
 
 
 def jax_backend() -> Backend | None:
@@ -53,7 +56,7 @@ def jax_backend() -> Backend | None:
         return None
     jax.config.update("jax_enable_x64", True)
     return Backend("jax", jax.numpy, jax.lax, jax.grad, jax.jvp, jax.jit, jax.vmap,
-                   jax.checkpoint, lambda x: x)
+                   jax.checkpoint, jax.custom_jvp, jax.custom_vjp, lambda x: x)
 
 
 def _at(B, x):
@@ -141,10 +144,27 @@ def _while(B, ops, x, y):
     return B.lax.while_loop(lambda s: s[0] < 3, body, (0, x))[1]
 
 
-# Control flow: name -> (how many operation indices it draws, the step).
+def _custom_jvp(B, ops, x, y):
+    """softplus with its derivative (the logistic function) written by hand."""
+    softplus = B.custom_jvp(lambda a: B.np.log1p(B.np.exp(-B.np.abs(a))) + B.np.maximum(a, 0.0))
+    softplus.defjvp(lambda p, t: (softplus(p[0]), t[0] * (0.5 * B.np.tanh(0.5 * p[0]) + 0.5)))
+    return softplus(UNARY[ops[0]](B, x)) * y
+
+
+def _custom_vjp(B, ops, x, y):
+    """`a * sin(b)` with its backward pass written by hand (no forward mode, as in JAX)."""
+    f = B.custom_vjp(lambda a, b: a * B.np.sin(b))
+    f.defvjp(lambda a, b: (f(a, b), (a, b)),
+             lambda res, ct: (ct * B.np.sin(res[1]), ct * res[0] * B.np.cos(res[1])))
+    return f(UNARY[ops[0]](B, x), y)
+
+
+# Control flow and custom rules: name -> (how many operation indices it draws, the step).
 CONTROL = {"cond": (2, _cond), "switch": (3, _switch), "scan": (2, _scan),
-           "fori_loop": (1, _fori), "while_loop": (1, _while)}
-FORWARD_ONLY = {"while_loop"}
+           "fori_loop": (1, _fori), "while_loop": (1, _while),
+           "custom_jvp": (1, _custom_jvp), "custom_vjp": (1, _custom_vjp)}
+FORWARD_ONLY = {"while_loop"}  # reverse mode needs a trip count known in advance
+REVERSE_ONLY = {"custom_vjp"}  # its rule is a backward pass only
 
 
 def run_steps(B, steps, values: list):
@@ -177,10 +197,9 @@ def build(program, B: Backend):
     return f
 
 
-def forward_only(steps) -> bool:
-    """Whether a step needs forward mode (a while_loop, as in JAX)."""
-    return any(s[0] in FORWARD_ONLY or (s[0] == "checkpoint" and forward_only(s[1]))
-               for s in steps)
+def uses(steps, kinds: set) -> bool:
+    """Whether a step (a nested one included) is of one of these kinds."""
+    return any(s[0] in kinds or (s[0] == "checkpoint" and uses(s[1], kinds)) for s in steps)
 
 
 SIMPLE = ("unary", "binary")

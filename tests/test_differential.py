@@ -22,9 +22,18 @@ import traceback
 import numpy as np
 import pytest
 from harness import numerical_jvp
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from random_programs import INERT, LENGTH, build, forward_only, jax_backend, programs
+from random_programs import (
+    FORWARD_ONLY,
+    INERT,
+    LENGTH,
+    REVERSE_ONLY,
+    build,
+    jax_backend,
+    programs,
+    uses,
+)
 
 EXAMPLES = int(os.environ.get("INERT_DIFFERENTIAL_EXAMPLES", "40"))
 # JAX compiles every program anew (about a second each): few of them unless asked
@@ -60,7 +69,8 @@ BASES = {
     "grad(grad with Inactive)": ("grad", _grad_grad_inactive, "t"),
     "jvp(jvp)": ("jvp", lambda B, f, case: lambda *a: B.jvp(f, a, case["t"])[1], "t2"),
 }
-FORWARD_BASES = ("jvp", "jvp(jvp)")
+FORWARD_BASES = ("jvp", "jvp(jvp)")  # only forward mode of the program itself
+WITH_FORWARD = ("jvp", "jvp(jvp)", "jvp(grad)")  # some forward mode of it
 WRAPPERS = ("none", "jit", "vmap", "jit(vmap)")
 
 
@@ -167,9 +177,13 @@ def check_program(program, base: str, wrapper: str, seed: int, use_jax: bool) ->
 
 @st.composite
 def stacks(draw, program):
-    forward = forward_only(program[1])
-    bases = [b for b in BASES if (b in FORWARD_BASES or not forward)
+    """A base and a wrapper the program supports: no reverse mode through a while_loop,
+    no forward mode through a custom_vjp (as in JAX)."""
+    no_reverse, no_forward = uses(program[1], FORWARD_ONLY), uses(program[1], REVERSE_ONLY)
+    bases = [b for b in BASES if (b in FORWARD_BASES or not no_reverse)
+             and not (b in WITH_FORWARD and no_forward)
              and (b != "grad(grad with Inactive)" or program[0] >= 2)]
+    assume(bases)
     return draw(st.sampled_from(bases)), draw(st.sampled_from(WRAPPERS))
 
 
