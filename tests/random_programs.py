@@ -12,7 +12,8 @@ booleans, integers and float32 scalars that promote to float64), kept in a range
 where the operations are smooth except at kinks (`where`, `maximum`, a `cond`'s
 predicate), which the checks detect rather than avoid. Steps cover elementwise math,
 `.at` updates and traced indices, `cond`, `switch`, `scan`, `fori_loop`, `while_loop`
-(forward mode only, as in JAX) and `checkpoint` around a nested program.
+(forward mode only, as in JAX), `custom_jvp`/`custom_vjp` (reverse mode only) and
+`checkpoint` around a nested program.
 """
 
 from __future__ import annotations
