@@ -60,11 +60,6 @@ def jax_backend() -> Backend | None:
                    jax.checkpoint, jax.custom_jvp, jax.custom_vjp, lambda x: x)
 
 
-def _at(B, x):
-    """`x.at` of x as the namespace's array (eagerly, lax results may be plain numpy)."""
-    return B.np.asarray(x).at
-
-
 def _index(x):
     """A traced integer in 0..2 computed from data."""
     return (x[0] > 0).astype(np.int32) + (x[1] > 0).astype(np.int32)
@@ -92,7 +87,7 @@ UNARY = [
     lambda B, x: x * np.float32(0.5) + np.float32(1.0),
     lambda B, x: x * x[_index(x)],  # a traced index
     lambda B, x: B.np.roll(x, _index(x)),  # a traced shift
-    lambda B, x: _at(B, x)[np.array([0, 2, 0])].multiply(x[1]),
+    lambda B, x: x.at[np.array([0, 2, 0])].multiply(x[1]),
 ]
 
 # Binary operations.
@@ -105,12 +100,12 @@ BINARY = [
     lambda B, x, y: B.np.outer(x, y) @ y,
     lambda B, x, y: x * B.np.dot(x, y),
     lambda B, x, y: B.np.einsum("i,i->i", x, y),
-    lambda B, x, y: _at(B, x)[np.array([0, 2, 0])].add(y[1]),  # repeated indices
-    lambda B, x, y: _at(B, x)[1].set(y[0] * 2.0),
-    lambda B, x, y: _at(B, x)[::2].multiply(y[:2]),
-    lambda B, x, y: _at(B, x)[_index(y)].add(y[2]),  # a traced index
-    lambda B, x, y: _at(B, x)[np.array([0, 2, 0])].max(y),
-    lambda B, x, y: _at(B, x)[1:].divide(y[:2] * y[:2] + 1.0),
+    lambda B, x, y: x.at[np.array([0, 2, 0])].add(y[1]),  # repeated indices
+    lambda B, x, y: x.at[1].set(y[0] * 2.0),
+    lambda B, x, y: x.at[::2].multiply(y[:2]),
+    lambda B, x, y: x.at[_index(y)].add(y[2]),  # a traced index
+    lambda B, x, y: x.at[np.array([0, 2, 0])].max(y),
+    lambda B, x, y: x.at[1:].divide(y[:2] * y[:2] + 1.0),
     lambda B, x, y: B.np.where(y > 0, x, y),
 ]
 

@@ -15,7 +15,7 @@ import inert.numpy as inp
 
 def run(steps, *inputs):
     """The program's last value, made a vector function of its inputs."""
-    v = run_steps(INERT, steps, inputs)[-1]
+    v = run_steps(INERT, steps, [inp.asarray(x) for x in inputs])[-1]
     return inp.sum(v * v) + v
 
 
