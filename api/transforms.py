@@ -498,10 +498,10 @@ def _value_and_grad(f: Callable, argnums, has_aux: bool, value: bool):
         flat = flatten_args(args, nums)
         out, vjp_fn, aux = _vjp_flat_args(f, flat, has_aux, "grad", value or trace_depth() > 0)
         aval = get_aval(out) if vjp_fn.out_tree.node_type is None else None
-        if aval is None or aval.shape != () or not is_float(aval.dtype):
-            raise TypeError("grad requires a function returning a float scalar, but it returned "
-                            f"{aval.str_short() if aval else vjp_fn.out_tree}; use vjp or "
-                            "jacrev for other outputs")
+        if aval is None or aval.shape != () or aval.dtype.kind != "f":
+            raise TypeError("grad requires a function returning a real float scalar, but it "
+                            f"returned {aval.str_short() if aval else vjp_fn.out_tree}; use "
+                            "vjp or jacrev for other outputs")
         cts = vjp_fn(aval.dtype.type(1))  # a scalar: staged as a literal, not a constant
         grads = tuple(cts[i] for i in nums)
         g = grads if isinstance(argnums, (tuple, list)) else grads[0]

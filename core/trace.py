@@ -446,23 +446,36 @@ def _walk_to_user_frame() -> SourceInfo | None:
     frame = sys._getframe(1)
     while frame is not None:
         code = frame.f_code
-        internal = _internal_code.get(code)
-        if internal is None:
-            internal = _internal_code[code] = code.co_filename.startswith(_INTERNAL)
-        if not internal:
-            key = (code, frame.f_lineno)
-            info = _source_infos.get(key)
-            if info is None:
-                if len(_source_infos) > 65536:  # a bounded cache
-                    _source_infos.clear()
-                info = _source_infos[key] = SourceInfo(code.co_filename, key[1], code.co_name)
-            return info
+        if not _cached(_internal_code, code, None, _is_internal):
+            return _cached(_source_infos, code, frame.f_lineno, _source_info)
         frame = frame.f_back
     return None
 
 
-_internal_code: dict = {}  # code object -> is it inert's own? (a cache: frames repeat)
-_source_infos: dict = {}  # (code, line) -> its SourceInfo: a loop's equations share one
+def _is_internal(code, _line) -> bool:
+    return code.co_filename.startswith(_INTERNAL)
+
+
+def _source_info(code, line: int) -> SourceInfo:
+    return SourceInfo(code.co_filename, line, code.co_name)
+
+
+def _cached(cache: dict, code, line, compute):
+    """`compute(code, line)`, cached by the code object's *identity*: code objects
+    compare equal by content, so two identical functions compiled from different files
+    would share an entry and name the wrong file. Each entry keeps its code object
+    alive, so its id is not reused while cached; the cache is bounded."""
+    key = (id(code), line)
+    entry = cache.get(key)
+    if entry is None:
+        if len(cache) > 65536:
+            cache.clear()
+        entry = cache[key] = (code, compute(code, line))
+    return entry[1]
+
+
+_internal_code: dict = {}  # (id(code), None) -> (code, is it inert's own?): frames repeat
+_source_infos: dict = {}  # (id(code), line) -> (code, SourceInfo): a loop's eqns share one
 
 
 _state = _TraceState()

@@ -85,8 +85,10 @@ def def_elementwise_transpose(*prims: Primitive) -> None:
 
 transpose_rules[add_any_p] = lambda ct, x, y: [ct, ct]
 def_elementwise_transpose(add_any_p)
-# zeros is the zero linear map (of no inputs): staying on the linear side keeps a loop
-# whose carry tangent starts at zero linear in that carry
+# zeros is the zero linear map (of no inputs), as a rule; the backward pass itself
+# evaluates a `zeros` equation as a known value, since it may be one (an inner backward
+# pass's zero, read by a product): a loop whose linear carry starts at such a known zero
+# stays linear in that carry (see scan's transpose)
 transpose_rules[zeros_p] = lambda ct, **params: []
 
 
@@ -161,8 +163,7 @@ def _backward_schedule(jaxpr: Jaxpr, env: dict, linear_vars: set) -> list:
     recipes: dict[Var, object] = {}
     linear_eqns = []
     for eqn in jaxpr.eqns:
-        if eqn.primitive is zeros_p or any(type(a) is Var and a in linear_vars
-                                           for a in eqn.inputs):
+        if any(type(a) is Var and a in linear_vars for a in eqn.inputs):
             linear_vars.update(eqn.outputs)
             linear_eqns.append(eqn)
         else:
