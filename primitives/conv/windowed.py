@@ -1,0 +1,365 @@
+"""Windowed reductions: `reduce_window_sum`, `reduce_window_max`, `reduce_window_min`
+(lax's pooling), and what their derivatives are made of.
+
+Every primitive here reduces each window of its operand, one window per output
+element, with the same parameters: `window_dimensions`, `window_strides`, `padding`
+(`(low, high)` per axis), `base_dilation` (holes between operand elements) and
+`window_dilation` (holes between window elements), one entry per axis. Batching adds
+an axis with a window of one element.
+
+* The sum is linear; its transpose is a pad-and-sum: the cotangent dilated by the
+  strides and padded, summed over windows `base_dilation` apart.
+* The derivative of the maximum (minimum) is the tangent of one element per window:
+  the first maximum in the window's row-major order, which is the element XLA's
+  `select_and_scatter_add` chooses (its `ge` selection keeps an earlier element on
+  ties). The jvp is `window_gather(t, reduce_window_argmax(x))`: what the backward
+  pass keeps is the index of that element within its window, one small integer per
+  output element (int8 for windows of up to 127 elements), not the operand.
+  `window_gather` and its transpose `window_scatter_add` are linear in the tangent.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...core.avals import ShapedArray
+from ...core.errors import DTypeError, ShapeError
+from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
+from ...interpreters.ad import defjvp, defjvp_zero, deflinear
+from ...interpreters.batching import batch_rules, batch_size
+from ...interpreters.transpose import transpose_rules
+from ..shape.slicing import pad
+from ..shape.structural import checked_impl, inserted, matchaxis
+from .geometry import (
+    check_positive,
+    dilate_and_pad,
+    dilated_size,
+    transpose_padding,
+    window_view,
+    windowed_shape,
+)
+
+WINDOW_PARAMS = ("window_dimensions", "window_strides", "padding", "base_dilation",
+                 "window_dilation")
+
+
+def window_params(ndim: int, window_dimensions, window_strides, padding, base_dilation=None,
+                  window_dilation=None) -> dict:
+    """The params of a windowed primitive as hashable tuples (dilations default to 1)."""
+    ones = (1,) * ndim
+    return {"window_dimensions": tuple(int(w) for w in window_dimensions),
+            "window_strides": tuple(int(s) for s in window_strides),
+            "padding": tuple((int(lo), int(hi)) for lo, hi in padding),
+            "base_dilation": ones if base_dilation is None else tuple(map(int, base_dilation)),
+            "window_dilation": ones if window_dilation is None else
+            tuple(map(int, window_dilation))}
+
+
+def _check_window(name: str, x: ShapedArray, window_dimensions, window_strides, padding,
+                  base_dilation, window_dilation) -> tuple[int, ...]:
+    """The output shape, after checking every param has one entry per axis."""
+    for what, values in (("window_dimensions", window_dimensions),
+                         ("window_strides", window_strides), ("base_dilation", base_dilation),
+                         ("window_dilation", window_dilation)):
+        check_positive(f"{name} of {x.str_short()}", what, values, x.ndim)
+    if len(padding) != x.ndim:
+        raise ShapeError(f"{name}: padding {padding} needs one (low, high) pair per axis "
+                         f"of {x.str_short()}")
+    return windowed_shape(x.shape, window_dimensions, window_strides, padding, base_dilation,
+                          window_dilation)
+
+
+def _windows(x, fill, *, window_dimensions, window_strides, padding, base_dilation,
+             window_dilation):
+    """The windows of `x` dilated and padded with `fill`: (*out, *window), a view."""
+    x = dilate_and_pad(x, fill, 0, base_dilation, padding)
+    return window_view(x, 0, window_dimensions, window_strides, window_dilation)
+
+
+def _batched_params(params: dict, d: int) -> dict:
+    """The params with an axis at `d` whose window is one element."""
+    unit = {"window_dimensions": 1, "window_strides": 1, "padding": (0, 0),
+            "base_dilation": 1, "window_dilation": 1}
+    return {k: inserted(v, d, unit[k]) if k in unit else v for k, v in params.items()}
+
+
+def _window_batch(prim: Primitive):
+    """One operand: its batch axis is one more axis, with a one-element window."""
+
+    def rule(vals, dims, **params):
+        (x,), (d,) = vals, dims
+        return [prim.bind(x, **_batched_params(params, d))], [d]
+
+    return rule
+
+
+# ---------------------------------------------------------------------------------
+reduce_window_sum_p = Primitive("reduce_window_sum")
+
+
+def reduce_window_sum(x, window_dimensions, window_strides, padding, base_dilation=None,
+                      window_dilation=None):
+    params = window_params(get_aval(x).ndim, window_dimensions, window_strides, padding,
+                           base_dilation, window_dilation)
+    return reduce_window_sum_p.bind(x, **params)
+
+
+def reduce_window_sum_impl(x, **params):
+    x = np.asarray(x)
+    out_shape = windowed_shape(x.shape, *(params[k] for k in WINDOW_PARAMS))
+    if 0 in out_shape or 0 in x.shape:
+        return np.zeros(out_shape, x.dtype)
+    windows = _windows(x, 0, **params)
+    return windows.sum(axis=tuple(range(x.ndim, 2 * x.ndim)), dtype=x.dtype)
+
+
+def reduce_window_abstract_eval(name: str):
+    def abstract_eval(x, **params):
+        if x.dtype == np.bool_:
+            raise DTypeError(f"{name}: operand {x.str_short()} must be numeric")
+        return ShapedArray(_check_window(name, x, **params), x.dtype, x.weak_type)
+
+    return abstract_eval
+
+
+abstract_eval_rules[reduce_window_sum_p] = reduce_window_abstract_eval("reduce_window_sum")
+impl_rules[reduce_window_sum_p] = checked_impl(reduce_window_sum_impl,
+                                               abstract_eval_rules[reduce_window_sum_p])
+deflinear(reduce_window_sum_p)
+
+
+def reduce_window_sum_transpose(ct, x, *, window_dimensions, window_strides, padding,
+                                base_dilation, window_dilation):
+    """Each operand element receives the cotangent of every window it is in: pad the
+    cotangent (dilated by the strides) and sum it over the windows, flipped, which
+    are the same windows since all their weights are one."""
+    pads = transpose_padding(x.aval.shape, window_dimensions, window_strides,
+                             get_aval(ct).shape, padding, base_dilation, window_dilation)
+    padded = pad(ct, 0, [(lo, hi, s - 1) for (lo, hi), s in zip(pads, window_strides)])
+    ones = (1,) * len(pads)
+    return [reduce_window_sum(padded, window_dimensions, base_dilation, ((0, 0),) * len(pads),
+                              ones, window_dilation)]
+
+
+transpose_rules[reduce_window_sum_p] = reduce_window_sum_transpose
+batch_rules[reduce_window_sum_p] = _window_batch(reduce_window_sum_p)
+
+
+# ---------------------------------------------------------------------------------
+# The index of each window's extremum, and the linear maps that use it
+
+
+def index_dtype(window_dimensions) -> np.dtype:
+    """The smallest signed integer type indexing every element of a window."""
+    size = math.prod(window_dimensions)
+    return next(np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64)
+                if size <= np.iinfo(t).max)
+
+
+def lowest(dtype: np.dtype, largest: bool):
+    """The padding value of a max (`largest`) or min: its identity."""
+    if np.issubdtype(dtype, np.floating):
+        return -np.inf if largest else np.inf
+    info = np.iinfo(dtype)
+    return info.min if largest else info.max
+
+
+def def_window_argextremum(name: str, largest: bool) -> Primitive:
+    """`reduce_window_argmax`/`argmin`: per window, the row-major index within it of
+    its first maximum (minimum); integer-valued, so its derivative is zero."""
+    prim = Primitive(name)
+    better = np.greater if largest else np.less
+
+    def impl(x, **params):
+        x = np.asarray(x)
+        windows = _windows(x, lowest(x.dtype, largest), **params)
+        offsets = np.ndindex(*params["window_dimensions"])
+        best = windows[(Ellipsis, *next(offsets))].copy()
+        index = np.zeros(best.shape, index_dtype(params["window_dimensions"]))
+        for k, offset in enumerate(offsets, start=1):
+            candidate = windows[(Ellipsis, *offset)]
+            wins = better(candidate, best)
+            np.copyto(best, candidate, where=wins)
+            np.copyto(index, k, where=wins)
+        return index
+
+    def abstract_eval(x, **params):
+        shape = _check_window(name, x, **params)
+        if 0 in x.shape or 0 in shape or x.dtype == np.bool_:
+            raise ShapeError(f"{name}: needs a nonempty numeric operand, not {x.str_short()}")
+        return ShapedArray(shape, index_dtype(params["window_dimensions"]))
+
+    abstract_eval_rules[prim] = abstract_eval
+    impl_rules[prim] = checked_impl(impl, abstract_eval)
+    defjvp_zero(prim)
+    # transpose: none, an index is not linear in anything
+    batch_rules[prim] = _window_batch(prim)
+    return prim
+
+
+reduce_window_argmax_p = def_window_argextremum("reduce_window_argmax", largest=True)
+reduce_window_argmin_p = def_window_argextremum("reduce_window_argmin", largest=False)
+
+
+def _source_positions(index, in_shape, *, window_dimensions, window_strides, padding,
+                      base_dilation, window_dilation):
+    """For each window, the flat position in the operand of its element `index`, and
+    whether there is one (not a padding value or a hole of the base dilation)."""
+    out_shape = np.shape(index)
+    offsets = np.unravel_index(np.asarray(index, np.intp), window_dimensions)
+    flat = np.zeros(out_shape, np.intp)
+    valid = None
+    for axis, (n, k, s, (lo, hi), bd, wd) in enumerate(zip(
+            in_shape, offsets, window_strides, padding, base_dilation, window_dilation)):
+        start = np.arange(out_shape[axis]).reshape((-1,) + (1,) * (len(out_shape) - axis - 1))
+        dilated = start * s + k * wd - lo
+        if lo > 0 or hi > 0 or bd > 1:  # otherwise every window lies inside the operand
+            ok = (dilated >= 0) & (dilated < dilated_size(n, bd)) & (dilated % bd == 0)
+            valid = ok if valid is None else valid & ok
+        flat = flat * n + np.clip(dilated // bd, 0, n - 1)
+    return flat, valid
+
+
+window_gather_p = Primitive("window_gather", operand_names=("operand", "index"))
+
+
+def window_gather(x, index, **params):
+    """The element `index[w]` of each window w of `x` (zero where that is padding)."""
+    return window_gather_p.bind(x, index, **params)
+
+
+def window_gather_impl(x, index, **params):
+    x = np.asarray(x)
+    flat, valid = _source_positions(index, x.shape, **params)
+    out = np.take(x.reshape(-1), flat)
+    if valid is not None:
+        out[~valid] = 0
+    return out
+
+
+def window_gather_abstract_eval(x, index, **params):
+    shape = _check_window("window_gather", x, **params)
+    if index.shape != shape or index.dtype.kind not in "iu":
+        raise ShapeError(f"window_gather: index {index.str_short()} must be integers of "
+                         f"the output shape {shape} of windows of {x.str_short()}")
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+impl_rules[window_gather_p] = window_gather_impl
+abstract_eval_rules[window_gather_p] = window_gather_abstract_eval
+defjvp(window_gather_p, lambda t, out, x, index, **params: window_gather(t, index, **params),
+       None)
+transpose_rules[window_gather_p] = lambda ct, x, index, **params: [
+    window_scatter_add(ct, index, operand_shape=x.aval.shape, **params), None]
+
+
+def _index_batch(prim: Primitive, shape_param: str | None):
+    """Both operands batched along one axis (an unbatched one is broadcast), which
+    gets a one-element window (and, for the scatter, a place in the operand shape)."""
+
+    def rule(vals, dims, **params):
+        size = batch_size(vals, dims)
+        d = next(d for d in dims if d is not None)
+        vals = [matchaxis(v, vd, d, size) for v, vd in zip(vals, dims)]
+        params = _batched_params(params, d)
+        if shape_param:
+            params[shape_param] = inserted(params[shape_param], d, size)
+        return [prim.bind(*vals, **params)], [d]
+
+    return rule
+
+
+batch_rules[window_gather_p] = _index_batch(window_gather_p, None)
+
+# ---------------------------------------------------------------------------------
+window_scatter_add_p = Primitive("window_scatter_add", operand_names=("source", "index"))
+
+
+def window_scatter_add(ct, index, *, operand_shape, **params):
+    """Each `ct[w]` added at the element `index[w]` of window w of an operand of
+    `operand_shape` (the transpose of `window_gather`)."""
+    return window_scatter_add_p.bind(ct, index, operand_shape=tuple(operand_shape), **params)
+
+
+def window_scatter_add_impl(ct, index, *, operand_shape, **params):
+    ct = np.asarray(ct)
+    flat, valid = _source_positions(index, operand_shape, **params)
+    if valid is not None:
+        flat, ct = flat[valid], ct[valid]
+    size = math.prod(operand_shape)
+    out = np.bincount(flat.reshape(-1), weights=ct.reshape(-1), minlength=size)
+    return out.astype(ct.dtype, copy=False).reshape(operand_shape)
+
+
+def window_scatter_add_abstract_eval(ct, index, *, operand_shape, **params):
+    operand = ShapedArray(operand_shape, ct.dtype)
+    shape = _check_window("window_scatter_add", operand, **params)
+    if ct.shape != shape or index.shape != shape or index.dtype.kind not in "iu":
+        raise ShapeError(f"window_scatter_add: source {ct.str_short()} and index "
+                         f"{index.str_short()} must have the shape {shape} of the windows "
+                         f"of {operand.str_short()}")
+    return ShapedArray(operand_shape, ct.dtype, ct.weak_type)
+
+
+impl_rules[window_scatter_add_p] = window_scatter_add_impl
+abstract_eval_rules[window_scatter_add_p] = window_scatter_add_abstract_eval
+defjvp(window_scatter_add_p,
+       lambda t, out, ct, index, **params: window_scatter_add(t, index, **params), None)
+transpose_rules[window_scatter_add_p] = lambda ct, source, index, *, operand_shape, **params: [
+    window_gather(ct, index, **params), None]
+batch_rules[window_scatter_add_p] = _index_batch(window_scatter_add_p, "operand_shape")
+
+
+# ---------------------------------------------------------------------------------
+def def_window_extremum(name: str, reduce, argprim: Primitive, largest: bool) -> Primitive:
+    """`reduce_window_max`/`min`: numpy's reduction over the window view; the
+    derivative is the tangent at each window's first extremum (`argprim`)."""
+    prim = Primitive(name)
+
+    def impl(x, **params):
+        x = np.asarray(x)
+        windows = _windows(x, lowest(x.dtype, largest), **params)
+        return reduce(windows, axis=tuple(range(x.ndim, 2 * x.ndim)))
+
+    abstract_eval_rules[prim] = argprim_value_abstract_eval(name, argprim)
+    impl_rules[prim] = checked_impl(impl, abstract_eval_rules[prim])
+    defjvp(prim, lambda t, out, x, **params: window_gather(t, argprim.bind(x, **params),
+                                                           **params))
+    # transpose: none, a maximum is not linear
+    batch_rules[prim] = _window_batch(prim)
+    return prim
+
+
+def argprim_value_abstract_eval(name: str, argprim: Primitive):
+    """The extremum's aval: the operand's dtype, on the index's checks and shape."""
+
+    def abstract_eval(x, **params):
+        try:
+            index = abstract_eval_rules[argprim](x, **params)
+        except ShapeError as e:
+            raise ShapeError(str(e).replace(argprim.name, name)) from None
+        return ShapedArray(index.shape, x.dtype, x.weak_type)
+
+    return abstract_eval
+
+
+reduce_window_max_p = def_window_extremum("reduce_window_max", np.max, reduce_window_argmax_p,
+                                          largest=True)
+reduce_window_min_p = def_window_extremum("reduce_window_min", np.min, reduce_window_argmin_p,
+                                          largest=False)
+
+
+def reduce_window_max(x, window_dimensions, window_strides, padding, base_dilation=None,
+                      window_dilation=None):
+    params = window_params(get_aval(x).ndim, window_dimensions, window_strides, padding,
+                           base_dilation, window_dilation)
+    return reduce_window_max_p.bind(x, **params)
+
+
+def reduce_window_min(x, window_dimensions, window_strides, padding, base_dilation=None,
+                      window_dilation=None):
+    params = window_params(get_aval(x).ndim, window_dimensions, window_strides, padding,
+                           base_dilation, window_dilation)
+    return reduce_window_min_p.bind(x, **params)
