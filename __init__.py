@@ -1,6 +1,6 @@
 """inert: JAX-style program transformations for numpy, with activity analysis.
 
-This module only re-exports. `inert.numpy`, `inert.lax`, `inert.scipy(.special)` and
+This module only re-exports. `inert.numpy`, `inert.lax`, `inert.scipy(.special, .signal)` and
 `inert.tree_util` live under `api/` and are registered here under those names, the way
 the standard library provides `os.path`: a folder named `numpy` at the repository root
 would shadow the real numpy.
@@ -13,6 +13,7 @@ from .api.jacobian import hessian, jacfwd, jacrev
 from .api.numpy import _methods  # noqa: F401 — installs operators on tracers
 from .api.numpy import linalg as _numpy_linalg
 from .api.residuals import activity_jaxpr, print_activity, print_saved_residuals, saved_residuals
+from .api.scipy import signal as _scipy_signal
 from .api.scipy import special as _scipy_special
 from .api.transforms import grad, jit, jvp, linearize, make_jaxpr, value_and_grad, vjp
 from .api.vmap import vmap
@@ -28,6 +29,7 @@ from .primitives.elementwise import stop_gradient
 
 for _name, _module in [("numpy", numpy), ("numpy.linalg", _numpy_linalg), ("lax", lax),
                        ("scipy", scipy), ("scipy.special", _scipy_special),
+                       ("scipy.signal", _scipy_signal),
                        ("tree_util", tree_util), ("errors", errors)]:
     _sys.modules[f"{__name__}.{_name}"] = _module
 

@@ -42,6 +42,7 @@ from ._arrays import (
     zeros,
     zeros_like,
 )
+from ._convolve import convolve, correlate
 from ._dot import dot, einsum, inner, matmul, outer, tensordot, trace, vdot
 from ._reductions import (
     all,

@@ -1,9 +1,10 @@
-"""`inert.scipy`: holds the `special` namespace, as `scipy` does."""
+"""`inert.scipy`: holds the `special` and `signal` namespaces, as `scipy` does."""
 
+from . import signal as signal  # noqa: F401
 from . import special as special  # noqa: F401
 
 __all__ = [
-    "special",
+    "signal", "special",
 ]
 
 
