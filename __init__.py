@@ -8,7 +8,7 @@ would shadow the real numpy.
 
 import sys as _sys
 
-from .api import lax, numpy, scipy, tree_util
+from .api import example_libraries, lax, numpy, scipy, tree_util
 from .api.jacobian import hessian, jacfwd, jacrev
 from .api.numpy import _methods  # noqa: F401 — installs operators on tracers
 from .api.numpy import linalg as _numpy_linalg
@@ -30,6 +30,8 @@ from .primitives.elementwise import stop_gradient
 for _name, _module in [("numpy", numpy), ("numpy.linalg", _numpy_linalg), ("lax", lax),
                        ("scipy", scipy), ("scipy.special", _scipy_special),
                        ("scipy.signal", _scipy_signal),
+                       ("example_libraries", example_libraries),
+                       ("example_libraries.stax", example_libraries.stax),
                        ("tree_util", tree_util), ("errors", errors)]:
     _sys.modules[f"{__name__}.{_name}"] = _module
 
@@ -40,4 +42,5 @@ __all__ = [
     "float0", "grad", "jit", "jvp", "lax", "linearize", "make_jaxpr", "numpy",
     "print_saved_residuals", "saved_residuals", "scipy", "stop_gradient", "tree_util",
     "value_and_grad", "vjp", "vmap",
+    "example_libraries",
 ]

@@ -78,6 +78,10 @@ def gradient_row(w: Workload, repeat: int) -> dict:
     if w.key == "W6":
         g = inert.grad(w.f)(*args)
         row["nan_free"] = bool(np.all(np.isfinite(g)))
+    torch_grad = w.torch_grad(plain) if w.torch_grad else None
+    if torch_grad is not None:
+        t_inert, t_torch = median_times([lambda: value_and_grad(*args), torch_grad], repeat)
+        row["time_torch"] = t_inert / t_torch
     if w.key == "W8":
         x = plain[0]
         v = np.ones_like(x)
@@ -96,6 +100,8 @@ def format_gradient_rows(rows: list[dict]) -> str:
             notes.append(f"{r['us_per_op']:.1f} µs per op")
         if "nan_free" in r:
             notes.append("gradient finite at x=0" if r["nan_free"] else "NaN at x=0")
+        if "time_torch" in r:
+            notes.append(f"grad time / PyTorch {r['time_torch']:.2f}")
         if "hvp_over_grad" in r:
             notes.append(f"hvp / grad time {r['hvp_over_grad']:.2f}")
         lines.append(f"| {r['key']} | {r['what']} | {r['kept']:,} | {r['minimum']:,} | "

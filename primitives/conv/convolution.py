@@ -239,19 +239,26 @@ class _Geometry(NamedTuple):
 
 
 def _correlate_by_patches(x, w, g: _Geometry):
-    """im2col: the patches (group, I * K, N * S_out), copied with the window
-    positions innermost (each row a run along the input's last axis), times the
-    kernel (group, O, I * K)."""
+    """im2col: the patches (group, I * K, N * S_out) times the kernel (group, O, I * K).
+    The copy gathering them runs along the input's last axis in its innermost loop,
+    over window positions or window elements, whichever are more (a kernel's
+    cotangent has few positions and large windows)."""
     n = len(g.kernel)
     all_groups = g.groups * g.batch_groups
     windows = window_view(x, 2, g.kernel, g.strides, g.rhs_dilation)  # (N, C, *S_out, *K)
     windows = windows.reshape(g.batch_groups, g.group_batch, g.groups, g.in_features,
                               *windows.shape[2:])
     spatial, window = range(4, 4 + n), range(4 + n, 4 + 2 * n)
-    patches = windows.transpose(0, 2, 3, *window, 1, *spatial).reshape(
-        all_groups, g.in_features * math.prod(g.kernel), g.group_batch * math.prod(g.out_spatial))
-    kernel = w.reshape(all_groups, g.group_out, g.in_features * math.prod(g.kernel))
-    return np.matmul(kernel, patches)
+    patch_size = g.in_features * math.prod(g.kernel)
+    positions = g.group_batch * math.prod(g.out_spatial)
+    kernel = w.reshape(all_groups, g.group_out, patch_size)
+    if g.out_spatial[-1] >= g.kernel[-1]:
+        patches = windows.transpose(0, 2, 3, *window, 1, *spatial).reshape(
+            all_groups, patch_size, positions)
+        return np.matmul(kernel, patches)
+    patches = windows.transpose(0, 2, 1, *spatial, 3, *window).reshape(
+        all_groups, positions, patch_size)
+    return np.matmul(patches, kernel.transpose(0, 2, 1)).transpose(0, 2, 1)
 
 
 def _correlate_by_shifted_products(x, w, g: _Geometry):

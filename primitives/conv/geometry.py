@@ -114,13 +114,13 @@ def dilate_and_pad(x, fill, first: int, dilation, padding):
                     padding_config=tuple(config))
 
 
-def window_view(x, first: int, window_shape, strides, window_dilation):
+def window_view(x, first: int, window_shape, strides, window_dilation, writeable=False):
     """The windows of `x` over its axes from `first` on, as a strided view: the
     axes of `x` before `first`, then one per window position, then one per window
     element. No copy."""
     n = len(window_shape)
     spans = [dilated_size(w, d) for w, d in zip(window_shape, window_dilation)]
     axes = tuple(range(first, first + n))
-    view = sliding_window_view(x, spans, axis=axes)
+    view = sliding_window_view(x, spans, axis=axes, writeable=writeable)
     return view[(slice(None),) * first + tuple(slice(None, None, s) for s in strides)
                 + tuple(slice(None, None, d) for d in window_dilation)]

@@ -71,11 +71,24 @@ def _check_window(name: str, x: ShapedArray, window_dimensions, window_strides, 
                           window_dilation)
 
 
-def _windows(x, fill, *, window_dimensions, window_strides, padding, base_dilation,
-             window_dilation):
-    """The windows of `x` dilated and padded with `fill`: (*out, *window), a view."""
+def _window_elements(x, fill, *, window_dimensions, window_strides, padding, base_dilation,
+                     window_dilation):
+    """For each element of a window, in row-major order, that element of every
+    window of `x` (dilated and padded with `fill`): views of the output's shape.
+
+    The impls loop over these, one whole-array operation per window element, rather
+    than reduce over the window axes of one strided view, which numpy does an
+    element at a time."""
     x = dilate_and_pad(x, fill, 0, base_dilation, padding)
-    return window_view(x, 0, window_dimensions, window_strides, window_dilation)
+    windows = window_view(x, 0, window_dimensions, window_strides, window_dilation)
+    return [windows[(Ellipsis, *offset)] for offset in np.ndindex(*window_dimensions)]
+
+
+def _reduce_elements(ufunc, elements):
+    out = elements[0].copy()
+    for element in elements[1:]:
+        ufunc(out, element, out=out)
+    return out
 
 
 def _batched_params(params: dict, d: int) -> dict:
@@ -111,8 +124,7 @@ def reduce_window_sum_impl(x, **params):
     out_shape = windowed_shape(x.shape, *(params[k] for k in WINDOW_PARAMS))
     if 0 in out_shape or 0 in x.shape:
         return np.zeros(out_shape, x.dtype)
-    windows = _windows(x, 0, **params)
-    return windows.sum(axis=tuple(range(x.ndim, 2 * x.ndim)), dtype=x.dtype)
+    return _reduce_elements(np.add, _window_elements(x, 0, **params))
 
 
 def reduce_window_abstract_eval(name: str):
@@ -170,19 +182,17 @@ def def_window_argextremum(name: str, largest: bool) -> Primitive:
     """`reduce_window_argmax`/`argmin`: per window, the row-major index within it of
     its first maximum (minimum); integer-valued, so its derivative is zero."""
     prim = Primitive(name)
-    better = np.greater if largest else np.less
+    better, keep = (np.greater, np.maximum) if largest else (np.less, np.minimum)
 
     def impl(x, **params):
         x = np.asarray(x)
-        windows = _windows(x, lowest(x.dtype, largest), **params)
-        offsets = np.ndindex(*params["window_dimensions"])
-        best = windows[(Ellipsis, *next(offsets))].copy()
+        elements = _window_elements(x, lowest(x.dtype, largest), **params)
+        best = elements[0].copy()
         index = np.zeros(best.shape, index_dtype(params["window_dimensions"]))
-        for k, offset in enumerate(offsets, start=1):
-            candidate = windows[(Ellipsis, *offset)]
-            wins = better(candidate, best)
-            np.copyto(best, candidate, where=wins)
-            np.copyto(index, k, where=wins)
+        for k, candidate in enumerate(elements[1:], start=1):
+            wins = better(candidate, best)  # strictly: an earlier equal element stays
+            keep(best, candidate, out=best)
+            np.putmask(index, wins, k)
         return index
 
     def abstract_eval(x, **params):
@@ -203,25 +213,6 @@ reduce_window_argmax_p = def_window_argextremum("reduce_window_argmax", largest=
 reduce_window_argmin_p = def_window_argextremum("reduce_window_argmin", largest=False)
 
 
-def _source_positions(index, in_shape, *, window_dimensions, window_strides, padding,
-                      base_dilation, window_dilation):
-    """For each window, the flat position in the operand of its element `index`, and
-    whether there is one (not a padding value or a hole of the base dilation)."""
-    out_shape = np.shape(index)
-    offsets = np.unravel_index(np.asarray(index, np.intp), window_dimensions)
-    flat = np.zeros(out_shape, np.intp)
-    valid = None
-    for axis, (n, k, s, (lo, hi), bd, wd) in enumerate(zip(
-            in_shape, offsets, window_strides, padding, base_dilation, window_dilation)):
-        start = np.arange(out_shape[axis]).reshape((-1,) + (1,) * (len(out_shape) - axis - 1))
-        dilated = start * s + k * wd - lo
-        if lo > 0 or hi > 0 or bd > 1:  # otherwise every window lies inside the operand
-            ok = (dilated >= 0) & (dilated < dilated_size(n, bd)) & (dilated % bd == 0)
-            valid = ok if valid is None else valid & ok
-        flat = flat * n + np.clip(dilated // bd, 0, n - 1)
-    return flat, valid
-
-
 window_gather_p = Primitive("window_gather", operand_names=("operand", "index"))
 
 
@@ -232,10 +223,10 @@ def window_gather(x, index, **params):
 
 def window_gather_impl(x, index, **params):
     x = np.asarray(x)
-    flat, valid = _source_positions(index, x.shape, **params)
-    out = np.take(x.reshape(-1), flat)
-    if valid is not None:
-        out[~valid] = 0
+    out = np.zeros(np.shape(index), x.dtype)
+    if out.size:
+        for k, element in enumerate(_window_elements(x, 0, **params)):
+            np.copyto(out, element, where=index == k)
     return out
 
 
@@ -283,14 +274,25 @@ def window_scatter_add(ct, index, *, operand_shape, **params):
     return window_scatter_add_p.bind(ct, index, operand_shape=tuple(operand_shape), **params)
 
 
-def window_scatter_add_impl(ct, index, *, operand_shape, **params):
+def window_scatter_add_impl(ct, index, *, operand_shape, window_dimensions, window_strides,
+                            padding, base_dilation, window_dilation):
+    """Into a zero operand, dilated and padded (a negative padding as none, the
+    windows then starting further in), add each window element's share: the
+    windows at one element never overlap, so each addition is one array operation."""
     ct = np.asarray(ct)
-    flat, valid = _source_positions(index, operand_shape, **params)
-    if valid is not None:
-        flat, ct = flat[valid], ct[valid]
-    size = math.prod(operand_shape)
-    out = np.bincount(flat.reshape(-1), weights=ct.reshape(-1), minlength=size)
-    return out.astype(ct.dtype, copy=False).reshape(operand_shape)
+    grown = [max(lo, 0) + dilated_size(n, bd) + max(hi, 0)
+             for n, (lo, hi), bd in zip(operand_shape, padding, base_dilation)]
+    out = np.zeros(grown, ct.dtype)
+    if ct.size:
+        inner = out[tuple(slice(max(-lo, 0), g - max(-hi, 0))
+                          for g, (lo, hi) in zip(grown, padding))]
+        windows = window_view(inner, 0, window_dimensions, window_strides, window_dilation,
+                              writeable=True)
+        for k, offset in enumerate(np.ndindex(*window_dimensions)):
+            target = windows[(Ellipsis, *offset)]
+            np.add(target, np.where(index == k, ct, 0), out=target)
+    return out[tuple(slice(max(lo, 0), max(lo, 0) + dilated_size(n, bd), bd)
+                     for n, (lo, _), bd in zip(operand_shape, padding, base_dilation))].copy()
 
 
 def window_scatter_add_abstract_eval(ct, index, *, operand_shape, **params):
@@ -314,14 +316,14 @@ batch_rules[window_scatter_add_p] = _index_batch(window_scatter_add_p, "operand_
 
 # ---------------------------------------------------------------------------------
 def def_window_extremum(name: str, reduce, argprim: Primitive, largest: bool) -> Primitive:
-    """`reduce_window_max`/`min`: numpy's reduction over the window view; the
-    derivative is the tangent at each window's first extremum (`argprim`)."""
+    """`reduce_window_max`/`min`: numpy's `maximum`/`minimum` over the window
+    elements; the derivative is the tangent at each window's first extremum
+    (`argprim`)."""
     prim = Primitive(name)
 
     def impl(x, **params):
         x = np.asarray(x)
-        windows = _windows(x, lowest(x.dtype, largest), **params)
-        return reduce(windows, axis=tuple(range(x.ndim, 2 * x.ndim)))
+        return _reduce_elements(reduce, _window_elements(x, lowest(x.dtype, largest), **params))
 
     abstract_eval_rules[prim] = argprim_value_abstract_eval(name, argprim)
     impl_rules[prim] = checked_impl(impl, abstract_eval_rules[prim])
@@ -345,10 +347,10 @@ def argprim_value_abstract_eval(name: str, argprim: Primitive):
     return abstract_eval
 
 
-reduce_window_max_p = def_window_extremum("reduce_window_max", np.max, reduce_window_argmax_p,
-                                          largest=True)
-reduce_window_min_p = def_window_extremum("reduce_window_min", np.min, reduce_window_argmin_p,
-                                          largest=False)
+reduce_window_max_p = def_window_extremum("reduce_window_max", np.maximum,
+                                          reduce_window_argmax_p, largest=True)
+reduce_window_min_p = def_window_extremum("reduce_window_min", np.minimum,
+                                          reduce_window_argmin_p, largest=False)
 
 
 def reduce_window_max(x, window_dimensions, window_strides, padding, base_dilation=None,
