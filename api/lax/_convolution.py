@@ -20,8 +20,8 @@ from ...primitives.conv.convolution import (
     conv_general_dilated,
 )
 from ...primitives.conv.geometry import (
-    canonical_padding,
     dilated_size,
+    explicit_padding,
     padtype_to_pads,
     windowed_shape,
 )
@@ -156,8 +156,7 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
         window = [dilated_size(w, d) for w, d in
                   zip(window_dimensions, window_dilation or (1,) * aval.ndim)]
         padding = padtype_to_pads(in_shape, window, window_strides, padding, "reduce_window")
-    padding = canonical_padding("reduce_window", padding, aval.shape, window_dimensions,
-                                window_strides)
+    padding = explicit_padding("reduce_window", padding)
     out = _MONOIDS[kind](operand, window_dimensions, window_strides, padding, base_dilation,
                  window_dilation)
     identity = 0 if kind == "add" else lowest(aval.dtype, kind == "max")

@@ -42,11 +42,12 @@ from ...interpreters.batching import batch_rules
 from ...interpreters.transpose import is_linear, transpose_rules
 from ..shape.structural import checked_impl, convert_element_type, moveaxis, reshape, rev
 from .geometry import (
-    canonical_padding,
     check_positive,
     dilate_and_pad,
     dilated_size,
+    explicit_padding,
     kernel_transpose_padding,
+    padtype_to_pads,
     transpose_padding,
     window_view,
     windowed_shape,
@@ -112,9 +113,9 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
         in_spatial = [dilated_size(lhs_shape[a], d) for a, d in zip(dims.lhs_spec[2:],
                                                                     lhs_dilation)]
         window = [dilated_size(rhs_shape[a], d) for a, d in zip(dims.rhs_spec[2:], rhs_dilation)]
-        padding = canonical_padding("conv_general_dilated", padding, in_spatial, window, strides)
+        padding = padtype_to_pads(in_spatial, window, strides, padding, "conv_general_dilated")
     else:
-        padding = canonical_padding("conv_general_dilated", padding, (), (), ())
+        padding = explicit_padding("conv_general_dilated", padding)
     if preferred_element_type is not None:
         preferred_element_type = np.dtype(preferred_element_type)
     return conv_general_dilated_p.bind(
@@ -126,62 +127,6 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
 
 def _spatial(shape, spec) -> list[int]:
     return [shape[a] for a in spec[2:]]
-
-
-def conv_abstract_eval(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
-                       dimension_numbers, feature_group_count, batch_group_count,
-                       preferred_element_type):
-    name = "conv_general_dilated"
-    _check_layout(lhs, rhs, dimension_numbers)
-    n = lhs.ndim - 2
-    for what, values in (("window_strides", window_strides), ("lhs_dilation", lhs_dilation),
-                         ("rhs_dilation", rhs_dilation)):
-        check_positive(name, what, values, n)
-    if len(padding) != n:
-        raise ShapeError(f"{name}: padding {padding} needs {n} (low, high) pairs")
-    lspec, rspec, ospec = dimension_numbers
-    batch, features = lhs.shape[lspec[0]], lhs.shape[lspec[1]]
-    out_features, in_features = rhs.shape[rspec[0]], rhs.shape[rspec[1]]
-    _check_groups(lhs, rhs, batch, features, out_features, in_features, feature_group_count,
-                  batch_group_count)
-    spatial = windowed_shape(_spatial(lhs.shape, lspec), _spatial(rhs.shape, rspec),
-                             window_strides, padding, lhs_dilation, rhs_dilation)
-    canonical = (batch // batch_group_count, out_features, *spatial)
-    shape = [0] * lhs.ndim
-    for axis, size in zip(ospec, canonical):
-        shape[axis] = size
-    if preferred_element_type is not None:
-        return ShapedArray(tuple(shape), preferred_element_type)
-    return ShapedArray(tuple(shape), result_dtype(lhs, rhs), lhs.weak_type and rhs.weak_type)
-
-
-def _check_layout(lhs, rhs, dimension_numbers) -> None:
-    if lhs.ndim != rhs.ndim or lhs.ndim < 2:
-        raise ShapeError(f"conv_general_dilated: lhs {lhs.str_short()} and rhs "
-                         f"{rhs.str_short()} need one rank, at least 2")
-    for spec in dimension_numbers:
-        if sorted(spec) != list(range(lhs.ndim)):
-            raise ShapeError(f"conv_general_dilated: dimension numbers {dimension_numbers} "
-                             f"are no permutations of the axes of {lhs.str_short()}")
-
-
-def _check_groups(lhs, rhs, batch, features, out_features, in_features, groups,
-                  batch_groups) -> None:
-    name = "conv_general_dilated"
-    shapes = f"lhs {lhs.str_short()}, rhs {rhs.str_short()}"
-    if groups < 1 or batch_groups < 1 or (groups > 1 and batch_groups > 1):
-        raise ShapeError(f"{name}: feature_group_count {groups} and batch_group_count "
-                         f"{batch_groups} must be positive, at most one above 1")
-    if features != in_features * groups:
-        raise ShapeError(f"{name}: lhs features {features} must be rhs input features "
-                         f"{in_features} times feature_group_count {groups} ({shapes})")
-    for count, what in ((groups, "feature_group_count"), (batch_groups, "batch_group_count")):
-        if out_features % count:
-            raise ShapeError(f"{name}: rhs output features {out_features} must be a "
-                             f"multiple of {what} {count} ({shapes})")
-    if batch % batch_groups:
-        raise ShapeError(f"{name}: lhs batch {batch} must be a multiple of "
-                         f"batch_group_count {batch_groups} ({shapes})")
 
 
 def conv_impl(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
@@ -280,6 +225,62 @@ def _correlate_by_shifted_products(x, w, g: _Geometry):
                       zip(offset, g.rhs_dilation, g.out_spatial, g.strides))
         out += products[(slice(None), slice(None), *offset, slice(None), *reach)]
     return out
+
+
+def conv_abstract_eval(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
+                       dimension_numbers, feature_group_count, batch_group_count,
+                       preferred_element_type):
+    name = "conv_general_dilated"
+    _check_layout(lhs, rhs, dimension_numbers)
+    n = lhs.ndim - 2
+    for what, values in (("window_strides", window_strides), ("lhs_dilation", lhs_dilation),
+                         ("rhs_dilation", rhs_dilation)):
+        check_positive(name, what, values, n)
+    if len(padding) != n:
+        raise ShapeError(f"{name}: padding {padding} needs {n} (low, high) pairs")
+    lspec, rspec, ospec = dimension_numbers
+    batch, features = lhs.shape[lspec[0]], lhs.shape[lspec[1]]
+    out_features, in_features = rhs.shape[rspec[0]], rhs.shape[rspec[1]]
+    _check_groups(lhs, rhs, batch, features, out_features, in_features, feature_group_count,
+                  batch_group_count)
+    spatial = windowed_shape(_spatial(lhs.shape, lspec), _spatial(rhs.shape, rspec),
+                             window_strides, padding, lhs_dilation, rhs_dilation)
+    canonical = (batch // batch_group_count, out_features, *spatial)
+    shape = [0] * lhs.ndim
+    for axis, size in zip(ospec, canonical):
+        shape[axis] = size
+    if preferred_element_type is not None:
+        return ShapedArray(tuple(shape), preferred_element_type)
+    return ShapedArray(tuple(shape), result_dtype(lhs, rhs), lhs.weak_type and rhs.weak_type)
+
+
+def _check_layout(lhs, rhs, dimension_numbers) -> None:
+    if lhs.ndim != rhs.ndim or lhs.ndim < 2:
+        raise ShapeError(f"conv_general_dilated: lhs {lhs.str_short()} and rhs "
+                         f"{rhs.str_short()} need one rank, at least 2")
+    for spec in dimension_numbers:
+        if sorted(spec) != list(range(lhs.ndim)):
+            raise ShapeError(f"conv_general_dilated: dimension numbers {dimension_numbers} "
+                             f"are no permutations of the axes of {lhs.str_short()}")
+
+
+def _check_groups(lhs, rhs, batch, features, out_features, in_features, groups,
+                  batch_groups) -> None:
+    name = "conv_general_dilated"
+    shapes = f"lhs {lhs.str_short()}, rhs {rhs.str_short()}"
+    if groups < 1 or batch_groups < 1 or (groups > 1 and batch_groups > 1):
+        raise ShapeError(f"{name}: feature_group_count {groups} and batch_group_count "
+                         f"{batch_groups} must be positive, at most one above 1")
+    if features != in_features * groups:
+        raise ShapeError(f"{name}: lhs features {features} must be rhs input features "
+                         f"{in_features} times feature_group_count {groups} ({shapes})")
+    for count, what in ((groups, "feature_group_count"), (batch_groups, "batch_group_count")):
+        if out_features % count:
+            raise ShapeError(f"{name}: rhs output features {out_features} must be a "
+                             f"multiple of {what} {count} ({shapes})")
+    if batch % batch_groups:
+        raise ShapeError(f"{name}: lhs batch {batch} must be a multiple of "
+                         f"batch_group_count {batch_groups} ({shapes})")
 
 
 impl_rules[conv_general_dilated_p] = checked_impl(conv_impl, conv_abstract_eval)

@@ -47,11 +47,9 @@ def padtype_to_pads(in_shape, window_shape, strides, padding: str,
     return tuple(pads)
 
 
-def canonical_padding(name: str, padding, in_shape, window_shape, strides) -> tuple:
-    """Padding as a tuple of `(low, high)` int pairs (the primitive's abstract eval
+def explicit_padding(name: str, padding) -> tuple:
+    """Padding pairs as a tuple of `(low, high)` ints (the primitive's abstract eval
     checks there is one per windowed axis)."""
-    if isinstance(padding, str):
-        return padtype_to_pads(in_shape, window_shape, strides, padding, name=name)
     try:
         return tuple((int(lo), int(hi)) for lo, hi in padding)
     except (TypeError, ValueError):
