@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+import inert
 import inert.numpy as inp
 from inert import lax
 
@@ -137,3 +138,27 @@ def torch_gradient(args):
         return torch.autograd.grad(loss, params)
 
     return run
+
+
+def conv_layer_timing(median_times, repeat: int) -> str | None:
+    """Forward and backward of one 64x1x28x28 by 32x1x3x3 convolution against
+    PyTorch's (one thread), or None without torch."""
+    rng = np.random.default_rng(0)
+    x, w = rng.standard_normal((64, 1, 28, 28)), rng.standard_normal((32, 1, 3, 3))
+    grad = inert.grad(lambda x, w: inp.sum(lax.conv(x, w, (1, 1), "VALID")), argnums=(0, 1))
+    torch_run = _torch_conv(x, w)
+    if torch_run is None:
+        return None
+    t_inert, t_torch = median_times([lambda: grad(x, w), torch_run], repeat)
+    return (f"conv 64x1x28x28 by 32x1x3x3, forward and backward: {t_inert / t_torch:.2f}x "
+            f"PyTorch ({t_inert * 1e3:.1f} ms; target ≤ 3x)")
+
+
+def _torch_conv(x, w):
+    try:
+        import torch  # noqa: PLC0415 — optional, never a dependency of inert
+    except ImportError:
+        return None
+    torch.set_num_threads(1)
+    tx, tw = (torch.tensor(a, requires_grad=True) for a in (x, w))
+    return lambda: torch.autograd.grad(torch.nn.functional.conv2d(tx, tw).sum(), (tx, tw))

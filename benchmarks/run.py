@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import os
 
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+for _var in _THREAD_VARIABLES:
     os.environ[_var] = "1"
 
 import argparse  # noqa: E402
@@ -28,6 +29,7 @@ import inert  # noqa: E402
 import inert.numpy as inp  # noqa: E402
 from inert import lax  # noqa: E402
 
+from .cnn import conv_layer_timing  # noqa: E402
 from .workloads import Workload, _unwrap, rosenbrock, rosenbrock_hvp, workloads  # noqa: E402
 
 
@@ -157,6 +159,9 @@ def overhead_lines(repeat: int, scale: float) -> list[str]:
         t_trace = median_time(lambda n=n: inert.make_jaxpr(lambda x: _scalar_chain(x, n))(x), r)
         lines.append(f"make_jaxpr of {n:,} equations: {t_trace / n * 1e6:.2f} µs per equation")
     lines.append(_inactive_tangent_count())
+    conv_line = conv_layer_timing(median_times, repeat)
+    if conv_line:
+        lines.append(conv_line)
     lines += _long_scan_lines()
     return lines
 
@@ -235,7 +240,10 @@ def _run_each_in_its_own_process(args, argv) -> None:
     passed = [a for a in (argv if argv is not None else sys.argv[1:]) if a != "--only"]
 
     def run(key: str):
+        # `-m inert.benchmarks` loads numpy (through inert) before this module can set the
+        # thread variables, so each workload's process gets them from its environment
         out = subprocess.run([sys.executable, "-m", "inert.benchmarks", *passed, "--only", key],
+                             env={**os.environ, **{v: "1" for v in _THREAD_VARIABLES}},
                              check=True, capture_output=True, text=True).stdout
         return json.loads(out.strip().splitlines()[-1])
 

@@ -41,15 +41,14 @@ from ...interpreters.ad import defjvp
 from ...interpreters.batching import batch_rules
 from ...interpreters.transpose import is_linear, transpose_rules
 from ..shape.structural import checked_impl, convert_element_type, moveaxis, reshape, rev
+from .correlation import correlate
 from .geometry import (
     check_positive,
-    dilate_and_pad,
     dilated_size,
     explicit_padding,
     kernel_transpose_padding,
     padtype_to_pads,
     transpose_padding,
-    window_view,
     windowed_shape,
 )
 
@@ -137,94 +136,9 @@ def conv_impl(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
         preferred_element_type
     x = np.transpose(np.asarray(lhs, dtype), lspec)
     w = np.transpose(np.asarray(rhs, dtype), rspec)
-    out = _correlate(dilate_and_pad(x, 0, 2, lhs_dilation, padding), w, window_strides,
-                     rhs_dilation, feature_group_count, batch_group_count)
+    out = correlate(x, w, window_strides, padding, lhs_dilation, rhs_dilation,
+                    feature_group_count, batch_group_count)
     return np.ascontiguousarray(np.transpose(out, np.argsort(ospec)))
-
-
-def _correlate(x, w, strides, rhs_dilation, groups, batch_groups):
-    """The convolution of canonical operands x (N, C, *S) (padded and dilated) and
-    w (O, I, *K), in the canonical layout (N / batch_groups, O, *S_out).
-
-    Two ways, each a matmul per group, whichever moves less memory: gather the input
-    patches under every window position and multiply them with the kernel (when the
-    kernel has more output than input features), or multiply the input with every
-    kernel element first and add the products up shifted (when it has fewer, as a
-    transposed convolution's input cotangent does)."""
-    n, k = x.ndim - 2, w.shape[2:]
-    batch, (out_features, in_features) = x.shape[0], w.shape[:2]
-    out_spatial = windowed_shape(x.shape[2:], k, strides, ((0, 0),) * n, (1,) * n,
-                                 rhs_dilation)
-    group_batch = batch // batch_groups
-    if 0 in out_spatial or 0 in x.shape[:2] or 0 in k:
-        return np.zeros((group_batch, out_features, *out_spatial), x.dtype)
-    geometry = _Geometry(groups, batch_groups, group_batch, in_features,
-                         out_features // (groups * batch_groups), k, out_spatial, strides,
-                         rhs_dilation)
-    patch_elements = in_features * math.prod(k) * math.prod(out_spatial)
-    product_elements = out_features * math.prod(k) * math.prod(x.shape[2:])
-    if patch_elements <= product_elements:
-        out = _correlate_by_patches(x, w, geometry)
-    else:
-        out = _correlate_by_shifted_products(x, w, geometry)
-    # (groups, O / groups, N / batch_groups, *S_out) -> (N / batch_groups, O, *S_out)
-    return np.moveaxis(out.reshape(out_features, group_batch, *out_spatial), 1, 0)
-
-
-class _Geometry(NamedTuple):
-    groups: int
-    batch_groups: int
-    group_batch: int
-    in_features: int
-    group_out: int
-    kernel: tuple
-    out_spatial: tuple
-    strides: tuple
-    rhs_dilation: tuple
-
-
-def _correlate_by_patches(x, w, g: _Geometry):
-    """im2col: the patches (group, I * K, N * S_out) times the kernel (group, O, I * K).
-    The copy gathering them runs along the input's last axis in its innermost loop,
-    over window positions or window elements, whichever are more (a kernel's
-    cotangent has few positions and large windows)."""
-    n = len(g.kernel)
-    all_groups = g.groups * g.batch_groups
-    windows = window_view(x, 2, g.kernel, g.strides, g.rhs_dilation)  # (N, C, *S_out, *K)
-    windows = windows.reshape(g.batch_groups, g.group_batch, g.groups, g.in_features,
-                              *windows.shape[2:])
-    spatial, window = range(4, 4 + n), range(4 + n, 4 + 2 * n)
-    patch_size = g.in_features * math.prod(g.kernel)
-    positions = g.group_batch * math.prod(g.out_spatial)
-    kernel = w.reshape(all_groups, g.group_out, patch_size)
-    if g.out_spatial[-1] >= g.kernel[-1]:
-        patches = windows.transpose(0, 2, 3, *window, 1, *spatial).reshape(
-            all_groups, patch_size, positions)
-        return np.matmul(kernel, patches)
-    patches = windows.transpose(0, 2, 1, *spatial, 3, *window).reshape(
-        all_groups, positions, patch_size)
-    return np.matmul(patches, kernel.transpose(0, 2, 1)).transpose(0, 2, 1)
-
-
-def _correlate_by_shifted_products(x, w, g: _Geometry):
-    """kn2row: every kernel element times the whole input, (group, O * K, N * S) in
-    one matmul, then, for each kernel element, its product at the window positions
-    it reaches, added up."""
-    all_groups = g.groups * g.batch_groups
-    spatial = x.shape[2:]
-    grouped = x.reshape(g.batch_groups, g.group_batch, g.groups, g.in_features, *spatial)
-    grouped = grouped.transpose(0, 2, 3, 1, *range(4, 4 + len(spatial))).reshape(
-        all_groups, g.in_features, g.group_batch * math.prod(spatial))
-    kernel = w.reshape(all_groups, g.group_out, g.in_features, math.prod(g.kernel))
-    kernel = kernel.transpose(0, 1, 3, 2).reshape(all_groups, -1, g.in_features)
-    products = np.matmul(kernel, grouped).reshape(all_groups, g.group_out, *g.kernel,
-                                                  g.group_batch, *spatial)
-    out = np.zeros((all_groups, g.group_out, g.group_batch, *g.out_spatial), x.dtype)
-    for offset in np.ndindex(*g.kernel):
-        reach = tuple(slice(o * d, o * d + (m - 1) * s + 1, s) for o, d, m, s in
-                      zip(offset, g.rhs_dilation, g.out_spatial, g.strides))
-        out += products[(slice(None), slice(None), *offset, slice(None), *reach)]
-    return out
 
 
 def conv_abstract_eval(lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,

@@ -61,6 +61,11 @@ CASES = [
          ("HNCW", "OHIW", "WCNH")),
     Case("2d_groups_nhwc", (1, 4, 4, 4), (2, 2, 2, 4), (1, 1), "VALID", None, (2, 1),
          ("NHWC", "HWIO", "NHWC"), groups=2),
+    # fewer output than input features: computed by shifted products, not patches
+    Case("2d_fewer_outputs", (2, 4, 6, 5), (1, 4, 3, 2), (2, 1), ((2, -1), (1, 3)), (1, 2),
+         (2, 1)),
+    Case("2d_fewer_outputs_groups", (1, 6, 5, 4), (2, 3, 2, 2), (1, 2), "SAME", None, None,
+         ("NHWC", "HWIO", "NHWC"), groups=2),
     Case("3d", (1, 2, 4, 5, 3), (2, 2, 2, 3, 2), (1, 2, 1), ((0, 1), (1, 1), (0, 0))),
     Case("3d_dilations_groups", (2, 2, 4, 4, 4), (4, 1, 2, 2, 2), (2, 1, 1), "SAME",
          (1, 1, 2), (1, 2, 1), groups=2),
