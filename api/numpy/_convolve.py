@@ -62,16 +62,17 @@ def _vectors(name: str, a, v):
     return a, v
 
 
-def convolve(a, v, mode="full"):
+def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
     """numpy.convolve: the discrete convolution of two 1-d arrays; `same` has the
-    length of the longer one (convolution commutes, so it goes first)."""
+    length of the longer one (convolution commutes, so it goes first). `precision`
+    and `preferred_element_type` are jax.numpy's, accepted and unused."""
     a, v = _vectors("convolve", a, v)
     if get_aval(v).shape[0] > get_aval(a).shape[0]:
         a, v = v, a
     return correlate_nd("convolve", a, v, mode, flip=True)
 
 
-def correlate(a, v, mode="valid"):
+def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
     """numpy.correlate: `c[k] = sum_n a[n + k] * v[n]`. With `v` the longer one numpy
     correlates the other way round and reverses, as done here."""
     a, v = _vectors("correlate", a, v)

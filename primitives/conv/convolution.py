@@ -73,8 +73,8 @@ def conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers) -> ConvDimen
     if isinstance(dimension_numbers, ConvDimensionNumbers):
         return ConvDimensionNumbers(*(tuple(int(i) for i in s) for s in dimension_numbers))
     if len(dimension_numbers) != 3 or not all(isinstance(s, str) for s in dimension_numbers):
-        raise TypeError(f"conv_general_dilated: dimension_numbers must be None, a "
-                        f"ConvDimensionNumbers or three strings, not {dimension_numbers!r}")
+        raise _spec_error(f"dimension_numbers must be None, a ConvDimensionNumbers or "
+                          f"three strings, not {dimension_numbers!r}")
     lhs, rhs, out = dimension_numbers
     for spec, pair in ((lhs, "NC"), (rhs, "OI"), (out, "NC")):
         if len(spec) != ndim or len(set(spec)) != ndim or not set(pair) <= set(spec):

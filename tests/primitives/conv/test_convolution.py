@@ -12,6 +12,8 @@ import attrs
 import numpy as np
 import pytest
 from harness import assert_allclose, check_abstract_eval, check_jvp, check_vjp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import inert
 from inert import lax
@@ -249,3 +251,30 @@ def test_bad_dimension_spec_and_padding_name():
     with pytest.raises(ShapeError, match="conv_general_dilated: padding must be") as info:
         lax.conv_general_dilated(np.ones((1, 2, 3)), np.ones((1, 2, 2)), (1,), "FULL")
     assert "test_convolution.py" in str(info.value)
+
+
+@st.composite
+def conv_problems(draw):
+    """A random 1-d or 2-d convolution: sizes, strides, padding, both dilations and
+    one kind of grouping, in the default layout."""
+    n = draw(st.integers(1, 2))
+    groups, batch_groups = draw(st.sampled_from([(1, 1), (2, 1), (1, 2)]))
+    in_features, group_out = draw(st.integers(1, 2)), draw(st.integers(1, 2))
+    kernel = [draw(st.integers(1, 3)) for _ in range(n)]
+    spatial = [draw(st.integers(k, k + 3)) for k in kernel]
+    ints = lambda lo, hi: tuple(draw(st.integers(lo, hi)) for _ in range(n))  # noqa: E731
+    padding = tuple((draw(st.integers(-1, 2)), draw(st.integers(-1, 2))) for _ in range(n))
+    return Case("random", (2 * batch_groups, in_features * groups, *spatial),
+                (group_out * groups * batch_groups, in_features, *kernel), ints(1, 3), padding,
+                ints(1, 2), ints(1, 2), None, groups, batch_groups)
+
+
+@settings(max_examples=20, deadline=None)
+@given(conv_problems())
+def test_random_convolutions(case):
+    rng = np.random.default_rng(1)
+    x, w = case.operands(rng)
+    out = case.f(x, w)
+    np.testing.assert_allclose(out, conv_reference(x, w, case), rtol=1e-12, atol=1e-12)
+    if out.size:
+        check_vjp(case.f, (x, w), rng)
