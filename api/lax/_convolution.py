@@ -6,6 +6,7 @@ uses to know a layer's output shape without running it."""
 
 from __future__ import annotations
 
+import builtins
 import operator
 
 import numpy as np
@@ -32,6 +33,7 @@ from ...primitives.conv.windowed import (
     reduce_window_sum,
 )
 from ...primitives.shape.structural import convert_element_type, rev, transpose
+from .. import numpy as jnp
 
 
 def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_type=None):
@@ -125,17 +127,17 @@ def conv_transpose_shape_tuple(lhs_shape, rhs_shape, window_strides, padding,
 
 # ---------------------------------------------------------------------------------
 _MONOIDS = {"add": reduce_window_sum, "max": reduce_window_max, "min": reduce_window_min}
+_COMPUTATIONS = {"add": (ew.add, operator.add, np.add, jnp.add),
+                 "max": (ew.max, builtins.max, np.maximum, jnp.maximum),
+                 "min": (ew.min, builtins.min, np.minimum, jnp.minimum)}
 
 
 def _monoid(computation) -> str | None:
-    """Which of the reductions with a primitive `computation` is."""
-    name = getattr(computation, "__name__", "")
-    if computation in (ew.add, operator.add) or name == "add":
-        return "add"
-    if computation in (ew.max, max) or name in ("max", "maximum"):
-        return "max"
-    if computation in (ew.min, min) or name in ("min", "minimum"):
-        return "min"
+    """Which of the reductions with a primitive `computation` is (lax's, numpy's,
+    inert.numpy's or Python's spelling of it)."""
+    for kind, functions in _COMPUTATIONS.items():
+        if any(computation is f for f in functions):
+            return kind
     return None
 
 

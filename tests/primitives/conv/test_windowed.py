@@ -201,3 +201,13 @@ def test_bad_windows_raise_shape_error(kwargs, message):
         lax.reduce_window(np.ones((3, 3)), -np.inf, lax.max, **args)
     assert message in str(info.value)
     assert "test_windowed.py" in str(info.value)
+
+
+@pytest.mark.parametrize("computation, init, reduce", [
+    (np.add, 0.0, np.sum), (inp.add, 0.0, np.sum), (max, -np.inf, np.max),
+    (inp.maximum, -np.inf, np.max), (np.minimum, np.inf, np.min), (lax.min, np.inf, np.min),
+])
+def test_computations_spelled_as_numpy_or_python(computation, init, reduce, rng):
+    x = rng.standard_normal((4, 6))
+    out = lax.reduce_window(x, init, computation, (2, 3), (2, 3), "VALID")
+    np.testing.assert_allclose(out, reduce(x.reshape(2, 2, 2, 3), axis=(1, 3)), rtol=1e-12)
