@@ -11,6 +11,12 @@ element, in one of two ways, whichever moves less memory:
   shift reaches nothing, so the input is never padded). Cheap when the kernel has
   fewer output features, as the input cotangent of a transposed convolution does.
 
+A large window (a long filter, a kernel's cotangent over a large image) is
+computed by FFTs instead, when their estimated cost is lower: the products of the
+transforms summed over input features, transformed back, at the strided positions.
+Only for real floating-point operands, whose rounding error this changes to that of
+an FFT (relative to the largest output, not to each).
+
 Both produce (batch groups, batch, feature groups, group features, *spatial), whose
 order makes the canonical output (batch, features, *spatial) a view.
 """
@@ -21,6 +27,7 @@ import math
 from typing import NamedTuple
 
 import numpy as np
+import scipy.fft
 
 from .geometry import dilate_and_pad, dilated_size, window_view, windowed_shape
 
@@ -55,7 +62,10 @@ def correlate(x, w, strides, padding, lhs_dilation, rhs_dilation, groups, batch_
                     rhs_dilation)
     patch_elements = in_features * math.prod(kernel) * math.prod(out_spatial)
     product_elements = out_features * math.prod(kernel) * math.prod(padded)
-    if patch_elements <= product_elements:
+    temporary = min(patch_elements, product_elements) * batch // batch_groups
+    if _fft_is_cheaper(x.dtype, layout, padded, temporary):
+        out = _by_fft(dilate_and_pad(x, 0, 2, lhs_dilation, padding), w, layout)
+    elif patch_elements <= product_elements:
         out = _by_patches(dilate_and_pad(x, 0, 2, lhs_dilation, padding), w, layout)
     else:
         dilated = dilate_and_pad(x, 0, 2, lhs_dilation, ((0, 0),) * n)
@@ -122,3 +132,43 @@ def _reach(shift: int, stride: int, positions: int, size: int):
         return None
     return (slice(first, last),
             slice(first * stride + shift, (last - 1) * stride + shift + 1, stride))
+
+
+def _fft_is_cheaper(dtype, g: Layout, padded, temporary: int) -> bool:
+    """Multiply-adds of the direct ways against the FFTs' (transforms of the input,
+    the kernel and the output, plus their products), for real floats only. The FFTs'
+    estimate is optimistic (their constant is larger, their memory access worse), so
+    they must be four times cheaper, unless the direct way's `temporary` array of
+    patches or products is too big to hold."""
+    if dtype.kind != "f":
+        return False
+    span = [dilated_size(k, d) for k, d in zip(g.kernel, g.rhs_dilation)]
+    size = math.prod(scipy.fft.next_fast_len(p, real=True) for p in padded)
+    all_groups = g.groups * g.batch_groups
+    direct = (all_groups * g.group_batch * g.group_out * g.in_features
+              * math.prod(g.kernel) * math.prod(g.out_spatial))
+    signals = all_groups * (g.group_batch * g.in_features + g.group_out * g.in_features
+                            + g.group_batch * g.group_out)
+    fft = 3 * size * math.log2(size + 1) * signals + 2 * size * all_groups * g.group_batch \
+        * g.group_out * g.in_features
+    big = temporary > 2**25  # the patches or products would not fit in a cache, or memory
+    return math.prod(span) > 8 and (4 * fft < direct or big and fft < direct)
+
+
+def _by_fft(x, w, g: Layout):
+    """The correlation of each input feature with the kernel's is a convolution with
+    the kernel reversed; the window at position p ends at p * stride + span - 1 of
+    the full convolution."""
+    n = len(g.kernel)
+    axes = tuple(range(-n, 0))
+    kernel = dilate_and_pad(np.flip(w, axes), 0, 2, g.rhs_dilation, ((0, 0),) * n)
+    spans = kernel.shape[2:]
+    shape = [scipy.fft.next_fast_len(s + k - 1, real=True) for s, k in zip(x.shape[2:], spans)]
+    x_hat = scipy.fft.rfftn(_grouped(x, g), shape, axes=axes)  # (B, nb, G, I, *F)
+    w_hat = scipy.fft.rfftn(kernel, shape, axes=axes).reshape(
+        g.batch_groups, 1, g.groups, g.group_out, g.in_features, *x_hat.shape[-n:])
+    out_hat = np.einsum("bngi...,bzgoi...->bngo...", x_hat, w_hat, optimize=True)
+    full = scipy.fft.irfftn(out_hat, shape, axes=axes)
+    out = full[(Ellipsis, *(slice(k - 1, k - 1 + (m - 1) * s + 1, s) for k, m, s in
+                            zip(spans, g.out_spatial, g.strides)))]
+    return out.astype(x.dtype, copy=False).reshape(*out.shape[:4], -1)

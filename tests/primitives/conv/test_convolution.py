@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 import inert
 from inert import lax
 from inert.errors import ShapeError
+from inert.primitives.conv import correlation
 from inert.primitives.conv.convolution import conv_general_dilated_p
 
 
@@ -278,3 +279,27 @@ def test_random_convolutions(case):
     np.testing.assert_allclose(out, conv_reference(x, w, case), rtol=1e-12, atol=1e-12)
     if out.size:
         check_vjp(case.f, (x, w), rng)
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_fft_path_against_a_loop(case, rng, monkeypatch):
+    """Every case computed by FFTs (chosen by cost for large windows only): the same
+    values up to the FFT's rounding, and derivatives that pass the dot-product test."""
+    monkeypatch.setattr(correlation, "_fft_is_cheaper", lambda *args: True)
+    x, w = case.operands(rng)
+    np.testing.assert_allclose(case.f(x, w), conv_reference(x, w, case), rtol=1e-9, atol=1e-12)
+    check_vjp(case.f, (x, w), rng, rtol=1e-9)
+
+
+def test_fft_path_is_chosen_for_long_filters(rng, monkeypatch):
+    chosen = []
+    original = correlation._by_fft
+    monkeypatch.setattr(correlation, "_by_fft", lambda *a: chosen.append(1) or original(*a))
+    a, v = rng.standard_normal(20000), rng.standard_normal(1000)
+    np.testing.assert_allclose(inert.numpy.convolve(a, v), np.convolve(a, v), rtol=1e-9,
+                               atol=1e-11)
+    assert chosen
+    chosen.clear()
+    lax.conv(rng.standard_normal((2, 3, 8, 8)), rng.standard_normal((4, 3, 3, 3)), (1, 1),
+             "SAME")
+    assert not chosen
