@@ -288,9 +288,14 @@ def window_scatter_add_impl(ct, index, *, operand_shape, window_dimensions, wind
                           for g, (lo, hi) in zip(grown, padding))]
         windows = window_view(inner, 0, window_dimensions, window_strides, window_dilation,
                               writeable=True)
+        disjoint = all(dilated_size(w, d) <= s for w, d, s in
+                       zip(window_dimensions, window_dilation, window_strides))
         for k, offset in enumerate(np.ndindex(*window_dimensions)):
             target = windows[(Ellipsis, *offset)]
-            np.add(target, np.where(index == k, ct, 0), out=target)
+            if disjoint:  # pooling: each element is in one window, written once
+                np.multiply(ct, index == k, out=target)
+            else:
+                np.add(target, np.where(index == k, ct, 0), out=target)
     return out[tuple(slice(max(lo, 0), max(lo, 0) + dilated_size(n, bd), bd)
                      for n, (lo, _), bd in zip(operand_shape, padding, base_dilation))].copy()
 
