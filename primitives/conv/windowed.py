@@ -127,16 +127,13 @@ def reduce_window_sum_impl(x, **params):
     return _reduce_elements(np.add, _window_elements(x, 0, **params))
 
 
-def reduce_window_abstract_eval(name: str):
-    def abstract_eval(x, **params):
-        if x.dtype == np.bool_:
-            raise DTypeError(f"{name}: operand {x.str_short()} must be numeric")
-        return ShapedArray(_check_window(name, x, **params), x.dtype, x.weak_type)
-
-    return abstract_eval
+def reduce_window_sum_abstract_eval(x, **params):
+    if x.dtype == np.bool_:
+        raise DTypeError(f"reduce_window_sum: operand {x.str_short()} must be numeric")
+    return ShapedArray(_check_window("reduce_window_sum", x, **params), x.dtype, x.weak_type)
 
 
-abstract_eval_rules[reduce_window_sum_p] = reduce_window_abstract_eval("reduce_window_sum")
+abstract_eval_rules[reduce_window_sum_p] = reduce_window_sum_abstract_eval
 impl_rules[reduce_window_sum_p] = checked_impl(reduce_window_sum_impl,
                                                abstract_eval_rules[reduce_window_sum_p])
 deflinear(reduce_window_sum_p)
@@ -197,8 +194,11 @@ def def_window_argextremum(name: str, largest: bool) -> Primitive:
 
     def abstract_eval(x, **params):
         shape = _check_window(name, x, **params)
-        if 0 in x.shape or 0 in shape or x.dtype == np.bool_:
-            raise ShapeError(f"{name}: needs a nonempty numeric operand, not {x.str_short()}")
+        if x.dtype == np.bool_:
+            raise DTypeError(f"{name}: operand {x.str_short()} must be numeric")
+        if 0 in x.shape or 0 in shape:
+            raise ShapeError(f"{name}: needs at least one window of elements, not {shape} "
+                             f"windows of {x.str_short()}")
         return ShapedArray(shape, index_dtype(params["window_dimensions"]))
 
     abstract_eval_rules[prim] = abstract_eval
@@ -345,8 +345,8 @@ def argprim_value_abstract_eval(name: str, argprim: Primitive):
     def abstract_eval(x, **params):
         try:
             index = abstract_eval_rules[argprim](x, **params)
-        except ShapeError as e:
-            raise ShapeError(str(e).replace(argprim.name, name)) from None
+        except (ShapeError, DTypeError) as e:
+            raise type(e)(str(e).replace(argprim.name, name)) from None
         return ShapedArray(index.shape, x.dtype, x.weak_type)
 
     return abstract_eval

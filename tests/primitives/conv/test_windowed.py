@@ -15,7 +15,7 @@ from harness import assert_allclose, check_abstract_eval, check_jvp, check_vjp
 import inert
 import inert.numpy as inp
 from inert import lax
-from inert.errors import ShapeError
+from inert.errors import DTypeError, ShapeError
 from inert.primitives.conv.windowed import (
     reduce_window_argmax_p,
     window_gather,
@@ -211,3 +211,10 @@ def test_computations_spelled_as_numpy_or_python(computation, init, reduce, rng)
     x = rng.standard_normal((4, 6))
     out = lax.reduce_window(x, init, computation, (2, 3), (2, 3), "VALID")
     np.testing.assert_allclose(out, reduce(x.reshape(2, 2, 2, 3), axis=(1, 3)), rtol=1e-12)
+
+
+def test_max_needs_a_window_and_numbers():
+    with pytest.raises(ShapeError, match="reduce_window_max: needs at least one window"):
+        lax.reduce_window(np.ones(2), -np.inf, lax.max, (3,), (1,), "VALID")
+    with pytest.raises(DTypeError, match="reduce_window_max: operand bool"):
+        lax.reduce_window(np.ones(2, bool), False, lax.max, (1,), (1,), "VALID")
