@@ -136,3 +136,16 @@ def test_keys_make_parameters_reproducible():
     assert not np.allclose(first, second)
     w1, _, w2, _ = leaves(7)
     assert w1.shape == (4, 3) and w2.shape == (3, 2)
+
+
+def test_frozen_backbone_keeps_only_the_features(rng):
+    """Training only the head of a stax CNN: the backward pass keeps the features
+    the head reads and the error, nothing of the frozen convolution or pooling."""
+    init_fun, apply_fun = stax.serial(stax.Conv(4, (3, 3)), stax.Relu,
+                                      stax.MaxPool((2, 2), (2, 2)), stax.Flatten, stax.Dense(3))
+    x, y = rng.standard_normal((5, 8, 8, 2)), rng.standard_normal((5, 3))
+    _, params = init_fun(0, x.shape)
+    loss = lambda head, body: 0.5 * inp.sum((apply_fun([*body, head], x) - y) ** 2)  # noqa: E731
+    kept = inert.saved_residuals(loss, params[-1], inert.Inactive(params[:-1]))
+    features = 5 * 3 * 3 * 4
+    assert sorted(r.nbytes for r in kept) == sorted([8 * features, 8 * y.size])
