@@ -11,6 +11,8 @@ import attrs
 import numpy as np
 import pytest
 from harness import assert_allclose, check_abstract_eval, check_jvp, check_vjp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import inert
 import inert.numpy as inp
@@ -218,3 +220,32 @@ def test_max_needs_a_window_and_numbers():
         lax.reduce_window(np.ones(2), -np.inf, lax.max, (3,), (1,), "VALID")
     with pytest.raises(DTypeError, match="reduce_window_max: operand bool"):
         lax.reduce_window(np.ones(2, bool), False, lax.max, (1,), (1,), "VALID")
+
+
+@st.composite
+def geometries(draw):
+    ndim = draw(st.integers(1, 2))
+    ints = lambda lo, hi: tuple(draw(st.integers(lo, hi)) for _ in range(ndim))  # noqa: E731
+    window = ints(1, 3)
+    shape = tuple(w + draw(st.integers(0, 3)) for w in window)
+    padding = tuple((draw(st.integers(-1, 2)), draw(st.integers(-1, 2))) for _ in range(ndim))
+    return Geometry("random", shape, window, ints(1, 3), padding, ints(1, 2), ints(1, 2))
+
+
+@settings(max_examples=25, deadline=None)
+@given(geometries(), st.sampled_from(sorted(REDUCTIONS)))
+def test_random_windows(g, kind):
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal(g.shape)
+    try:
+        out = pool(kind, g)(x)
+    except ShapeError:  # max and min of no window at all
+        assert kind != "sum"
+        return
+    _, init, reduce = REDUCTIONS[kind]
+    want = np.empty(out.shape)
+    for p, values, _ in window_elements(x, g, out.shape, init):
+        want[p] = reduce(values)
+    np.testing.assert_allclose(out, want, rtol=1e-12, atol=1e-12)
+    if out.size:
+        check_vjp(pool(kind, g), (x,), rng)
