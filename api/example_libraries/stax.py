@@ -119,7 +119,6 @@ def _kernel_shape(rhs_spec, out_chan, in_chan, filter_shape) -> tuple:
 
 
 Conv = functools.partial(GeneralConv, ("NHWC", "HWIO", "NHWC"))
-Conv1D = functools.partial(GeneralConv, ("NHC", "HIO", "NHC"))
 
 
 def GeneralConvTranspose(dimension_numbers, out_chan, filter_shape, strides=None,  # noqa: N802
@@ -355,7 +354,7 @@ def shape_dependent(make_layer):
 
 
 __all__ = [
-    "AvgPool", "BatchNorm", "Conv", "Conv1D", "Conv1DTranspose", "ConvTranspose", "Dense",
+    "AvgPool", "BatchNorm", "Conv", "Conv1DTranspose", "ConvTranspose", "Dense",
     "Elu", "Exp", "FanInConcat", "FanInSum", "FanOut", "Flatten", "Gelu", "GeneralConv",
     "GeneralConvTranspose", "Identity", "LeakyRelu", "LogSoftmax", "MaxPool", "Relu", "Selu",
     "Sigmoid", "Softmax", "Softplus", "SumPool", "Tanh", "elementwise", "glorot",
