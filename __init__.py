@@ -8,10 +8,11 @@ would shadow the real numpy.
 
 import sys as _sys
 
-from .api import example_libraries, lax, numpy, scipy, tree_util
+from .api import example_libraries, lax, numpy, ref, scipy, tree_util
 from .api.jacobian import hessian, jacfwd, jacrev
 from .api.numpy import _methods  # noqa: F401 — installs operators on tracers
 from .api.numpy import linalg as _numpy_linalg
+from .api.ref import empty_ref, freeze, new_ref
 from .api.residuals import activity_jaxpr, print_activity, print_saved_residuals, saved_residuals
 from .api.scipy import signal as _scipy_signal
 from .api.scipy import special as _scipy_special
@@ -42,7 +43,7 @@ for _name, _module in [("numpy", numpy), ("numpy.linalg", _numpy_linalg), ("lax"
                        ("scipy.signal", _scipy_signal),
                        ("example_libraries", example_libraries),
                        ("example_libraries.stax", example_libraries.stax),
-                       ("tree_util", tree_util), ("errors", errors)]:
+                       ("tree_util", tree_util), ("errors", errors), ("ref", ref)]:
     _sys.modules[f"{__name__}.{_name}"] = _module
 
 __all__ = [
@@ -52,6 +53,6 @@ __all__ = [
     "errors", "eval_jaxpr",
     "float0", "grad", "jit", "jvp", "lax", "linear_transpose", "linearize", "make_jaxpr", "numpy",
     "print_saved_residuals", "saved_residuals", "scipy", "stop_gradient", "tree_util",
-    "value_and_grad", "vjp", "vmap",
+    "value_and_grad", "vjp", "vmap", "new_ref", "empty_ref", "freeze", "ref",
     "example_libraries",
 ]

@@ -1,4 +1,4 @@
-"""W13: a small convolutional network, Conv-ReLU-MaxPool-Conv-ReLU-MaxPool-Dense on a
+"""CNN: a small convolutional network, Conv-ReLU-MaxPool-Conv-ReLU-MaxPool-Dense on a
 batch of 28x28 images (NCHW), squared error against targets; every weight active,
 images and targets inactive.
 

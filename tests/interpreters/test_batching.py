@@ -38,6 +38,7 @@ from inert.primitives.indexing import gather_scatter as ix
 from inert.primitives.linalg import dot_general as la
 from inert.primitives.shape import slicing as slc
 from inert.primitives.shape import structural as stl
+from inert.primitives.state import refs as st_refs
 
 LANES = 3
 
@@ -170,6 +171,22 @@ def _log_abs(x):
 _log_abs.defvjp(lambda x: (_log_abs(x), (x,)), lambda res, ct: (ct / res[0],))
 
 
+def _swapped(x, u, i):
+    ref = st_refs.new_ref(x)
+    return st_refs.swap(ref, u, i, axes=(0,)), st_refs.freeze(ref)
+
+
+def _swapped_apart(x, u, i, k):
+    ref = st_refs.new_ref(x)
+    return st_refs.swap(ref, u, i, k, axes=(0, 2)), st_refs.freeze(ref)
+
+
+def _added(x, u, i):
+    ref = st_refs.new_ref(x)
+    st_refs.addupdate(ref, u, i, axes=(0,))
+    return st_refs.freeze(ref)
+
+
 CASES = [
     *(Case(name, fn, (domain(2, 3),)) for name, fn, domain in UNARY),
     *(Case(name, fn, (domains[0](3),) + tuple(d(2, 3) for d in domains[1:]))
@@ -244,6 +261,17 @@ CASES = [
     Case("window_scatter_add", lambda u, i: wd.window_scatter_add(
         u, i, operand_shape=(4, 3), **wd.window_params(2, (2, 2), (2, 1), ((0, 1), (1, 0)))),
         (real(2, 3), ints(0, 4, 2, 3))),
+    # refs created inside the vmapped function: one value per lane
+    Case("new_ref", lambda x: st_refs.freeze(st_refs.new_ref(x)), (real(2, 3),)),
+    Case("get", lambda x, i: st_refs.get(st_refs.new_ref(x), i, axes=(0,)),
+         (real(5, 3), ints(-5, 5, 2))),
+    Case("get-apart", lambda x, i, k: st_refs.get(st_refs.new_ref(x), i, k, axes=(0, 2)),
+         (real(3, 4, 5), ints(0, 3, 2, 1), ints(0, 5, 3))),
+    Case("swap", _swapped, (real(5, 3), real(2, 3), ints(0, 5, 2))),
+    Case("swap-apart", _swapped_apart, (real(3, 4, 5), real(2, 3, 4), ints(0, 3, 2, 1),
+                                        ints(0, 5, 3))),
+    Case("addupdate", _added, (real(5, 3), real(4, 3), ints(0, 5, 4))),
+    Case("freeze", lambda x, y: st_refs.freeze(st_refs.new_ref(x)) * y, (real(3), real(3))),
 ]
 
 
