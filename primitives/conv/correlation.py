@@ -60,10 +60,9 @@ def correlate(x, w, strides, padding, lhs_dilation, rhs_dilation, groups, batch_
     layout = Layout(groups, batch_groups, group_batch, in_features,
                     out_features // (groups * batch_groups), kernel, out_spatial, strides,
                     rhs_dilation)
-    patch_elements = in_features * math.prod(kernel) * math.prod(out_spatial)
-    product_elements = out_features * math.prod(kernel) * math.prod(padded)
-    temporary = min(patch_elements, product_elements) * batch // batch_groups
-    if _fft_is_cheaper(x.dtype, layout, padded, temporary):
+    patch_elements = batch * x.shape[1] * math.prod(kernel) * math.prod(out_spatial)
+    product_elements = group_batch * out_features * math.prod(kernel) * math.prod(padded)
+    if _fft_is_cheaper(x.dtype, layout, padded, min(patch_elements, product_elements)):
         out = _by_fft(dilate_and_pad(x, 0, 2, lhs_dilation, padding), w, layout)
     elif patch_elements <= product_elements:
         out = _by_patches(dilate_and_pad(x, 0, 2, lhs_dilation, padding), w, layout)
