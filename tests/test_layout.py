@@ -88,7 +88,10 @@ def test_nothing_at_the_root_shadows_numpy_or_scipy():
 
 @pytest.mark.parametrize("namespace", [
     inert.numpy, inert.numpy.linalg, inert.lax, inert.scipy, inert.scipy.special,
-    inert.tree_util, inert.ref], ids=lambda m: m.__name__)
+    inert.scipy.stats, inert.scipy.integrate, inert.experimental, inert.experimental.ode,
+    inert.tree_util, inert.ref,
+    *(getattr(inert.scipy.stats, name) for name in inert.scipy.stats.DISTRIBUTIONS)],
+    ids=lambda m: m.__name__)
 def test_namespaces_show_only_their_api(namespace):
     shown = dir(namespace)
     assert shown == sorted(namespace.__all__)

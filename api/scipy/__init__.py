@@ -1,10 +1,15 @@
-"""`inert.scipy`: holds the `special` and `signal` namespaces, as `scipy` does."""
+"""`inert.scipy`: the `special`, `stats`, `integrate` and `signal` namespaces, as in scipy."""
 
+from . import integrate as integrate  # noqa: F401
 from . import signal as signal  # noqa: F401
 from . import special as special  # noqa: F401
+from . import stats as stats  # noqa: F401 — after special, which it uses
 
 __all__ = [
-    "signal", "special",
+    "integrate",
+    "signal",
+    "special",
+    "stats",
 ]
 
 
