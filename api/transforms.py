@@ -13,6 +13,7 @@ it are applied to it. An inactive one is a ref from outside the transformation.
 from __future__ import annotations
 
 import functools
+import os
 from typing import Callable, Sequence
 
 import attrs
@@ -28,6 +29,7 @@ from ..core.trace import Tracer, current_dynamic, get_aval
 from ..interpreters.ad import jvp_flat
 from ..interpreters.dce import dce_jaxpr
 from ..interpreters.eval import compile_jaxpr, eval_jaxpr
+from ..interpreters.fusion import compile_jaxpr_numba, numba_available
 from ..interpreters.linearize import LinearFunction, linearize_flat
 from ..interpreters.transpose import backward_pass
 from ..primitives.state import refs as state
@@ -162,10 +164,16 @@ def trace_to_closed_jaxpr(f, args, static) -> tuple[ClosedJaxpr, list]:
     return closed, out_store
 
 
-def jit(f: Callable, static_argnums: int | Sequence[int] = ()):
+def jit(f: Callable, static_argnums: int | Sequence[int] = (), backend: str | None = None):
     """Trace `f` once per argument signature; later calls run the cached jaxpr, compiled
-    to a Python function (or interpreted, under another transformation)."""
+    to a Python function (or interpreted, under another transformation).
+
+    `backend` chooses the code generator: "numpy" calls numpy once per equation;
+    "numba" fuses elementwise clusters into compiled loops (`interpreters.fusion`). The
+    default is `$INERT_JIT_BACKEND`, else "numpy"; "numba" without numba installed
+    falls back to "numpy"."""
     static = as_tuple(static_argnums)
+    compile_for_backend = _compiler(backend)
     cache: dict = {}
 
     @functools.wraps(f)
@@ -183,7 +191,7 @@ def jit(f: Callable, static_argnums: int | Sequence[int] = ()):
             closed, out_store = trace_to_closed_jaxpr(f, args, positions)
             jaxpr, _ = dce_jaxpr(closed.jaxpr, [True] * len(closed.jaxpr.outvars))
             closed = ClosedJaxpr(jaxpr, closed.consts)
-            entry = cache[key] = (closed, out_store, compile_jaxpr(jaxpr))
+            entry = cache[key] = (closed, out_store, compile_for_backend(jaxpr))
         closed, out_store, compiled = entry
         if current_dynamic().level == 0 and not any(isinstance(x, Tracer) for x in flat.leaves):
             outs = compiled(closed.consts, flat.leaves)
@@ -192,6 +200,18 @@ def jit(f: Callable, static_argnums: int | Sequence[int] = ()):
         return tree_unflatten(out_store[0], outs)
 
     return jitted
+
+
+_COMPILERS = {"numpy": compile_jaxpr, "numba": compile_jaxpr_numba}
+
+
+def _compiler(backend: str | None) -> Callable:
+    backend = backend or os.environ.get("INERT_JIT_BACKEND") or "numpy"
+    if backend not in _COMPILERS:
+        raise ValueError(f"jit: unknown backend {backend!r}; choose one of {sorted(_COMPILERS)}")
+    if backend == "numba" and not numba_available():
+        backend = "numpy"
+    return _COMPILERS[backend]
 
 
 def _static_positions(static: tuple, nargs: int) -> frozenset[int]:
