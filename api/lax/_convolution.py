@@ -152,6 +152,10 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
     if isinstance(init_value, Tracer):
         raise NotImplementedError("reduce_window: init_value must be a concrete scalar")
     aval = get_aval(operand)
+    identity = 0 if kind == "add" else lowest(aval.dtype, kind == "max")
+    at_identity = bool(np.all(np.asarray(init_value) == identity))
+    if kind == "add" and not at_identity:
+        raise NotImplementedError("reduce_window: an add reduction needs init_value 0")
     if isinstance(padding, str):
         in_shape = [dilated_size(n, d) for n, d in
                     zip(aval.shape, base_dilation or (1,) * aval.ndim)]
@@ -160,14 +164,12 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
         padding = padtype_to_pads(in_shape, window, window_strides, padding, "reduce_window")
     padding = explicit_padding("reduce_window", padding)
     out = _MONOIDS[kind](operand, window_dimensions, window_strides, padding, base_dilation,
-                 window_dilation)
-    identity = 0 if kind == "add" else lowest(aval.dtype, kind == "max")
-    if np.all(np.asarray(init_value) == identity):
+                         window_dilation)
+    if at_identity:
         return out
-    if kind == "add":
-        raise NotImplementedError("reduce_window: an add reduction needs init_value 0")
-    return (ew.max if kind == "max" else ew.min)(out, convert_element_type(init_value,
-                                                                           aval.dtype))
+    # the padding holds init_value, and every window includes it: one more extremum
+    extremum = ew.max if kind == "max" else ew.min
+    return extremum(out, convert_element_type(init_value, aval.dtype))
 
 
 def reduce_window_shape_tuple(operand_shape, window_dimensions, window_strides, padding,
@@ -176,8 +178,3 @@ def reduce_window_shape_tuple(operand_shape, window_dimensions, window_strides, 
     return windowed_shape(operand_shape, window_dimensions, window_strides, padding,
                           base_dilation or ones, window_dilation or ones)
 
-
-__all__ = ["ConvDimensionNumbers", "conv", "conv_dimension_numbers", "conv_general_dilated",
-           "conv_general_shape_tuple", "conv_transpose", "conv_transpose_shape_tuple",
-           "conv_with_general_padding", "padtype_to_pads", "reduce_window",
-           "reduce_window_shape_tuple"]
