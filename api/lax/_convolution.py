@@ -15,7 +15,7 @@ from ...core.avals import ShapedArray
 from ...core.trace import Tracer, get_aval
 from ...primitives import elementwise as ew
 from ...primitives.conv.convolution import (
-    ConvDimensionNumbers,
+    ConvDimensionNumbers,  # noqa: F401 — re-exported by inert.lax
     conv_abstract_eval,
     conv_dimension_numbers,
     conv_general_dilated,

@@ -171,6 +171,8 @@ def lowest(dtype: np.dtype, largest: bool):
     """The padding value of a max (`largest`) or min: its identity."""
     if np.issubdtype(dtype, np.floating):
         return -np.inf if largest else np.inf
+    if dtype == np.bool_:
+        return not largest
     info = np.iinfo(dtype)
     return info.min if largest else info.max
 
