@@ -7,6 +7,7 @@ uses to know a layer's output shape without running it."""
 from __future__ import annotations
 
 import builtins
+import inspect
 import operator
 
 import numpy as np
@@ -134,9 +135,11 @@ _COMPUTATIONS = {"add": (ew.add, operator.add, np.add, jnp.add),
 
 def _monoid(computation) -> str | None:
     """Which of the reductions with a primitive `computation` is (lax's, numpy's,
-    inert.numpy's or Python's spelling of it)."""
+    inert.numpy's or Python's spelling of it; the namespaces' wrappers of eager results
+    are looked through)."""
+    computation = inspect.unwrap(computation)
     for kind, functions in _COMPUTATIONS.items():
-        if any(computation is f for f in functions):
+        if any(computation is inspect.unwrap(f) for f in functions):
             return kind
     return None
 
