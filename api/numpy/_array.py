@@ -32,6 +32,7 @@ import functools
 import attrs
 import numpy as np
 
+from ...core.avals import ShapedArray
 from ...core.backends import is_backend_array
 from ...core.errors import ImmutableArrayError
 from ...core.pytree import tree_flatten, tree_unflatten
@@ -102,9 +103,11 @@ def returned(out, inputs=()):
 
 def returned_leaves(leaves, inputs=()) -> list:
     """`returned` of each of a flat list of values (a transform's outputs; None for
-    an input without a cotangent); Python scalars become 0-d `Array`s too."""
+    an input without a cotangent, an aval for a value `grad` did not compute); Python
+    scalars become 0-d `Array`s too."""
     roots = _writeable_roots(inputs)
-    return [v if v is None or isinstance(v, Tracer) else _immutable(v, roots) for v in leaves]
+    return [v if v is None or isinstance(v, (Tracer, ShapedArray)) else _immutable(v, roots)
+            for v in leaves]
 
 
 def returning_arrays(fn):
