@@ -1,15 +1,15 @@
 """inert: JAX-style program transformations for numpy, with activity analysis.
 
 This module only re-exports. `inert.numpy(.linalg)`, `inert.lax(.linalg)`, `inert.scipy`
-(linalg, special, stats, integrate), `inert.experimental.ode` and `inert.tree_util` live
-under `api/` and are registered here under those names, the way the standard library
-provides `os.path`: a folder named `numpy` at the repository root would shadow the real
-numpy.
+(linalg, special, stats, integrate, signal), `inert.experimental.ode`,
+`inert.example_libraries` and `inert.tree_util` live under `api/` and are registered here
+under those names, the way the standard library provides `os.path`: a folder named `numpy`
+at the repository root would shadow the real numpy.
 """
 
 import sys as _sys
 
-from .api import experimental, lax, numpy, ref, scipy, tree_util
+from .api import example_libraries, experimental, lax, numpy, ref, scipy, tree_util
 from .api.control import checkpoint, custom_jvp, custom_vjp, remat
 from .api.experimental import ode as _experimental_ode
 from .api.jacobian import hessian, jacfwd, jacrev
@@ -21,6 +21,7 @@ from .api.ref import empty_ref, freeze, new_ref
 from .api.residuals import activity_jaxpr, print_activity, print_saved_residuals, saved_residuals
 from .api.scipy import integrate as _scipy_integrate
 from .api.scipy import linalg as _scipy_linalg
+from .api.scipy import signal as _scipy_signal
 from .api.scipy import special as _scipy_special
 from .api.scipy import stats as _scipy_stats
 from .api.transforms import (
@@ -48,6 +49,9 @@ for _name, _module in [("numpy", numpy), ("numpy.linalg", _numpy_linalg), ("lax"
                        ("scipy.special", _scipy_special),
                        ("scipy.stats", _scipy_stats), ("scipy.integrate", _scipy_integrate),
                        ("experimental", experimental), ("experimental.ode", _experimental_ode),
+                       ("scipy.signal", _scipy_signal),
+                       ("example_libraries", example_libraries),
+                       ("example_libraries.stax", example_libraries.stax),
                        ("tree_util", tree_util), ("errors", errors), ("ref", ref)]:
     _sys.modules[f"{__name__}.{_name}"] = _module
 for _name in _scipy_stats.DISTRIBUTIONS:  # jax.scipy.stats.norm is a module too
@@ -61,4 +65,5 @@ __all__ = [
     "float0", "grad", "jit", "jvp", "lax", "linear_transpose", "linearize", "make_jaxpr", "numpy",
     "print_saved_residuals", "saved_residuals", "scipy", "stop_gradient", "tree_util",
     "value_and_grad", "vjp", "vmap", "new_ref", "empty_ref", "freeze", "ref",
+    "example_libraries",
 ]
