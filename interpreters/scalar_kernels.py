@@ -308,16 +308,25 @@ def store(f: Function, value: tuple[str, np.dtype], slot: int) -> None:
 
 
 _compile_lock = threading.Lock()
+_native: dict = {}  # (text, types) -> the compiled kernel and its frame layout
+
+
+def _native_kernel(text: str, types: dict[str, np.dtype]):
+    ir, crossing, returned, n_args = module_ir(text, types)
+    native = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(_compile(ir))
+    return native, crossing, returned, n_args
 _engines: list = []  # compiled code lives as long as its engine
 
 
 def compile_kernel(text: str, types: dict[str, np.dtype]) -> Callable:
     """`run(*args) -> list` for the scalar kernel `text` whose locals and arguments
-    have `types`; raises Unsupported if the translation does not cover it."""
+    have `types`; raises Unsupported if the translation does not cover it. A loop
+    unrolled by Python makes the same kernel once per iteration: it compiles once."""
     with _compile_lock:  # ast.parse is not safe to run in several threads at once
-        ir, crossing, returned, n_args = module_ir(text, types)
-        address = _compile(ir)
-    native = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(address)
+        key = (text, tuple(sorted(types.items())))
+        if key not in _native:
+            _native[key] = _native_kernel(text, types)
+        native, crossing, returned, n_args = _native[key]
     frame_size = len(crossing) + len(returned)
     arg_kinds = [types[n].kind for n in crossing[:n_args]]
     out_types = [types[n] for n in returned]
