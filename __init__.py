@@ -8,7 +8,7 @@ would shadow the real numpy.
 
 import sys as _sys
 
-from .api import lax, numpy, scipy, tree_util
+from .api import lax, numpy, random, scipy, tree_util
 from .api.jacobian import hessian, jacfwd, jacrev
 from .api.numpy import _methods  # noqa: F401 — installs operators on tracers
 from .api.numpy import linalg as _numpy_linalg
@@ -28,7 +28,7 @@ from .primitives.elementwise import stop_gradient
 
 for _name, _module in [("numpy", numpy), ("numpy.linalg", _numpy_linalg), ("lax", lax),
                        ("scipy", scipy), ("scipy.special", _scipy_special),
-                       ("tree_util", tree_util), ("errors", errors)]:
+                       ("tree_util", tree_util), ("errors", errors), ("random", random)]:
     _sys.modules[f"{__name__}.{_name}"] = _module
 
 __all__ = [
@@ -36,6 +36,6 @@ __all__ = [
     "jacrev", "print_activity",
     "ClosedJaxpr", "Inactive", "Jaxpr", "check_jaxpr", "enable_checks", "errors", "eval_jaxpr",
     "float0", "grad", "jit", "jvp", "lax", "linearize", "make_jaxpr", "numpy",
-    "print_saved_residuals", "saved_residuals", "scipy", "stop_gradient", "tree_util",
+    "print_saved_residuals", "random", "saved_residuals", "scipy", "stop_gradient", "tree_util",
     "value_and_grad", "vjp", "vmap",
 ]

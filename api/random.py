@@ -1,0 +1,345 @@
+"""`inert.random`: JAX's functional random numbers, on numpy's counter-based Philox.
+
+A key is a `uint32[2]` array (JAX's raw key layout; `key` and `PRNGKey` both make one,
+inert has no typed key arrays), integer-valued and so inactive by type. Every sampler
+is a pure function of its key: the same key gives the same numbers eagerly, under
+`jit` (which samples afresh for each key it is called with), inside `scan`, and lane
+by lane under `vmap` over a batch of keys. `primitives/random/keys.py` documents how
+bits, `split` and `fold_in` derive from the key.
+
+Samplers transform uniform bits: floats in [0, 1) from the top mantissa bits; the
+normal by `sqrt(2) erfinv(2u - 1)`; gamma and Poisson by scipy's inverse CDFs. So
+`loc + scale * normal(key)` is differentiable in `loc` and `scale` by ordinary rules,
+and `gamma` (with it `beta`, `dirichlet` and `t`) in its shape by implicit
+reparameterisation (`primitives/random/distributions.py`). Integers drawn by
+`randint` reduce 64 random bits modulo the range (a bias of at most range / 2^64).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..core.avals import is_float
+from ..core.errors import DTypeError, ShapeError
+from ..core.trace import get_aval
+from ..primitives.control.scan import scan
+from ..primitives.random import distributions as dist
+from ..primitives.random import keys as rk
+from ..primitives.special import erf, erfinv
+from . import numpy as jnp
+
+_SQRT2 = math.sqrt(2.0)
+
+
+# ---------------------------------------------------------------------------------
+# Keys
+
+
+def _check_key(name: str, key):
+    aval = get_aval(key)
+    if aval.dtype != rk.KEY_DTYPE:
+        raise DTypeError(f"random.{name}: key must be a uint32 array of shape (2,) made by "
+                         f"inert.random.key or PRNGKey, not {aval.str_short()}")
+    if aval.shape != (2,):
+        raise ShapeError(f"random.{name}: key must have shape (2,), not {aval.str_short()}; "
+                         "map over a batch of keys with vmap")
+    return key
+
+
+def key(seed, *, impl=None):
+    """A key from an integer seed: `[seed >> 32, seed & 0xFFFFFFFF]` of its 64 bits."""
+    del impl  # one implementation: Philox
+    aval = get_aval(seed)
+    if aval.dtype.kind not in "iub" or aval.shape != ():
+        raise DTypeError(f"random.key: seed must be an integer scalar, not {aval.str_short()}")
+    bits = jnp.astype(jnp.astype(seed, np.int64), np.uint64)
+    words = jnp.stack([jnp.floor_divide(bits, 2**32), jnp.remainder(bits, 2**32)])
+    return jnp.astype(words, rk.KEY_DTYPE)
+
+
+PRNGKey = key
+
+
+def key_data(keys):
+    """The key's words (a key is its words here)."""
+    return _check_key("key_data", keys)
+
+
+def wrap_key_data(key_bits_array, *, impl=None):
+    """A key from its words: a `uint32[2]` array."""
+    del impl
+    return _check_key("wrap_key_data", key_bits_array)
+
+
+def _shape(name: str, shape) -> tuple[int, ...]:
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    if any(not isinstance(d, (int, np.integer)) or d < 0 for d in shape):
+        raise ValueError(f"random.{name}: shape must be non-negative integers, not {shape}")
+    return tuple(int(d) for d in shape)
+
+
+def split(key, num=2):
+    """`num` new keys (shape `(num, 2)`; `num` may be a shape)."""
+    _check_key("split", key)
+    if isinstance(num, (int, np.integer)) and num < 0:
+        raise ValueError(f"random.split: num must be non-negative, not {num}")
+    return jnp.asarray(rk.random_split(key, _shape("split", num)))
+
+
+def fold_in(key, data):
+    """A new key from `key` and the integer `data` (taken modulo 2^32)."""
+    _check_key("fold_in", key)
+    if get_aval(data).dtype.kind not in "iub":
+        raise DTypeError(f"random.fold_in: data must be an integer, not "
+                         f"{get_aval(data).str_short()}")
+    return jnp.asarray(rk.random_fold_in(key, jnp.astype(data, rk.KEY_DTYPE)))
+
+
+def bits(key, shape=(), dtype=None):
+    """Random unsigned integers, every bit uniform (uint32 by default)."""
+    _check_key("bits", key)
+    dtype = np.dtype(np.uint32 if dtype is None else dtype)
+    if dtype not in rk.BITS_DTYPES:
+        raise DTypeError(f"random.bits: dtype must be an unsigned integer type, not {dtype}")
+    return jnp.asarray(rk.random_bits(key, _shape("bits", shape), dtype))
+
+
+# ---------------------------------------------------------------------------------
+# Uniform floats: the building block of every sampler
+
+
+def _float_dtype(name: str, dtype) -> np.dtype:
+    dtype = np.dtype(dtype)
+    if not is_float(dtype):
+        raise DTypeError(f"random.{name}: dtype must be a float type, not {dtype}")
+    return dtype
+
+
+def _mantissa(name, key, shape, dtype, drop: int):
+    """Integers of `nmant + 1 - drop` random bits, the top bits of `dtype`'s width."""
+    _check_key(name, key)
+    width = 8 * dtype.itemsize
+    n = np.finfo(dtype).nmant + 1 - drop
+    raw = rk.random_bits(key, _shape(name, shape), np.dtype(f"uint{width}"))
+    return jnp.astype(jnp.floor_divide(raw, 2 ** (width - n)), dtype), n
+
+
+def _unit(name, key, shape, dtype):
+    """Uniform on [0, 1): every float of the form k 2^-(nmant+1)."""
+    m, n = _mantissa(name, key, shape, dtype, 0)
+    return m * dtype.type(2.0 ** -n)
+
+
+def _open_unit(name, key, shape, dtype):
+    """Uniform on (0, 1), symmetric about 1/2: (k + 1/2) 2^-nmant."""
+    m, n = _mantissa(name, key, shape, dtype, 1)
+    return (m + dtype.type(0.5)) * dtype.type(2.0 ** -n)
+
+
+def _param_shape(name, shape, *params) -> tuple[int, ...]:
+    """The output shape: `shape`, or the parameters' broadcast shape if None."""
+    param_shapes = [get_aval(p).shape for p in params]
+    if shape is None:
+        return np.broadcast_shapes(*param_shapes)
+    shape = _shape(name, shape)
+    try:
+        fits = np.broadcast_shapes(shape, *param_shapes) == shape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ShapeError(f"random.{name}: parameter shapes {param_shapes} do not broadcast "
+                         f"to shape {shape}")
+    return shape
+
+
+def uniform(key, shape=(), dtype=float, minval=0.0, maxval=1.0):
+    """Uniform on [minval, maxval); differentiable in both bounds."""
+    dtype = _float_dtype("uniform", dtype)
+    shape = _param_shape("uniform", shape, minval, maxval)
+    u = _unit("uniform", key, shape, dtype)
+    minval, maxval = jnp.astype(minval, dtype), jnp.astype(maxval, dtype)
+    return jnp.maximum(minval, minval + (maxval - minval) * u)
+
+
+def normal(key, shape=(), dtype=float):
+    dtype = _float_dtype("normal", dtype)
+    u = _open_unit("normal", key, shape, dtype)
+    return jnp.asarray(dtype.type(_SQRT2) * erfinv(2 * u - 1))
+
+
+def exponential(key, shape=(), dtype=float):
+    dtype = _float_dtype("exponential", dtype)
+    return -jnp.log1p(-_unit("exponential", key, shape, dtype))
+
+
+def gumbel(key, shape=(), dtype=float):
+    dtype = _float_dtype("gumbel", dtype)
+    return -jnp.log(-jnp.log(_open_unit("gumbel", key, shape, dtype)))
+
+
+def laplace(key, shape=(), dtype=float):
+    dtype = _float_dtype("laplace", dtype)
+    v = 2 * _open_unit("laplace", key, shape, dtype) - 1
+    return -jnp.sign(v) * jnp.log1p(-jnp.abs(v))
+
+
+def logistic(key, shape=(), dtype=float):
+    dtype = _float_dtype("logistic", dtype)
+    u = _open_unit("logistic", key, shape, dtype)
+    return jnp.log(u) - jnp.log1p(-u)
+
+
+def cauchy(key, shape=(), dtype=float):
+    dtype = _float_dtype("cauchy", dtype)
+    return jnp.tan(dtype.type(np.pi) * (_open_unit("cauchy", key, shape, dtype) - 0.5))
+
+
+def truncated_normal(key, lower, upper, shape=None, dtype=float):
+    """Normal restricted to (lower, upper), by the inverse CDF; differentiable in the
+    bounds."""
+    dtype = _float_dtype("truncated_normal", dtype)
+    shape = _param_shape("truncated_normal", shape, lower, upper)
+    lo = erf(jnp.astype(lower, dtype) / _SQRT2)
+    hi = erf(jnp.astype(upper, dtype) / _SQRT2)
+    u = lo + (hi - lo) * _open_unit("truncated_normal", key, shape, dtype)
+    return jnp.clip(_SQRT2 * erfinv(u), lower, upper)
+
+
+def bernoulli(key, p=0.5, shape=None):
+    """Booleans, True with probability `p`."""
+    shape = _param_shape("bernoulli", shape, p)
+    return _unit("bernoulli", key, shape, np.dtype(np.float64)) < p
+
+
+# ---------------------------------------------------------------------------------
+# Gamma and what is built on it
+
+
+def gamma(key, a, shape=None, dtype=float):
+    """Gamma(a, 1), differentiable in `a` (implicit reparameterisation)."""
+    dtype = _float_dtype("gamma", dtype)
+    shape = _param_shape("gamma", shape, a)
+    u = _open_unit("gamma", key, shape, dtype)
+    return jnp.asarray(dist.random_gamma(jnp.astype(a, dtype), u))
+
+
+def beta(key, a, b, shape=None, dtype=float):
+    """Beta(a, b) as X / (X + Y) of independent Gamma(a) and Gamma(b)."""
+    shape = _param_shape("beta", shape, a, b)
+    key_a, key_b = split(key)
+    x, y = gamma(key_a, a, shape, dtype), gamma(key_b, b, shape, dtype)
+    return x / (x + y)
+
+
+def dirichlet(key, alpha, shape=None, dtype=float):
+    """Dirichlet(alpha) over the last axis of `alpha`: normalised gammas."""
+    alpha_shape = get_aval(alpha).shape
+    if not alpha_shape:
+        raise ShapeError("random.dirichlet: alpha must have at least one axis")
+    batch = _param_shape("dirichlet", shape, jnp.zeros(alpha_shape[:-1]))
+    g = gamma(key, alpha, (*batch, alpha_shape[-1]), dtype)
+    return g / jnp.sum(g, axis=-1, keepdims=True)
+
+
+def t(key, df, shape=(), dtype=float):
+    """Student's t with `df` degrees of freedom: normal / sqrt(chi2 / df)."""
+    shape = _param_shape("t", shape, df)
+    key_n, key_g = split(key)
+    half_df = jnp.astype(df, dtype) / 2
+    return normal(key_n, shape, dtype) * jnp.sqrt(half_df / gamma(key_g, half_df, shape, dtype))
+
+
+def poisson(key, lam, shape=None, dtype=int):
+    """Poisson(lam) counts, by the inverse CDF (not differentiable: integers)."""
+    shape = _param_shape("poisson", shape, lam)
+    u = _open_unit("poisson", key, shape, np.dtype(np.float64))
+    return jnp.astype(dist.random_poisson(jnp.astype(lam, np.float64), u), dtype)
+
+
+# ---------------------------------------------------------------------------------
+# Discrete choices
+
+
+def randint(key, shape, minval, maxval, dtype=int):
+    """Integers uniform on [minval, maxval) (minval where maxval <= minval)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind not in "iu":
+        raise DTypeError(f"random.randint: dtype must be an integer type, not {dtype}")
+    shape = _param_shape("randint", shape, minval, maxval)
+    _check_key("randint", key)
+    lo, hi = jnp.astype(minval, np.int64), jnp.astype(maxval, np.int64)
+    span = jnp.astype(jnp.where(hi > lo, hi - lo, 1), np.uint64)
+    offset = jnp.remainder(rk.random_bits(key, shape, np.dtype(np.uint64)), span)
+    return jnp.astype(lo + jnp.astype(offset, np.int64), dtype)
+
+
+def categorical(key, logits, axis=-1, shape=None):
+    """Indices along `axis` drawn with probabilities softmax(logits): the argmax of
+    logits plus Gumbel noise."""
+    logits = jnp.moveaxis(jnp.asarray(logits), axis, -1)
+    *batch, n = get_aval(logits).shape
+    shape = _param_shape("categorical", shape, jnp.zeros(batch))
+    noise = gumbel(key, (*shape, n), get_aval(logits).dtype)
+    return jnp.argmax(logits + noise, axis=-1)
+
+
+def permutation(key, x, axis=0, independent=False):
+    """A random permutation of `arange(x)` (an integer `x`) or of `x` along `axis`
+    (each slice on its own if `independent`)."""
+    _check_key("permutation", key)
+    if np.ndim(x) == 0 and not hasattr(x, "shape"):
+        return jnp.asarray(rk.random_permutation(key, int(x)))
+    x = jnp.asarray(x)
+    n = get_aval(x).shape[axis]
+    if not independent:
+        return jnp.take(x, rk.random_permutation(key, n), axis=axis)
+    moved = jnp.moveaxis(x, axis, -1)
+    perms = rk.random_permutation(rk.random_split(key, get_aval(moved).shape[:-1]), n)
+    return jnp.moveaxis(jnp.take_along_axis(moved, perms, -1), -1, axis)
+
+
+def choice(key, a, shape=(), replace=True, p=None, axis=0):
+    """Elements of `a` along `axis` (or of `arange(a)` for an integer `a`), with or
+    without replacement, uniformly or with probabilities `p`."""
+    _check_key("choice", key)
+    shape = _shape("choice", shape)
+    n = int(a) if np.ndim(a) == 0 else get_aval(a).shape[axis]
+    k = math.prod(shape)
+    if not replace and k > n:
+        raise ValueError(f"random.choice: cannot take {k} samples from {n} without "
+                         "replacement")
+    if p is not None and get_aval(p).shape != (n,):
+        raise ShapeError(f"random.choice: p must have shape ({n},), not "
+                         f"{get_aval(p).shape}")
+    if p is None:
+        index = (randint(key, shape, 0, n) if replace else
+                 jnp.reshape(rk.random_permutation(key, n)[:k], shape))
+    else:
+        logp = jnp.where(p > 0, jnp.log(jnp.where(p > 0, p, 1.0)), -np.inf)
+        index = (categorical(key, logp, shape=shape) if replace else
+                 jnp.reshape(_top_k_indices(logp + gumbel(key, (n,)), k), shape))
+    return index if np.ndim(a) == 0 else jnp.take(a, index, axis=axis)
+
+
+def _top_k_indices(scores, k: int):
+    """The indices of the `k` largest scores, largest first (Gumbel top-k sampling)."""
+
+    def take_largest(s, _):
+        i = jnp.argmax(s)
+        return s.at[i].set(-np.inf), i
+
+    return scan(take_largest, scores, None, length=k)[1]
+
+
+__all__ = [
+    "PRNGKey", "bernoulli", "beta", "bits", "categorical", "cauchy", "choice", "dirichlet",
+    "exponential", "fold_in", "gamma", "gumbel", "key", "key_data", "laplace", "logistic",
+    "normal", "permutation", "poisson", "randint", "split", "t", "truncated_normal", "uniform",
+    "wrap_key_data",
+]
+
+
+def __dir__():
+    return __all__

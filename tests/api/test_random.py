@@ -1,0 +1,239 @@
+"""inert.random: JAX's key API, the same numbers under every transform, distributions
+against scipy.stats (Kolmogorov–Smirnov and moments, never exact bits), and
+reparameterised gradients."""
+
+import numpy as np
+import pytest
+import scipy.special as sc
+import scipy.stats as st
+
+import inert
+import inert.numpy as jnp
+from inert import lax
+from inert import random as jr
+
+N = 20_000
+P_MIN = 1e-3  # fixed seeds: a test that passes once passes always; a wrong law fails
+KEY = jr.PRNGKey(42)
+
+
+def ks_pvalue(samples, cdf) -> float:
+    return st.kstest(np.asarray(samples).ravel(), cdf).pvalue
+
+
+# ---------------------------------------------------------------------------------
+# Keys
+
+def test_keys_are_uint32_pairs_as_jax_lays_them_out():
+    np.testing.assert_array_equal(jr.PRNGKey(5), [0, 5])
+    np.testing.assert_array_equal(jr.key(2**32 + 3), [1, 3])
+    np.testing.assert_array_equal(jr.key(-1), [2**32 - 1, 2**32 - 1])
+    assert jr.key(0).dtype == np.uint32
+    np.testing.assert_array_equal(jr.wrap_key_data(jr.key_data(KEY)), KEY)
+
+
+def test_split_and_fold_in_give_distinct_keys():
+    keys = jr.split(KEY, 5)
+    assert keys.shape == (5, 2) and keys.dtype == np.uint32
+    assert len({tuple(k) for k in keys}) == 5
+    assert jr.split(KEY).shape == (2, 2) and jr.split(KEY, (2, 3)).shape == (2, 3, 2)
+    folded = {tuple(jr.fold_in(KEY, i)) for i in range(5)}
+    assert len(folded) == 5 and tuple(KEY) not in folded
+
+
+@pytest.mark.parametrize("call, error, word", [
+    (lambda: jr.normal(np.zeros(2)), TypeError, "key"),
+    (lambda: jr.normal(np.zeros(3, np.uint32)), ValueError, "key"),
+    (lambda: jr.split(KEY, -1), ValueError, "num"),
+    (lambda: jr.normal(KEY, dtype=np.int32), TypeError, "dtype"),
+    (lambda: jr.key(1.5), TypeError, "seed"),
+    (lambda: jr.uniform(KEY, (-2,)), ValueError, "shape"),
+    (lambda: jr.gamma(KEY, np.ones(3), shape=(2,)), ValueError, "shape"),
+    (lambda: jr.choice(KEY, 3, (4,), replace=False), ValueError, "replacement"),
+    (lambda: jr.fold_in(KEY, 1.0), TypeError, "data"),
+])
+def test_bad_input_is_a_clear_error_naming_the_argument(call, error, word):
+    with pytest.raises(error, match=word):
+        call()
+
+
+# ---------------------------------------------------------------------------------
+# The same numbers everywhere
+
+SAMPLERS = {
+    "uniform": lambda k: jr.uniform(k, (3,)),
+    "normal": lambda k: jr.normal(k, (2, 2)),
+    "gamma": lambda k: jr.gamma(k, 2.5, (3,)),
+    "randint": lambda k: jr.randint(k, (4,), 0, 100),
+    "permutation": lambda k: jr.permutation(k, 5),
+    "split": lambda k: jr.split(k, 3),
+    "poisson": lambda k: jr.poisson(k, 4.0, (3,)),
+    "choice": lambda k: jr.choice(k, 6, (3,), replace=False, p=jnp.arange(1.0, 7.0) / 21),
+}
+
+
+@pytest.mark.parametrize("name", SAMPLERS)
+def test_same_key_same_numbers_eager_jit_scan_and_vmap(name):
+    sample = SAMPLERS[name]
+    keys = jr.split(KEY, 3)
+    eager = np.stack([sample(k) for k in keys])
+    np.testing.assert_array_equal(np.stack([inert.jit(sample)(k) for k in keys]), eager)
+    np.testing.assert_array_equal(inert.vmap(sample)(keys), eager)
+    _, scanned = lax.scan(lambda c, k: (c, sample(k)), 0.0, keys)
+    np.testing.assert_array_equal(scanned, eager)
+
+
+def test_jit_samples_afresh_for_each_key_and_bakes_in_no_numbers():
+    f = inert.jit(lambda k: jr.normal(k, (4,)))
+    a, b = f(jr.PRNGKey(0)), f(jr.PRNGKey(1))
+    assert not np.allclose(a, b)
+    np.testing.assert_array_equal(a, f(jr.PRNGKey(0)))
+    closed = inert.make_jaxpr(lambda k: jr.normal(k, (4,)))(KEY)
+    assert not closed.consts and "random_bits" in str(closed)
+
+
+def test_fold_in_a_loop_index_inside_scan_matches_the_eager_loop():
+    def step(c, i):
+        return c, jr.uniform(jr.fold_in(KEY, i), ())
+
+    _, ys = lax.scan(step, 0.0, jnp.arange(4))
+    np.testing.assert_array_equal(ys, [jr.uniform(jr.fold_in(KEY, i), ()) for i in range(4)])
+
+
+def test_vmap_over_keys_and_parameters_together():
+    keys = jr.split(KEY, 3)
+    a = np.array([0.5, 2.0, 7.0])
+    got = inert.vmap(lambda k, a: jr.gamma(k, a, (2,)))(keys, a)
+    np.testing.assert_array_equal(got, [jr.gamma(k, ai, (2,)) for k, ai in zip(keys, a)])
+
+
+# ---------------------------------------------------------------------------------
+# Distributions against scipy.stats
+
+CONTINUOUS = [
+    ("uniform", lambda k: jr.uniform(k, (N,), minval=-1.0, maxval=3.0), st.uniform(-1, 4)),
+    ("normal", lambda k: jr.normal(k, (N,)), st.norm()),
+    ("normal32", lambda k: jr.normal(k, (N,), np.float32), st.norm()),
+    ("exponential", lambda k: jr.exponential(k, (N,)), st.expon()),
+    ("gumbel", lambda k: jr.gumbel(k, (N,)), st.gumbel_r()),
+    ("laplace", lambda k: jr.laplace(k, (N,)), st.laplace()),
+    ("logistic", lambda k: jr.logistic(k, (N,)), st.logistic()),
+    ("cauchy", lambda k: jr.cauchy(k, (N,)), st.cauchy()),
+    ("t", lambda k: jr.t(k, 3.5, (N,)), st.t(3.5)),
+    ("gamma_small", lambda k: jr.gamma(k, 0.3, (N,)), st.gamma(0.3)),
+    ("gamma", lambda k: jr.gamma(k, 4.0, (N,)), st.gamma(4.0)),
+    ("beta", lambda k: jr.beta(k, 2.0, 0.7, (N,)), st.beta(2.0, 0.7)),
+    ("truncated_normal", lambda k: jr.truncated_normal(k, -0.5, 2.0, (N,)),
+     st.truncnorm(-0.5, 2.0)),
+    ("dirichlet_marginal", lambda k: jr.dirichlet(k, np.array([1.5, 2.0, 0.5]), (N,))[:, 0],
+     st.beta(1.5, 2.5)),
+]
+
+
+@pytest.mark.parametrize("name, sample, law", CONTINUOUS, ids=[c[0] for c in CONTINUOUS])
+def test_continuous_laws_pass_kolmogorov_smirnov(name, sample, law):
+    x = np.asarray(sample(KEY))
+    assert x.shape == (N,) and np.all(np.isfinite(x))
+    assert ks_pvalue(x, law.cdf) > P_MIN
+
+
+def test_kolmogorov_smirnov_can_fail_a_wrong_law():
+    assert ks_pvalue(jr.gamma(KEY, 4.0, (N,)), st.gamma(4.2).cdf) < P_MIN
+    assert ks_pvalue(jr.normal(KEY, (N,)), st.norm(0.05).cdf) < P_MIN
+
+
+def test_uniform_bits_fill_the_unit_interval_without_reaching_one():
+    u = jr.uniform(KEY, (N,), np.float32)
+    assert u.dtype == np.float32 and 0 <= u.min() and u.max() < 1
+    assert abs(np.mean(jr.bits(KEY, (N,), np.uint8)) - 127.5) < 1.0
+
+
+@pytest.mark.parametrize("lam", [0.4, 6.0, 150.0])
+def test_poisson_frequencies_and_moments(lam):
+    x = jr.poisson(KEY, lam, (N,))
+    assert x.dtype == np.int64
+    assert abs(x.mean() - lam) < 5 * np.sqrt(lam / N)
+    assert abs(x.var() / lam - 1) < 0.05
+    values, counts = np.unique(x, return_counts=True)
+    want = st.poisson.pmf(values, lam) * N
+    big = want > 50
+    assert st.chisquare(counts[big], want[big] * counts[big].sum() / want[big].sum()).pvalue \
+        > P_MIN
+
+
+def test_discrete_choices_have_the_right_frequencies():
+    n = 5
+    for draws in (jr.randint(KEY, (N,), 2, 2 + n) - 2, jr.choice(KEY, n, (N,)),
+                  jr.categorical(KEY, np.zeros(n), shape=(N,))):
+        counts = np.bincount(np.asarray(draws), minlength=n)
+        assert len(counts) == n and st.chisquare(counts).pvalue > P_MIN
+    p = np.array([0.1, 0.2, 0.3, 0.4])
+    for draws in (jr.choice(KEY, 4, (N,), p=p),
+                  jr.categorical(KEY, np.log(p), shape=(N,)),
+                  jr.categorical(KEY, np.log(p)[:, None], axis=0, shape=(N,))):
+        assert st.chisquare(np.bincount(np.asarray(draws), minlength=4), p * N).pvalue > P_MIN
+    assert abs(jr.bernoulli(KEY, 0.3, (N,)).mean() - 0.3) < 0.015
+
+
+def test_choice_without_replacement_and_permutations_are_permutations():
+    x = np.arange(10.0) * 2
+    for taken in (jr.choice(KEY, x, (10,), replace=False),
+                  jr.choice(KEY, x, (10,), replace=False, p=np.full(10, 0.1)),
+                  jr.permutation(KEY, x)):
+        np.testing.assert_array_equal(np.sort(taken), x)
+    m = np.arange(12).reshape(3, 4)
+    rows = jr.permutation(KEY, m, axis=1, independent=True)
+    np.testing.assert_array_equal(np.sort(rows, axis=1), m)
+    assert len({tuple(r - r.min()) for r in np.asarray(rows)}) > 1  # not one shared order
+    first = inert.vmap(lambda k: jr.permutation(k, 4)[0])(jr.split(KEY, 2000))
+    assert st.chisquare(np.bincount(first, minlength=4)).pvalue > P_MIN
+
+
+def test_weighted_choice_without_replacement_favours_heavy_items_first():
+    p = np.array([0.7, 0.1, 0.1, 0.1])
+    firsts = inert.vmap(lambda k: jr.choice(k, 4, (2,), replace=False, p=p))(jr.split(KEY, 2000))
+    assert abs(np.mean(firsts[:, 0] == 0) - 0.7) < 0.03
+    assert np.all(firsts[:, 0] != firsts[:, 1])
+
+
+# ---------------------------------------------------------------------------------
+# Reparameterised gradients
+
+def test_location_scale_normal_is_differentiable():
+    eps = jr.normal(KEY, (3,))
+    g_loc, g_scale = inert.grad(lambda m, s: jnp.sum(m + s * jr.normal(KEY, (3,))),
+                                argnums=(0, 1))(1.0, 2.0)
+    assert g_loc == 3.0
+    np.testing.assert_allclose(g_scale, np.sum(eps))
+    lo, hi = inert.grad(lambda a, b: jnp.sum(jr.uniform(KEY, (3,), minval=a, maxval=b)),
+                        argnums=(0, 1))(1.0, 4.0)
+    u = np.asarray(jr.uniform(KEY, (3,)))
+    np.testing.assert_allclose([lo, hi], [np.sum(1 - u), np.sum(u)])
+
+
+@pytest.mark.parametrize("sampler", [
+    lambda k, a: jr.gamma(k, a, (4,)),
+    lambda k, a: jr.beta(k, a, 2.0 * a, (4,)),
+    lambda k, a: jr.dirichlet(k, jnp.stack([a, 1.0 + 0 * a, 2.0 * a])),
+    lambda k, a: jr.t(k, a, (4,)),
+    lambda k, a: jr.truncated_normal(k, -a, a / 2, (4,)),
+])
+def test_shape_gradients_match_finite_differences_at_a_fixed_key(sampler):
+    """The same key means the same uniforms: finite differences in the parameter are
+    those of the inverse-CDF sample at fixed uniforms."""
+    a, h = 1.7, 1e-5
+    got = inert.jacfwd(lambda a: sampler(KEY, a))(a)
+    fd = (np.asarray(sampler(KEY, a + h)) - np.asarray(sampler(KEY, a - h))) / (2 * h)
+    np.testing.assert_allclose(got, fd, rtol=1e-5, atol=1e-8)
+    np.testing.assert_allclose(inert.jacrev(lambda a: sampler(KEY, a))(a), got, rtol=1e-10)
+
+
+def test_gamma_pathwise_gradient_is_unbiased_for_the_mean():
+    """d E[x] / d a = 1 for x ~ Gamma(a): the mean of the sample gradients."""
+    g = inert.grad(lambda a: jnp.mean(jr.gamma(KEY, a, (N,))))(3.0)
+    assert abs(g - 1.0) < 0.02
+    x = jr.gamma(KEY, 3.0, (5,))
+    uniforms = sc.gammainc(3.0, x)
+    fd = (sc.gammaincinv(3.0 + 1e-6, uniforms) - sc.gammaincinv(3.0 - 1e-6, uniforms)) / 2e-6
+    np.testing.assert_allclose(inert.jacfwd(lambda a: jr.gamma(KEY, a, (5,)))(3.0), fd,
+                               rtol=1e-5)
