@@ -8,7 +8,18 @@ would shadow the real numpy.
 
 import sys as _sys
 
-from .api import example_libraries, lax, nn, numpy, random, scipy, tree, tree_util
+from .api import (
+    example_libraries,
+    flatten_util,
+    lax,
+    nn,
+    numpy,
+    random,
+    scipy,
+    test_util,
+    tree,
+    tree_util,
+)
 from .api.jacobian import hessian, jacfwd, jacrev
 from .api.numpy import _methods  # noqa: F401 — installs operators on tracers
 from .api.numpy import linalg as _numpy_linalg
@@ -32,7 +43,8 @@ for _name, _module in [("numpy", numpy), ("numpy.linalg", _numpy_linalg), ("lax"
                        ("nn", nn), ("nn.initializers", nn.initializers),
                        ("example_libraries", example_libraries),
                        ("example_libraries.optimizers", example_libraries.optimizers),
-                       ("tree", tree)]:
+                       ("tree", tree), ("flatten_util", flatten_util),
+                       ("test_util", test_util)]:
     _sys.modules[f"{__name__}.{_name}"] = _module
 
 __all__ = [
@@ -42,5 +54,5 @@ __all__ = [
     "float0", "grad", "jit", "jvp", "lax", "linearize", "make_jaxpr", "numpy",
     "print_saved_residuals", "saved_residuals", "scipy", "stop_gradient", "tree_util",
     "value_and_grad", "vjp", "vmap",
-    "example_libraries", "nn", "random", "tree",
+    "example_libraries", "flatten_util", "nn", "random", "test_util", "tree",
 ]
