@@ -25,7 +25,16 @@ from .api.numpy import _methods  # noqa: F401 — installs operators on tracers
 from .api.numpy import linalg as _numpy_linalg
 from .api.residuals import activity_jaxpr, print_activity, print_saved_residuals, saved_residuals
 from .api.scipy import special as _scipy_special
-from .api.transforms import grad, jit, jvp, linearize, make_jaxpr, value_and_grad, vjp
+from .api.transforms import (
+    device_put,
+    grad,
+    jit,
+    jvp,
+    linearize,
+    make_jaxpr,
+    value_and_grad,
+    vjp,
+)
 from .api.vmap import vmap
 from .core import errors
 from .core.activity import Inactive
@@ -54,5 +63,5 @@ __all__ = [
     "float0", "grad", "jit", "jvp", "lax", "linearize", "make_jaxpr", "numpy",
     "print_saved_residuals", "saved_residuals", "scipy", "stop_gradient", "tree_util",
     "value_and_grad", "vjp", "vmap",
-    "example_libraries", "flatten_util", "nn", "random", "test_util", "tree",
+    "device_put", "example_libraries", "flatten_util", "nn", "random", "test_util", "tree",
 ]

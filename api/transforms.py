@@ -9,6 +9,7 @@ an integer or boolean dtype (inactive by type).
 from __future__ import annotations
 
 import functools
+import inspect
 from typing import Callable, Sequence
 
 import attrs
@@ -151,25 +152,40 @@ def trace_to_closed_jaxpr(f, args, static) -> tuple[ClosedJaxpr, list]:
     return closed, out_store
 
 
-def jit(f: Callable, static_argnums: int | Sequence[int] = ()):
+def jit(f: Callable, static_argnums: int | Sequence[int] = (),
+        static_argnames: str | Sequence[str] = ()):
     """Trace `f` once per argument signature; later calls run the cached jaxpr, compiled
-    to a Python function (or interpreted, under another transformation)."""
-    static = as_tuple(static_argnums)
+    to a Python function (or interpreted, under another transformation).
+
+    Static arguments (by position or by name, either way as in JAX) are part of the
+    cache key instead of being traced; keyword arguments that are not static are
+    traced like positional ones. As a decorator with options:
+    `@functools.partial(jit, static_argnames="n")`."""
+    static_nums = as_tuple(static_argnums)
+    static_names = frozenset((static_argnames,) if isinstance(static_argnames, str)
+                             else static_argnames)
+    named_positions = _positions_of_names(f, static_names)
     cache: dict = {}
 
     @functools.wraps(f)
-    def jitted(*args):
-        positions = _static_positions(static, len(args))
+    def jitted(*args, **kwargs):
+        static_kw = tuple(sorted((k, v) for k, v in kwargs.items() if k in static_names))
+        dynamic_kw = {k: v for k, v in kwargs.items() if k not in static_names}
+        call = _with_keywords(f, len(args), dict(static_kw)) if kwargs else f
+        args = (*args, dynamic_kw) if kwargs else args
+        positions = _static_positions(static_nums, len(args)) | {
+            i for i in named_positions if i < len(args) - bool(kwargs)}
         flat = flatten_args(tuple(a for i, a in enumerate(args) if i not in positions))
         key = (flat.treedef, tuple(_signature(x) for x in flat.leaves),
-               tuple(args[i] for i in sorted(positions)))
+               tuple(args[i] for i in sorted(positions)), static_kw)
         try:
             entry = cache.get(key)
         except TypeError:
             raise TypeError(f"jit: static arguments must be hashable, got "
-                            f"{[type(args[i]).__name__ for i in sorted(positions)]}") from None
+                            f"{[type(args[i]).__name__ for i in sorted(positions)]} and "
+                            f"{[type(v).__name__ for _, v in static_kw]}") from None
         if entry is None:
-            closed, out_store = trace_to_closed_jaxpr(f, args, positions)
+            closed, out_store = trace_to_closed_jaxpr(call, args, positions)
             jaxpr, _ = dce_jaxpr(closed.jaxpr, [True] * len(closed.jaxpr.outvars))
             closed = ClosedJaxpr(jaxpr, closed.consts)
             entry = cache[key] = (closed, out_store, compile_jaxpr(jaxpr))
@@ -181,6 +197,29 @@ def jit(f: Callable, static_argnums: int | Sequence[int] = ()):
         return tree_unflatten(out_store[0], outs)
 
     return jitted
+
+
+def _positions_of_names(f: Callable, names: frozenset) -> frozenset[int]:
+    """The positions of the parameters `names` of `f`, for arguments passed by position."""
+    if not names:
+        return frozenset()
+    try:
+        parameters = list(inspect.signature(f).parameters)
+    except (TypeError, ValueError):  # a builtin without a signature: names only
+        return frozenset()
+    return frozenset(i for i, p in enumerate(parameters) if p in names)
+
+
+def _with_keywords(f: Callable, nargs: int, static_kw: dict) -> Callable:
+    """`f` called with its positional arguments, then a dict of traced keyword arguments
+    (the last argument), then the static ones."""
+    return lambda *args: f(*args[:nargs], **args[nargs], **static_kw)
+
+
+def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
+    """jax.device_put: inert has one device, numpy's memory, so this is the identity."""
+    del device, src, donate, may_alias
+    return x
 
 
 def _static_positions(static: tuple, nargs: int) -> frozenset[int]:
