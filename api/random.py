@@ -76,7 +76,8 @@ def wrap_key_data(key_bits_array, *, impl=None):
 def _shape(name: str, shape) -> tuple[int, ...]:
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
     if any(not isinstance(d, (int, np.integer)) or d < 0 for d in shape):
-        raise ValueError(f"random.{name}: shape must be non-negative integers, not {shape}")
+        raise ValueError(f"random.{name}: shape must be non-negative Python integers (a "
+                         f"traced value cannot be a shape), not {shape}")
     return tuple(int(d) for d in shape)
 
 
