@@ -141,7 +141,11 @@ def _open_unit(name, key, shape, dtype):
 
 def _param_shape(name, shape, *params) -> tuple[int, ...]:
     """The output shape: `shape`, or the parameters' broadcast shape if None."""
-    param_shapes = [get_aval(p).shape for p in params]
+    return _output_shape(name, shape, *(get_aval(p).shape for p in params))
+
+
+def _output_shape(name, shape, *param_shapes) -> tuple[int, ...]:
+    """`shape`, which the `param_shapes` must broadcast to; their broadcast if None."""
     if shape is None:
         return np.broadcast_shapes(*param_shapes)
     shape = _shape(name, shape)
@@ -150,9 +154,17 @@ def _param_shape(name, shape, *params) -> tuple[int, ...]:
     except ValueError:
         fits = False
     if not fits:
-        raise ShapeError(f"random.{name}: parameter shapes {param_shapes} do not broadcast "
-                         f"to shape {shape}")
+        raise ShapeError(f"random.{name}: parameter shapes {list(param_shapes)} do not "
+                         f"broadcast to shape {shape}")
     return shape
+
+
+def _count(name: str, n) -> int:
+    """A population size given as an integer (concrete: it is a shape)."""
+    if get_aval(n).dtype.kind not in "iu":
+        raise DTypeError(f"random.{name}: expected an integer or an array, not "
+                         f"{get_aval(n).str_short()}")
+    return int(n)
 
 
 def uniform(key, shape=(), dtype=float, minval=0.0, maxval=1.0):
@@ -239,7 +251,7 @@ def dirichlet(key, alpha, shape=None, dtype=float):
     alpha_shape = get_aval(alpha).shape
     if not alpha_shape:
         raise ShapeError("random.dirichlet: alpha must have at least one axis")
-    batch = _param_shape("dirichlet", shape, jnp.zeros(alpha_shape[:-1]))
+    batch = _output_shape("dirichlet", shape, alpha_shape[:-1])
     g = gamma(key, alpha, (*batch, alpha_shape[-1]), dtype)
     return g / jnp.sum(g, axis=-1, keepdims=True)
 
@@ -281,7 +293,7 @@ def categorical(key, logits, axis=-1, shape=None):
     logits plus Gumbel noise."""
     logits = jnp.moveaxis(jnp.asarray(logits), axis, -1)
     *batch, n = get_aval(logits).shape
-    shape = _param_shape("categorical", shape, jnp.zeros(batch))
+    shape = _output_shape("categorical", shape, tuple(batch))
     noise = gumbel(key, (*shape, n), get_aval(logits).dtype)
     return jnp.argmax(logits + noise, axis=-1)
 
@@ -290,8 +302,8 @@ def permutation(key, x, axis=0, independent=False):
     """A random permutation of `arange(x)` (an integer `x`) or of `x` along `axis`
     (each slice on its own if `independent`)."""
     _check_key("permutation", key)
-    if np.ndim(x) == 0 and not hasattr(x, "shape"):
-        return jnp.asarray(rk.random_permutation(key, int(x)))
+    if get_aval(x).shape == ():
+        return jnp.asarray(rk.random_permutation(key, _count("permutation", x)))
     x = jnp.asarray(x)
     n = get_aval(x).shape[axis]
     if not independent:
@@ -306,7 +318,8 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0):
     without replacement, uniformly or with probabilities `p`."""
     _check_key("choice", key)
     shape = _shape("choice", shape)
-    n = int(a) if np.ndim(a) == 0 else get_aval(a).shape[axis]
+    population = get_aval(a).shape != ()
+    n = get_aval(a).shape[axis] if population else _count("choice", a)
     k = math.prod(shape)
     if not replace and k > n:
         raise ValueError(f"random.choice: cannot take {k} samples from {n} without "
@@ -321,7 +334,7 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0):
         logp = jnp.where(p > 0, jnp.log(jnp.where(p > 0, p, 1.0)), -np.inf)
         index = (categorical(key, logp, shape=shape) if replace else
                  jnp.reshape(_top_k_indices(logp + gumbel(key, (n,)), k), shape))
-    return index if np.ndim(a) == 0 else jnp.take(a, index, axis=axis)
+    return jnp.take(a, index, axis=axis) if population else index
 
 
 def _top_k_indices(scores, k: int):

@@ -85,11 +85,13 @@ def _tail_slope(a, x):
 def random_gamma_grad_impl(a, x):
     dtype = abstract_eval_rules[random_gamma_grad_p](get_aval(a), get_aval(x)).dtype
     a64, x64 = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(x, np.float64))
-    positive = x64 > 0
-    x_safe = np.where(positive, x64, 1.0)
-    log_density = sc.xlogy(a64 - 1, x_safe) - x_safe - sc.gammaln(a64)
-    slope = -_tail_slope(a64, x_safe) * np.exp(-log_density)
-    return np.where(positive, slope, 0.0).astype(dtype)
+    valid = (a64 > 0) & (x64 > 0)  # a <= 0 (or NaN) has no distribution
+    a_safe, x_safe = np.where(valid, a64, 1.0), np.where(valid, x64, 1.0)
+    log_density = sc.xlogy(a_safe - 1, x_safe) - x_safe - sc.gammaln(a_safe)
+    with np.errstate(over="ignore"):  # a density that underflows: the slope is infinite
+        slope = -_tail_slope(a_safe, x_safe) * np.exp(-log_density)
+    out = np.where(valid, slope, np.where(a64 > 0, 0.0, np.nan))  # an underflowed x: 0
+    return out.astype(dtype)
 
 
 impl_rules[random_gamma_grad_p] = random_gamma_grad_impl
@@ -109,7 +111,10 @@ def random_poisson(lam, u):
 
 
 def random_poisson_impl(lam, u):
-    return np.ceil(sc.pdtrik(u, lam)).astype(np.int64)
+    """-1 where `lam` is negative, infinite or NaN: no distribution to sample."""
+    valid = np.isfinite(lam) & (np.asarray(lam) >= 0)
+    k = sc.pdtrik(u, np.where(valid, lam, 0.0))
+    return np.where(valid, np.ceil(k), -1).astype(np.int64)
 
 
 def random_poisson_abstract_eval(lam, u):

@@ -237,3 +237,11 @@ def test_gamma_pathwise_gradient_is_unbiased_for_the_mean():
     fd = (sc.gammaincinv(3.0 + 1e-6, uniforms) - sc.gammaincinv(3.0 - 1e-6, uniforms)) / 2e-6
     np.testing.assert_allclose(inert.jacfwd(lambda a: jr.gamma(KEY, a, (5,)))(3.0), fd,
                                rtol=1e-5)
+
+
+def test_population_sizes_must_be_integers():
+    np.testing.assert_array_equal(np.sort(jr.permutation(KEY, np.int64(4))), np.arange(4))
+    with pytest.raises(TypeError, match="permutation"):
+        jr.permutation(KEY, 4.0)
+    with pytest.raises(TypeError, match="choice"):
+        jr.choice(KEY, 4.0)

@@ -106,3 +106,11 @@ def test_poisson_is_scipys_quantile_and_batches_elementwise():
     np.testing.assert_array_equal(dist.random_poisson_impl(lam, u), st.poisson.ppf(u, lam))
     batched = inert.vmap(dist.random_poisson, in_axes=(0, None))(lam[:, 0], u)
     np.testing.assert_array_equal(batched, st.poisson.ppf(u, lam))
+
+
+def test_invalid_parameters_give_flags_not_warnings():
+    with np.errstate(all="raise"):
+        counts = dist.random_poisson_impl(np.array([-1.0, np.nan, np.inf, 2.0]), 0.5)
+        slopes = dist.random_gamma_grad_impl(np.array([-1.0, 0.0, 2.0]), np.array([1.0, 1.0, 1.0]))
+    np.testing.assert_array_equal(counts, [-1, -1, -1, 2])  # the median of Poisson(2)
+    assert np.isnan(slopes[:2]).all() and np.isfinite(slopes[2])
