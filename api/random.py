@@ -37,11 +37,13 @@ _SQRT2 = math.sqrt(2.0)
 # Keys
 
 
-def _check_key(name: str, key):
+def _check_key(name: str, key, batched: bool = False):
     aval = get_aval(key)
     if aval.dtype != rk.KEY_DTYPE:
         raise DTypeError(f"random.{name}: key must be a uint32 array of shape (2,) made by "
                          f"inert.random.key or PRNGKey, not {aval.str_short()}")
+    if batched and aval.shape[-1:] == (2,):
+        return key
     if aval.shape != (2,):
         raise ShapeError(f"random.{name}: key must have shape (2,), not {aval.str_short()}; "
                          "map over a batch of keys with vmap")
@@ -63,14 +65,14 @@ PRNGKey = key
 
 
 def key_data(keys):
-    """The key's words (a key is its words here)."""
-    return _check_key("key_data", keys)
+    """The keys' words, shape `(..., 2)` (a key is its words here)."""
+    return _check_key("key_data", keys, batched=True)
 
 
 def wrap_key_data(key_bits_array, *, impl=None):
-    """A key from its words: a `uint32[2]` array."""
+    """Keys from their words: a `uint32` array of shape `(..., 2)`."""
     del impl
-    return _check_key("wrap_key_data", key_bits_array)
+    return _check_key("wrap_key_data", key_bits_array, batched=True)
 
 
 def _shape(name: str, shape) -> tuple[int, ...]:
@@ -209,6 +211,28 @@ def cauchy(key, shape=(), dtype=float):
     return jnp.tan(dtype.type(np.pi) * (_open_unit("cauchy", key, shape, dtype) - 0.5))
 
 
+def lognormal(key, sigma=1.0, shape=None, dtype=float):
+    """exp(sigma * normal): differentiable in `sigma`."""
+    dtype = _float_dtype("lognormal", dtype)
+    shape = _param_shape("lognormal", shape, sigma)
+    return jnp.exp(jnp.astype(sigma, dtype) * normal(key, shape, dtype))
+
+
+def weibull_min(key, scale, concentration, shape=(), dtype=float):
+    """scale * E^(1/concentration) of a standard exponential E, by its inverse CDF."""
+    dtype = _float_dtype("weibull_min", dtype)
+    shape = _param_shape("weibull_min", shape, scale, concentration)
+    e = exponential(key, shape, dtype)
+    return jnp.astype(scale, dtype) * e ** (1 / jnp.astype(concentration, dtype))
+
+
+def pareto(key, b, shape=None, dtype=float):
+    """Pareto of shape `b` on [1, inf): exp(E / b) of a standard exponential E."""
+    dtype = _float_dtype("pareto", dtype)
+    shape = _param_shape("pareto", shape, b)
+    return jnp.exp(exponential(key, shape, dtype) / jnp.astype(b, dtype))
+
+
 def truncated_normal(key, lower, upper, shape=None, dtype=float):
     """Normal restricted to (lower, upper), by the inverse CDF; differentiable in the
     bounds."""
@@ -218,6 +242,18 @@ def truncated_normal(key, lower, upper, shape=None, dtype=float):
     hi = erf(jnp.astype(upper, dtype) / _SQRT2)
     u = lo + (hi - lo) * _open_unit("truncated_normal", key, shape, dtype)
     return jnp.clip(_SQRT2 * erfinv(u), lower, upper)
+
+
+def rademacher(key, shape=(), dtype=int):
+    """-1 or 1, each with probability 1/2."""
+    return jnp.astype(2 * jnp.astype(bernoulli(key, 0.5, shape), np.int64) - 1, dtype)
+
+
+def geometric(key, p, shape=None, dtype=int):
+    """The number of Bernoulli(p) trials up to and including the first success (>= 1)."""
+    shape = _param_shape("geometric", shape, p)
+    u = _open_unit("geometric", key, shape, np.dtype(np.float64))
+    return jnp.astype(jnp.floor(jnp.log1p(-u) / jnp.log1p(-jnp.asarray(p))) + 1, dtype)
 
 
 def bernoulli(key, p=0.5, shape=None):
@@ -262,6 +298,11 @@ def t(key, df, shape=(), dtype=float):
     key_n, key_g = split(key)
     half_df = jnp.astype(df, dtype) / 2
     return normal(key_n, shape, dtype) * jnp.sqrt(half_df / gamma(key_g, half_df, shape, dtype))
+
+
+def chisquare(key, df, shape=None, dtype=float):
+    """Chi-squared with `df` degrees of freedom: 2 Gamma(df / 2)."""
+    return 2 * gamma(key, jnp.astype(df, dtype) / 2, shape, dtype)
 
 
 def poisson(key, lam, shape=None, dtype=int):
@@ -348,9 +389,10 @@ def _top_k_indices(scores, k: int):
 
 
 __all__ = [
-    "PRNGKey", "bernoulli", "beta", "bits", "categorical", "cauchy", "choice", "dirichlet",
-    "exponential", "fold_in", "gamma", "gumbel", "key", "key_data", "laplace", "logistic",
-    "normal", "permutation", "poisson", "randint", "split", "t", "truncated_normal", "uniform",
+    "PRNGKey", "bernoulli", "beta", "bits", "categorical", "cauchy", "chisquare", "choice",
+    "dirichlet", "exponential", "fold_in", "gamma", "geometric", "gumbel", "key", "key_data",
+    "laplace", "logistic", "lognormal", "normal", "pareto", "permutation", "poisson",
+    "rademacher", "randint", "split", "t", "truncated_normal", "uniform", "weibull_min",
     "wrap_key_data",
 ]
 

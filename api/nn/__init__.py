@@ -35,6 +35,19 @@ def relu6(x):
     return jnp.where(x > 0, jnp.where(x < 6, x, jnp.full_like(x, 6)), jnp.zeros_like(x))
 
 
+def hard_sigmoid(x):
+    """relu6(x + 3) / 6."""
+    return relu6(jnp.asarray(x) + 3.0) / 6.0
+
+
+def hard_silu(x):
+    x = jnp.asarray(x)
+    return x * hard_sigmoid(x)
+
+
+hard_swish = hard_silu
+
+
 def leaky_relu(x, negative_slope=0.01):
     x = jnp.asarray(x)
     return jnp.where(x >= 0, x, negative_slope * x)
@@ -83,6 +96,17 @@ swish = silu
 def softplus(x):
     """log(1 + exp(x)), stable for large |x|."""
     return jnp.logaddexp(x, 0.0)
+
+
+def mish(x):
+    x = jnp.asarray(x)
+    return x * jnp.tanh(softplus(x))
+
+
+def squareplus(x, b=4):
+    """(x + sqrt(x^2 + b)) / 2, a smooth relu."""
+    x = jnp.asarray(x)
+    return (x + jnp.sqrt(x * x + b)) / 2
 
 
 def log_sigmoid(x):
@@ -138,9 +162,10 @@ def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5):
 
 
 __all__ = [
-    "celu", "elu", "gelu", "glu", "hard_tanh", "initializers", "leaky_relu", "log_sigmoid",
-    "log_softmax", "logsumexp", "one_hot", "relu", "relu6", "selu", "sigmoid", "silu",
-    "soft_sign", "softmax", "softplus", "standardize", "swish",
+    "celu", "elu", "gelu", "glu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh",
+    "initializers", "leaky_relu", "log_sigmoid", "log_softmax", "logsumexp", "mish",
+    "one_hot", "relu", "relu6", "selu", "sigmoid", "silu", "soft_sign", "softmax", "softplus",
+    "squareplus", "standardize", "swish",
 ]
 
 

@@ -30,6 +30,7 @@ def test_keys_are_uint32_pairs_as_jax_lays_them_out():
     np.testing.assert_array_equal(jr.key(-1), [2**32 - 1, 2**32 - 1])
     assert jr.key(0).dtype == np.uint32
     np.testing.assert_array_equal(jr.wrap_key_data(jr.key_data(KEY)), KEY)
+    assert jr.key_data(jr.split(KEY, 3)).shape == (3, 2)
 
 
 def test_split_and_fold_in_give_distinct_keys():
@@ -69,6 +70,11 @@ SAMPLERS = {
     "split": lambda k: jr.split(k, 3),
     "poisson": lambda k: jr.poisson(k, 4.0, (3,)),
     "choice": lambda k: jr.choice(k, 6, (3,), replace=False, p=jnp.arange(1.0, 7.0) / 21),
+    "beta": lambda k: jr.beta(k, 2.0, 3.0, (3,)),
+    "t": lambda k: jr.t(k, 3.0, (2,)),
+    "dirichlet": lambda k: jr.dirichlet(k, jnp.ones(3)),
+    "permutation_independent": lambda k: jr.permutation(k, jnp.arange(6).reshape(2, 3), 1, True),
+    "categorical": lambda k: jr.categorical(k, jnp.zeros((2, 4))),
 }
 
 
@@ -125,6 +131,10 @@ CONTINUOUS = [
     ("beta", lambda k: jr.beta(k, 2.0, 0.7, (N,)), st.beta(2.0, 0.7)),
     ("truncated_normal", lambda k: jr.truncated_normal(k, -0.5, 2.0, (N,)),
      st.truncnorm(-0.5, 2.0)),
+    ("chisquare", lambda k: jr.chisquare(k, 3.0, (N,)), st.chi2(3.0)),
+    ("lognormal", lambda k: jr.lognormal(k, 0.7, (N,)), st.lognorm(0.7)),
+    ("weibull_min", lambda k: jr.weibull_min(k, 2.0, 1.5, (N,)), st.weibull_min(1.5, scale=2.0)),
+    ("pareto", lambda k: jr.pareto(k, 3.0, (N,)), st.pareto(3.0)),
     ("dirichlet_marginal", lambda k: jr.dirichlet(k, np.array([1.5, 2.0, 0.5]), (N,))[:, 0],
      st.beta(1.5, 2.5)),
 ]
@@ -173,6 +183,14 @@ def test_discrete_choices_have_the_right_frequencies():
                   jr.categorical(KEY, np.log(p)[:, None], axis=0, shape=(N,))):
         assert st.chisquare(np.bincount(np.asarray(draws), minlength=4), p * N).pvalue > P_MIN
     assert abs(jr.bernoulli(KEY, 0.3, (N,)).mean() - 0.3) < 0.015
+    signs = jr.rademacher(KEY, (N,))
+    assert set(np.unique(signs)) == {-1, 1} and abs(signs.mean()) < 0.03
+    trials = jr.geometric(KEY, 0.3, (N,))
+    values, counts = np.unique(trials, return_counts=True)
+    want = st.geom.pmf(values, 0.3) * N
+    assert values.min() == 1 and st.chisquare(counts[want > 50], want[want > 50] *
+                                              counts[want > 50].sum() / want[want > 50].sum()
+                                              ).pvalue > P_MIN
 
 
 def test_choice_without_replacement_and_permutations_are_permutations():
@@ -217,6 +235,10 @@ def test_location_scale_normal_is_differentiable():
     lambda k, a: jr.dirichlet(k, jnp.stack([a, 1.0 + 0 * a, 2.0 * a])),
     lambda k, a: jr.t(k, a, (4,)),
     lambda k, a: jr.truncated_normal(k, -a, a / 2, (4,)),
+    lambda k, a: jr.chisquare(k, a, (4,)),
+    lambda k, a: jr.lognormal(k, a, (4,)),
+    lambda k, a: jr.weibull_min(k, 2.0 * a, a, (4,)),
+    lambda k, a: jr.pareto(k, a, (4,)),
 ])
 def test_shape_gradients_match_finite_differences_at_a_fixed_key(sampler):
     """The same key means the same uniforms: finite differences in the parameter are
