@@ -9,6 +9,7 @@ import numpy as np
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.trace import get_aval
 from . import numpy as jnp
+from .numpy._arrays import shape_error
 
 
 def ravel_pytree(pytree):
@@ -27,7 +28,7 @@ def ravel_pytree(pytree):
     def unravel(vector):
         aval = get_aval(vector)
         if aval.shape != (sum(sizes),):
-            raise ValueError(f"unravel: expected a vector of shape ({sum(sizes)},) like the "
+            raise shape_error(f"unravel: expected a vector of shape ({sum(sizes)},) like the "
                              f"one ravel_pytree returned, not {aval.str_short()}")
         parts = [jnp.reshape(vector[end - size:end], a.shape) for end, size, a in
                  zip(ends, sizes, avals)]

@@ -22,15 +22,20 @@ import math
 import numpy as np
 
 from ..core.avals import is_float
-from ..core.errors import DTypeError, ShapeError
-from ..core.trace import get_aval
+from ..core.errors import DTypeError
+from ..core.trace import get_aval, user_source_info
 from ..primitives.control.scan import scan
 from ..primitives.random import distributions as dist
 from ..primitives.random import keys as rk
 from ..primitives.special import erf, erfinv
 from . import numpy as jnp
+from .numpy._arrays import shape_error
 
 _SQRT2 = math.sqrt(2.0)
+
+
+def _dtype_error(message: str) -> DTypeError:
+    return DTypeError(message).with_source(user_source_info())
 
 
 # ---------------------------------------------------------------------------------
@@ -40,12 +45,12 @@ _SQRT2 = math.sqrt(2.0)
 def _check_key(name: str, key, batched: bool = False):
     aval = get_aval(key)
     if aval.dtype != rk.KEY_DTYPE:
-        raise DTypeError(f"random.{name}: key must be a uint32 array of shape (2,) made by "
+        raise _dtype_error(f"random.{name}: key must be a uint32 array of shape (2,) made by "
                          f"inert.random.key or PRNGKey, not {aval.str_short()}")
     if batched and aval.shape[-1:] == (2,):
         return key
     if aval.shape != (2,):
-        raise ShapeError(f"random.{name}: key must have shape (2,), not {aval.str_short()}; "
+        raise shape_error(f"random.{name}: key must have shape (2,), not {aval.str_short()}; "
                          "map over a batch of keys with vmap")
     return key
 
@@ -55,7 +60,7 @@ def key(seed, *, impl=None):
     del impl  # one implementation: Philox
     aval = get_aval(seed)
     if aval.dtype.kind not in "iub" or aval.shape != ():
-        raise DTypeError(f"random.key: seed must be an integer scalar, not {aval.str_short()}")
+        raise _dtype_error(f"random.key: seed must be an integer scalar, not {aval.str_short()}")
     bits = jnp.astype(jnp.astype(seed, np.int64), np.uint64)
     words = jnp.stack([jnp.floor_divide(bits, 2**32), jnp.remainder(bits, 2**32)])
     return jnp.astype(words, rk.KEY_DTYPE)
@@ -78,7 +83,7 @@ def wrap_key_data(key_bits_array, *, impl=None):
 def _shape(name: str, shape) -> tuple[int, ...]:
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
     if any(not isinstance(d, (int, np.integer)) or d < 0 for d in shape):
-        raise ValueError(f"random.{name}: shape must be non-negative Python integers (a "
+        raise shape_error(f"random.{name}: shape must be non-negative Python integers (a "
                          f"traced value cannot be a shape), not {shape}")
     return tuple(int(d) for d in shape)
 
@@ -87,7 +92,7 @@ def split(key, num=2):
     """`num` new keys (shape `(num, 2)`; `num` may be a shape)."""
     _check_key("split", key)
     if isinstance(num, (int, np.integer)) and num < 0:
-        raise ValueError(f"random.split: num must be non-negative, not {num}")
+        raise shape_error(f"random.split: num must be non-negative, not {num}")
     return jnp.asarray(rk.random_split(key, _shape("split", num)))
 
 
@@ -95,7 +100,7 @@ def fold_in(key, data):
     """A new key from `key` and the integer `data` (taken modulo 2^32)."""
     _check_key("fold_in", key)
     if get_aval(data).dtype.kind not in "iub":
-        raise DTypeError(f"random.fold_in: data must be an integer, not "
+        raise _dtype_error(f"random.fold_in: data must be an integer, not "
                          f"{get_aval(data).str_short()}")
     return jnp.asarray(rk.random_fold_in(key, jnp.astype(data, rk.KEY_DTYPE)))
 
@@ -105,7 +110,7 @@ def bits(key, shape=(), dtype=None):
     _check_key("bits", key)
     dtype = np.dtype(np.uint32 if dtype is None else dtype)
     if dtype not in rk.BITS_DTYPES:
-        raise DTypeError(f"random.bits: dtype must be an unsigned integer type, not {dtype}")
+        raise _dtype_error(f"random.bits: dtype must be an unsigned integer type, not {dtype}")
     return jnp.asarray(rk.random_bits(key, _shape("bits", shape), dtype))
 
 
@@ -116,7 +121,7 @@ def bits(key, shape=(), dtype=None):
 def _float_dtype(name: str, dtype) -> np.dtype:
     dtype = np.dtype(dtype)
     if not is_float(dtype):
-        raise DTypeError(f"random.{name}: dtype must be a float type, not {dtype}")
+        raise _dtype_error(f"random.{name}: dtype must be a float type, not {dtype}")
     return dtype
 
 
@@ -156,7 +161,7 @@ def _output_shape(name, shape, *param_shapes) -> tuple[int, ...]:
     except ValueError:
         fits = False
     if not fits:
-        raise ShapeError(f"random.{name}: parameter shapes {list(param_shapes)} do not "
+        raise shape_error(f"random.{name}: parameter shapes {list(param_shapes)} do not "
                          f"broadcast to shape {shape}")
     return shape
 
@@ -164,7 +169,7 @@ def _output_shape(name, shape, *param_shapes) -> tuple[int, ...]:
 def _count(name: str, n) -> int:
     """A population size given as an integer (concrete: it is a shape)."""
     if get_aval(n).dtype.kind not in "iu":
-        raise DTypeError(f"random.{name}: expected an integer or an array, not "
+        raise _dtype_error(f"random.{name}: expected an integer or an array, not "
                          f"{get_aval(n).str_short()}")
     return int(n)
 
@@ -286,7 +291,7 @@ def dirichlet(key, alpha, shape=None, dtype=float):
     """Dirichlet(alpha) over the last axis of `alpha`: normalised gammas."""
     alpha_shape = get_aval(alpha).shape
     if not alpha_shape:
-        raise ShapeError("random.dirichlet: alpha must have at least one axis")
+        raise shape_error("random.dirichlet: alpha must have at least one axis")
     batch = _output_shape("dirichlet", shape, alpha_shape[:-1])
     g = gamma(key, alpha, (*batch, alpha_shape[-1]), dtype)
     return g / jnp.sum(g, axis=-1, keepdims=True)
@@ -320,7 +325,7 @@ def randint(key, shape, minval, maxval, dtype=int):
     """Integers uniform on [minval, maxval) (minval where maxval <= minval)."""
     dtype = np.dtype(dtype)
     if dtype.kind not in "iu":
-        raise DTypeError(f"random.randint: dtype must be an integer type, not {dtype}")
+        raise _dtype_error(f"random.randint: dtype must be an integer type, not {dtype}")
     shape = _param_shape("randint", shape, minval, maxval)
     _check_key("randint", key)
     lo, hi = jnp.astype(minval, np.int64), jnp.astype(maxval, np.int64)
@@ -363,10 +368,10 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0):
     n = get_aval(a).shape[axis] if population else _count("choice", a)
     k = math.prod(shape)
     if not replace and k > n:
-        raise ValueError(f"random.choice: cannot take {k} samples from {n} without "
+        raise shape_error(f"random.choice: cannot take {k} samples from {n} without "
                          "replacement")
     if p is not None and get_aval(p).shape != (n,):
-        raise ShapeError(f"random.choice: p must have shape ({n},), not "
+        raise shape_error(f"random.choice: p must have shape ({n},), not "
                          f"{get_aval(p).shape}")
     if p is None:
         index = (randint(key, shape, 0, n) if replace else

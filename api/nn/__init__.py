@@ -16,6 +16,7 @@ import numpy as np
 
 from ...primitives import elementwise as ew
 from .. import numpy as jnp
+from ..numpy._arrays import shape_error
 from ..scipy import special as _special
 from . import initializers
 
@@ -127,7 +128,7 @@ def glu(x, axis=-1):
     """The first half of `x` along `axis`, gated by the sigmoid of the second half."""
     x = jnp.asarray(x)
     if jnp.shape(x)[axis] % 2:
-        raise ValueError(f"glu: axis {axis} of {jnp.shape(x)} must have even size")
+        raise shape_error(f"glu: axis {axis} of {jnp.shape(x)} must have even size")
     a, b = jnp.split(x, 2, axis=axis)
     return a * sigmoid(b)
 

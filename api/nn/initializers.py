@@ -14,6 +14,7 @@ import math
 
 from .. import numpy as jnp
 from .. import random
+from ..numpy._arrays import shape_error
 
 _TRUNCATED_STD = 0.87962566103423978  # std of a standard normal truncated to (-2, 2)
 
@@ -53,7 +54,7 @@ def uniform(scale=1e-2, dtype=float):
 
 def _fans(shape, in_axis, out_axis, batch_axis) -> tuple[float, float]:
     if len(shape) < 2:
-        raise ValueError(f"variance_scaling: a weight has at least 2 axes, not shape {shape}")
+        raise shape_error(f"variance_scaling: a weight has at least 2 axes, not shape {shape}")
     ndim = len(shape)
     batch = {a % ndim for a in ((batch_axis,) if isinstance(batch_axis, int) else batch_axis)}
     special = {in_axis % ndim, out_axis % ndim} | batch
