@@ -78,7 +78,7 @@ def _inner(a, b) -> float:
                      and np.asarray(y).dtype != float0))
 
 
-def check_jvp(f, args, *, atol=None, rtol=None, eps=1e-4, rng=None, order=1):
+def _check_jvp(f, args, *, atol=None, rtol=None, eps=1e-4, rng=None, order=1):
     rng = np.random.default_rng(0) if rng is None else rng
     tangents = _random_like(args, rng)
     _, got = jvp(f, args, tangents)
@@ -88,7 +88,7 @@ def check_jvp(f, args, *, atol=None, rtol=None, eps=1e-4, rng=None, order=1):
     return tangents
 
 
-def check_vjp(f, args, *, atol=None, rtol=None, eps=1e-4, rng=None, order=1):
+def _check_vjp(f, args, *, atol=None, rtol=None, eps=1e-4, rng=None, order=1):
     rng = np.random.default_rng(1) if rng is None else rng
     out, f_vjp = vjp(f, *args)
     cotangent = _random_like(out, rng)
@@ -116,17 +116,17 @@ def check_grads(f, args, order: int, modes=("fwd", "rev"), atol=None, rtol=None,
         next_fs = []
         for g in fs:
             if "fwd" in modes:
-                t = check_jvp(g, args, atol=atol, rtol=rtol, eps=eps, rng=next(rngs),
+                t = _check_jvp(g, args, atol=atol, rtol=rtol, eps=eps, rng=next(rngs),
                               order=level)
                 next_fs.append(lambda *xs, g=g, t=t: jvp(g, xs, t)[1])
             if "rev" in modes:
-                u = check_vjp(g, args, atol=atol, rtol=rtol, eps=eps, rng=next(rngs),
+                u = _check_vjp(g, args, atol=atol, rtol=rtol, eps=eps, rng=next(rngs),
                               order=level)
                 next_fs.append(lambda *xs, g=g, u=u: vjp(g, *xs)[1](u))
         fs = next_fs
 
 
-__all__ = ["check_grads", "check_jvp", "check_vjp"]
+__all__ = ["check_grads"]
 
 
 def __dir__():

@@ -3,6 +3,8 @@
 import numpy as np
 import pytest
 from harness import check_jvp, check_vjp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import inert
 import inert.numpy as jnp
@@ -50,3 +52,15 @@ def test_unravel_rejects_a_vector_of_the_wrong_size():
     _, unravel = ravel_pytree(TREE)
     with pytest.raises(ValueError, match="9"):
         unravel(np.ones(8))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(1, 3)), max_size=4))
+def test_ravel_round_trips_random_trees(shapes):
+    rng = np.random.default_rng(len(shapes))
+    tree = {f"k{i}": rng.standard_normal(shape) for i, shape in enumerate(shapes)}
+    flat, unravel = ravel_pytree(tree)
+    assert flat.shape == (sum(a * b for a, b in shapes),)
+    back = unravel(flat)
+    for k in tree:
+        np.testing.assert_array_equal(back[k], tree[k])

@@ -54,8 +54,9 @@ def test_split_and_fold_in_give_distinct_keys():
     (lambda: jr.fold_in(KEY, 1.0), TypeError, "data"),
 ])
 def test_bad_input_is_a_clear_error_naming_the_argument(call, error, word):
-    with pytest.raises(error, match=word):
+    with pytest.raises(error, match=word) as info:
         call()
+    assert "test_random.py" in str(info.value)  # the user's line
 
 
 # ---------------------------------------------------------------------------------

@@ -6,6 +6,8 @@ from typing import NamedTuple
 import attrs
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import inert
 import inert.tree as jtree
@@ -102,3 +104,33 @@ def test_inert_tree_short_names_are_the_tree_util_functions():
     assert jtree.all is tu.tree_all and jtree.flatten_with_path is tu.tree_flatten_with_path
     leaves, treedef = jtree.flatten({"a": 1, "b": (2, 3)})
     assert jtree.unflatten(treedef, [x * 2 for x in leaves]) == {"a": 2, "b": (4, 6)}
+
+
+# ---------------------------------------------------------------------------------
+# Property tests on random trees
+
+leaves_st = st.one_of(st.floats(-10, 10), st.integers(-5, 5),
+                      st.builds(lambda n: np.arange(float(n)), st.integers(0, 3)))
+trees_st = st.recursive(
+    leaves_st,
+    lambda children: st.one_of(
+        st.lists(children, max_size=3), st.tuples(children, children),
+        st.dictionaries(st.sampled_from("abcd"), children, max_size=3),
+        st.builds(Point, children, children), st.just(None)),
+    max_leaves=8)
+
+
+@settings(max_examples=40, deadline=None)
+@given(trees_st)
+def test_flatten_paths_and_unflatten_agree_on_random_trees(tree):
+    leaves, treedef = tu.tree_flatten(tree)
+    rebuilt = tu.tree_unflatten(treedef, leaves)
+    assert tu.tree_structure(rebuilt) == treedef
+    with_path, treedef2 = tu.tree_flatten_with_path(tree)
+    assert treedef2 == treedef and len(with_path) == len(leaves) == treedef.num_leaves
+    assert all(got is leaf for (_, got), leaf in zip(with_path, leaves))
+    assert len({tu.keystr(p) for p, _ in with_path}) == len(leaves)  # paths tell leaves apart
+    sums = tu.tree_map(lambda a, b: a + b, tree, rebuilt)
+    assert tu.tree_structure(sums) == treedef
+    for total, leaf in zip(tu.tree_leaves(sums), leaves):
+        np.testing.assert_array_equal(total, leaf + leaf)
