@@ -10,8 +10,9 @@ bits, `split` and `fold_in` derive from the key.
 Samplers transform uniform bits: floats in [0, 1) from the top mantissa bits; the
 normal by `sqrt(2) erfinv(2u - 1)`; gamma and Poisson by scipy's inverse CDFs. So
 `loc + scale * normal(key)` is differentiable in `loc` and `scale` by ordinary rules,
-and `gamma` (with it `beta`, `dirichlet` and `t`) in its shape by implicit
-reparameterisation (`primitives/random/distributions.py`). Integers drawn by
+and `gamma` (with it `loggamma`, `beta`, `dirichlet`, `t` and `chisquare`) in its shape
+by implicit reparameterisation (`primitives/random/distributions.py`); `beta` and
+`dirichlet` work in log space, so small concentrations do not underflow. Integers drawn by
 `randint` reduce 64 random bits modulo the range (a bias of at most range / 2^64).
 """
 
@@ -27,9 +28,10 @@ from ..core.trace import get_aval, user_source_info
 from ..primitives.control.scan import scan
 from ..primitives.random import distributions as dist
 from ..primitives.random import keys as rk
-from ..primitives.special import erf, erfinv
+from ..primitives.special import erf, erfinv, gammaln
 from . import numpy as jnp
 from .numpy._arrays import shape_error
+from .scipy.special import logsumexp
 
 _SQRT2 = math.sqrt(2.0)
 
@@ -279,22 +281,37 @@ def gamma(key, a, shape=None, dtype=float):
     return jnp.asarray(dist.random_gamma(jnp.astype(a, dtype), u))
 
 
+def loggamma(key, a, shape=None, dtype=float):
+    """log of a Gamma(a, 1) sample (the sample `gamma` gives for the same key), without
+    underflow for small `a`: below `tiny^0.8` of the dtype, P(a, x) = x^a / Gamma(a + 1)
+    to the last bit, so log x = (log u + gammaln(a + 1)) / a. Differentiable in `a`."""
+    dtype = _float_dtype("loggamma", dtype)
+    shape = _param_shape("loggamma", shape, a)
+    u = _open_unit("loggamma", key, shape, dtype)
+    a = jnp.astype(a, dtype)
+    x = dist.random_gamma(a, u)
+    tiny = x < np.finfo(dtype).tiny ** 0.8
+    log_small = (jnp.log(u) + gammaln(a + 1)) / a
+    return jnp.where(tiny, log_small, jnp.log(jnp.where(tiny, 1, x)))
+
+
 def beta(key, a, b, shape=None, dtype=float):
-    """Beta(a, b) as X / (X + Y) of independent Gamma(a) and Gamma(b)."""
+    """Beta(a, b) as X / (X + Y) of independent Gamma(a) and Gamma(b), in log space so
+    that small `a` and `b` do not underflow to 0 / 0."""
     shape = _param_shape("beta", shape, a, b)
     key_a, key_b = split(key)
-    x, y = gamma(key_a, a, shape, dtype), gamma(key_b, b, shape, dtype)
-    return x / (x + y)
+    log_x, log_y = loggamma(key_a, a, shape, dtype), loggamma(key_b, b, shape, dtype)
+    return jnp.exp(log_x - jnp.logaddexp(log_x, log_y))
 
 
 def dirichlet(key, alpha, shape=None, dtype=float):
-    """Dirichlet(alpha) over the last axis of `alpha`: normalised gammas."""
+    """Dirichlet(alpha) over the last axis of `alpha`: normalised gammas (in log space)."""
     alpha_shape = get_aval(alpha).shape
     if not alpha_shape:
         raise shape_error("random.dirichlet: alpha must have at least one axis")
     batch = _output_shape("dirichlet", shape, alpha_shape[:-1])
-    g = gamma(key, alpha, (*batch, alpha_shape[-1]), dtype)
-    return g / jnp.sum(g, axis=-1, keepdims=True)
+    log_g = loggamma(key, alpha, (*batch, alpha_shape[-1]), dtype)
+    return jnp.exp(log_g - logsumexp(log_g, axis=-1, keepdims=True))
 
 
 def t(key, df, shape=(), dtype=float):
@@ -396,7 +413,7 @@ def _top_k_indices(scores, k: int):
 __all__ = [
     "PRNGKey", "bernoulli", "beta", "bits", "categorical", "cauchy", "chisquare", "choice",
     "dirichlet", "exponential", "fold_in", "gamma", "geometric", "gumbel", "key", "key_data",
-    "laplace", "logistic", "lognormal", "normal", "pareto", "permutation", "poisson",
+    "laplace", "loggamma", "logistic", "lognormal", "normal", "pareto", "permutation", "poisson",
     "rademacher", "randint", "split", "t", "truncated_normal", "uniform", "weibull_min",
     "wrap_key_data",
 ]

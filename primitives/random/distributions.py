@@ -20,7 +20,8 @@ construction; an active `u` is an error, as is differentiating `random_gamma_gra
 again (second derivatives in the shape are not built).
 
 Gamma samples whose value underflows (shape `a` below ~0.01 with a small `u`) are 0,
-and so is their derivative.
+and so is their derivative; `inert.random.loggamma` (and with it `beta` and
+`dirichlet`) computes their logarithm without underflow instead.
 """
 
 from __future__ import annotations

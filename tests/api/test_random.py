@@ -136,6 +136,8 @@ CONTINUOUS = [
     ("lognormal", lambda k: jr.lognormal(k, 0.7, (N,)), st.lognorm(0.7)),
     ("weibull_min", lambda k: jr.weibull_min(k, 2.0, 1.5, (N,)), st.weibull_min(1.5, scale=2.0)),
     ("pareto", lambda k: jr.pareto(k, 3.0, (N,)), st.pareto(3.0)),
+    ("loggamma_tiny", lambda k: jr.loggamma(k, 0.001, (N,)), st.loggamma(0.001)),
+    ("loggamma", lambda k: jr.loggamma(k, 2.5, (N,)), st.loggamma(2.5)),
     ("dirichlet_marginal", lambda k: jr.dirichlet(k, np.array([1.5, 2.0, 0.5]), (N,))[:, 0],
      st.beta(1.5, 2.5)),
 ]
@@ -237,6 +239,8 @@ def test_location_scale_normal_is_differentiable():
     lambda k, a: jr.t(k, a, (4,)),
     lambda k, a: jr.truncated_normal(k, -a, a / 2, (4,)),
     lambda k, a: jr.chisquare(k, a, (4,)),
+    lambda k, a: jr.loggamma(k, a, (4,)),
+    lambda k, a: jr.loggamma(k, a / 400, (4,)),  # samples below 1e-246: the log-space branch
     lambda k, a: jr.lognormal(k, a, (4,)),
     lambda k, a: jr.weibull_min(k, 2.0 * a, a, (4,)),
     lambda k, a: jr.pareto(k, a, (4,)),
@@ -268,3 +272,18 @@ def test_population_sizes_must_be_integers():
         jr.permutation(KEY, 4.0)
     with pytest.raises(TypeError, match="choice"):
         jr.choice(KEY, 4.0)
+
+
+def test_small_concentrations_do_not_underflow_to_nan():
+    """Gamma(0.01) samples are mostly below 1e-100; beta and dirichlet work in log space."""
+    a, b = 0.01, 0.02
+    x = jr.beta(KEY, a, b, (N,))
+    assert not np.isnan(x).any()
+    q = np.linspace(0.01, 0.99, 9)
+    np.testing.assert_allclose([np.mean(x < v) for v in q], st.beta(a, b).cdf(q), atol=0.012)
+    d = jr.dirichlet(KEY, np.full(3, 0.01), (1000,))
+    assert not np.isnan(d).any()
+    np.testing.assert_allclose(d.sum(-1), 1.0)
+    np.testing.assert_allclose(np.exp(jr.loggamma(KEY, 2.0, (5,))), jr.gamma(KEY, 2.0, (5,)),
+                               rtol=1e-14)
+    assert np.isfinite(inert.grad(lambda a: jr.beta(KEY, a, 0.5))(0.01))
