@@ -153,14 +153,16 @@ def trace_to_closed_jaxpr(f, args, static) -> tuple[ClosedJaxpr, list]:
 
 
 def jit(f: Callable, static_argnums: int | Sequence[int] = (),
-        static_argnames: str | Sequence[str] = ()):
+        static_argnames: str | Sequence[str] = (), donate_argnums=(), donate_argnames=()):
     """Trace `f` once per argument signature; later calls run the cached jaxpr, compiled
     to a Python function (or interpreted, under another transformation).
 
     Static arguments (by position or by name, either way as in JAX) are part of the
     cache key instead of being traced; keyword arguments that are not static are
     traced like positional ones. As a decorator with options:
-    `@functools.partial(jit, static_argnames="n")`."""
+    `@functools.partial(jit, static_argnames="n")`. Donation is accepted and has no
+    effect: outputs are new numpy arrays, as JAX's are when it cannot reuse a buffer."""
+    del donate_argnums, donate_argnames
     static_nums = as_tuple(static_argnums)
     static_names = frozenset((static_argnames,) if isinstance(static_argnames, str)
                              else static_argnames)

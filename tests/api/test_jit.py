@@ -88,6 +88,8 @@ def test_jit_as_a_decorator_with_static_argnums_and_static_argnames():
         return inp.concatenate([x] * k)
 
     assert repeat(np.ones(2), 3).shape == (6,)
+    donating = inert.jit(lambda x: x * 2, donate_argnums=(0,))
+    np.testing.assert_array_equal(donating(np.ones(2)), 2.0)
     with pytest.raises(TypeError, match="hashable"):
         power(2.0, n=[1])
 
