@@ -29,7 +29,7 @@ def ravel_pytree(pytree):
         aval = get_aval(vector)
         if aval.shape != (sum(sizes),):
             raise shape_error(f"unravel: expected a vector of shape ({sum(sizes)},) like the "
-                             f"one ravel_pytree returned, not {aval.str_short()}")
+                              f"one ravel_pytree returned, not {aval.str_short()}")
         parts = [jnp.reshape(vector[end - size:end], a.shape) for end, size, a in
                  zip(ends, sizes, avals)]
         return tree_unflatten(treedef, [jnp.astype(p, a.dtype) for p, a in zip(parts, avals)])

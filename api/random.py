@@ -48,12 +48,12 @@ def _check_key(name: str, key, batched: bool = False):
     aval = get_aval(key)
     if aval.dtype != rk.KEY_DTYPE:
         raise _dtype_error(f"random.{name}: key must be a uint32 array of shape (2,) made by "
-                         f"inert.random.key or PRNGKey, not {aval.str_short()}")
+                           f"inert.random.key or PRNGKey, not {aval.str_short()}")
     if batched and aval.shape[-1:] == (2,):
         return key
     if aval.shape != (2,):
         raise shape_error(f"random.{name}: key must have shape (2,), not {aval.str_short()}; "
-                         "map over a batch of keys with vmap")
+                          "map over a batch of keys with vmap")
     return key
 
 
@@ -86,7 +86,7 @@ def _shape(name: str, shape) -> tuple[int, ...]:
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
     if any(not isinstance(d, (int, np.integer)) or d < 0 for d in shape):
         raise shape_error(f"random.{name}: shape must be non-negative Python integers (a "
-                         f"traced value cannot be a shape), not {shape}")
+                          f"traced value cannot be a shape), not {shape}")
     return tuple(int(d) for d in shape)
 
 
@@ -103,7 +103,7 @@ def fold_in(key, data):
     _check_key("fold_in", key)
     if get_aval(data).dtype.kind not in "iub":
         raise _dtype_error(f"random.fold_in: data must be an integer, not "
-                         f"{get_aval(data).str_short()}")
+                           f"{get_aval(data).str_short()}")
     return jnp.asarray(rk.random_fold_in(key, jnp.astype(data, rk.KEY_DTYPE)))
 
 
@@ -164,7 +164,7 @@ def _output_shape(name, shape, *param_shapes) -> tuple[int, ...]:
         fits = False
     if not fits:
         raise shape_error(f"random.{name}: parameter shapes {list(param_shapes)} do not "
-                         f"broadcast to shape {shape}")
+                          f"broadcast to shape {shape}")
     return shape
 
 
@@ -172,7 +172,7 @@ def _count(name: str, n) -> int:
     """A population size given as an integer (concrete: it is a shape)."""
     if get_aval(n).dtype.kind not in "iu":
         raise _dtype_error(f"random.{name}: expected an integer or an array, not "
-                         f"{get_aval(n).str_short()}")
+                           f"{get_aval(n).str_short()}")
     return int(n)
 
 
@@ -386,10 +386,10 @@ def choice(key, a, shape=(), replace=True, p=None, axis=0):
     k = math.prod(shape)
     if not replace and k > n:
         raise shape_error(f"random.choice: cannot take {k} samples from {n} without "
-                         "replacement")
+                          "replacement")
     if p is not None and get_aval(p).shape != (n,):
         raise shape_error(f"random.choice: p must have shape ({n},), not "
-                         f"{get_aval(p).shape}")
+                          f"{get_aval(p).shape}")
     if p is None:
         index = (randint(key, shape, 0, n) if replace else
                  jnp.reshape(rk.random_permutation(key, n)[:k], shape))
