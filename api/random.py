@@ -226,10 +226,11 @@ def lognormal(key, sigma=1.0, shape=None, dtype=float):
 
 
 def weibull_min(key, scale, concentration, shape=(), dtype=float):
-    """scale * E^(1/concentration) of a standard exponential E, by its inverse CDF."""
+    """scale * E^(1/concentration) of a standard exponential E > 0 (never 0, where the
+    derivative in `concentration` would be 0 * log 0)."""
     dtype = _float_dtype("weibull_min", dtype)
     shape = _param_shape("weibull_min", shape, scale, concentration)
-    e = exponential(key, shape, dtype)
+    e = -jnp.log(_open_unit("weibull_min", key, shape, dtype))
     return jnp.astype(scale, dtype) * e ** (1 / jnp.astype(concentration, dtype))
 
 
