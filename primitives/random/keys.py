@@ -52,6 +52,8 @@ def _words_as_keys(words: np.ndarray) -> np.ndarray:
 def _per_lane(fn, key: np.ndarray, out_shape: tuple, dtype, *others) -> np.ndarray:
     """`fn(key_words, *other_lanes)` for every lane of the key's leading axes."""
     lanes = key.shape[:-1]
+    if not lanes:
+        return fn(key, *others)
     out = np.empty((*lanes, *out_shape), dtype)
     for index in np.ndindex(*lanes):
         out[index] = fn(key[index], *(o[index] for o in others))
@@ -90,6 +92,8 @@ def _lane_bits(key_words, shape, dtype) -> np.ndarray:
     per_word = 64 // width
     n = math.prod(shape)
     words = _philox(key_words, _SAMPLE).random_raw(-(-n // per_word))
+    if per_word == 1:
+        return words.reshape(shape)
     shifts = np.arange(per_word, dtype=np.uint64) * np.uint64(width)
     mask = np.uint64((1 << width) - 1)
     parts = (words[:, None] >> shifts) & mask
