@@ -30,6 +30,7 @@ from .api.transforms import (
     grad,
     jit,
     jvp,
+    linear_transpose,
     linearize,
     make_jaxpr,
     value_and_grad,
@@ -40,6 +41,7 @@ from .core import errors
 from .core.activity import Inactive
 from .core.avals import float0
 from .core.check import check_jaxpr, enable_checks
+from .core.config import config, debug_nans
 from .core.ir import ClosedJaxpr, Jaxpr
 from .interpreters.eval import eval_jaxpr
 from .primitives.control.checkpoint import checkpoint, remat
@@ -59,8 +61,9 @@ for _name, _module in [("numpy", numpy), ("numpy.linalg", _numpy_linalg), ("lax"
 __all__ = [
     "activity_jaxpr", "checkpoint", "custom_jvp", "custom_vjp", "remat", "hessian", "jacfwd",
     "jacrev", "print_activity",
-    "ClosedJaxpr", "Inactive", "Jaxpr", "check_jaxpr", "enable_checks", "errors", "eval_jaxpr",
-    "float0", "grad", "jit", "jvp", "lax", "linearize", "make_jaxpr", "numpy",
+    "ClosedJaxpr", "Inactive", "Jaxpr", "check_jaxpr", "config", "debug_nans", "enable_checks",
+    "errors", "eval_jaxpr",
+    "float0", "grad", "jit", "jvp", "lax", "linear_transpose", "linearize", "make_jaxpr", "numpy",
     "print_saved_residuals", "saved_residuals", "scipy", "stop_gradient", "tree_util",
     "value_and_grad", "vjp", "vmap",
     "device_put", "example_libraries", "flatten_util", "nn", "random", "test_util", "tree",

@@ -26,6 +26,7 @@ from ..interpreters.ad import jvp_flat
 from ..interpreters.dce import dce_jaxpr
 from ..interpreters.eval import compile_jaxpr, eval_jaxpr
 from ..interpreters.linearize import LinearFunction, linearize_flat
+from ..interpreters.transpose import backward_pass
 
 
 def _is_inactive(x) -> bool:
@@ -52,6 +53,11 @@ class FlatArgs:
             else:
                 rebuilt.append(next(it))
         return tree_unflatten(self.treedef, rebuilt)
+
+    def abstract(self) -> FlatArgs:
+        """The same arguments with each leaf replaced by its aval: what a function
+        returned to the user keeps of them (never the arrays)."""
+        return attrs.evolve(self, leaves=[get_aval(x) for x in self.leaves])
 
     def cotangents(self, cts: Sequence) -> tuple:
         """Arguments' cotangents: None for inactive items and integer leaves."""
@@ -248,10 +254,8 @@ def as_tuple(x) -> tuple:
 def jvp(f: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = False):
     """`(f(*primals), J·tangents)`; an `Inactive` primal takes `None` as its tangent."""
     primals, tangents = tuple(primals), tuple(tangents)
-    if len(primals) != len(tangents):
-        raise ValueError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
+    flat_tangents = _flat_tangents(_tangent_spec(primals), tangents)
     flat = flatten_args(primals)
-    flat_tangents = _flat_tangents(primals, tangents)
     out_store: list = []
     fun = flat_fun(f, flat, out_store, has_aux)
     out_primals, out_tangents = jvp_flat(fun, flat.leaves, flat_tangents)
@@ -261,13 +265,25 @@ def jvp(f: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = Fals
     return (*result, tree_unflatten(aux_tree, out_primals[n_out:])) if has_aux else result
 
 
-def _flat_tangents(primals: tuple, tangents: tuple) -> list:
-    """Check tangents against primals argument by argument; `Zero` for inactive ones.
-    An `Inactive` part of an argument takes `None` as its tangent, and so may an
-    integer leaf (or a float0 array, JAX's convention)."""
+def _tangent_spec(primals: tuple) -> list[tuple[PyTreeDef, list]]:
+    """What checking tangents needs of the primals, without their values: per
+    argument its structure, and per item its aval, or `Inactive(avals of its leaves)`."""
+    spec = []
+    for p in primals:
+        items, tree = tree_flatten(p, is_leaf=_is_inactive)
+        spec.append((tree, [Inactive([get_aval(x) for x in tree_flatten(i.value)[0]])
+                            if isinstance(i, Inactive) else get_aval(i) for i in items]))
+    return spec
+
+
+def _flat_tangents(spec: list, tangents: tuple) -> list:
+    """Check tangents against the primals' `_tangent_spec` argument by argument; `Zero`
+    for inactive ones. An `Inactive` part of an argument takes `None` as its tangent,
+    and so may an integer leaf (or a float0 array, JAX's convention)."""
+    if len(spec) != len(tangents):
+        raise ValueError(f"jvp: {len(spec)} primals but {len(tangents)} tangents")
     out = []
-    for i, (p, t) in enumerate(zip(primals, tangents)):
-        p_items, p_tree = tree_flatten(p, is_leaf=_is_inactive)
+    for i, ((p_tree, p_items), t) in enumerate(zip(spec, tangents)):
         t_items, t_tree = tree_flatten(t, is_leaf=lambda x: x is None)
         if p_tree != t_tree:
             raise ValueError(f"jvp: the tangent of argument {i} has structure {t_tree}, "
@@ -279,7 +295,7 @@ def _flat_tangents(primals: tuple, tangents: tuple) -> list:
                 raise ValueError(f"jvp: argument {i} is (or holds) an Inactive value, so its "
                                  f"tangent there must be None (got {type(tx).__name__})")
             else:
-                out += [Zero(tangent_aval(get_aval(x))) for x in tree_flatten(item.value)[0]]
+                out += [Zero(tangent_aval(a)) for a in item.value]
     return out
 
 
@@ -315,12 +331,14 @@ def linearize(f: Callable, *primals):
     out_store: list = []
     out_primals, lin = linearize_flat(flat_fun(f, flat, out_store), flat.leaves, flat.active)
     out_tree = out_store[0]
+    # f_jvp keeps the residuals and the program, and only the avals of the rest
+    spec, out_avals = _tangent_spec(primals), [get_aval(p) for p in out_primals]
+    active = flat.active
 
     def f_jvp(*tangents):
-        flat_t = _flat_tangents(primals, tangents)
-        active_t = [t for t, act in zip(flat_t, flat.active) if act]
-        outs = lin.apply(active_t)
-        return tree_unflatten(out_tree, [_materialize(t, p) for t, p in zip(outs, out_primals)])
+        flat_t = _flat_tangents(spec, tangents)
+        outs = lin.apply([t for t, act in zip(flat_t, active) if act])
+        return tree_unflatten(out_tree, [_materialize(t, a) for t, a in zip(outs, out_avals)])
 
     return tree_unflatten(out_tree, out_primals), f_jvp
 
@@ -328,7 +346,8 @@ def linearize(f: Callable, *primals):
 @attrs.frozen(eq=False)
 class VJPFunction:
     """The backward pass of `vjp`: call it with the output cotangent. It holds exactly
-    the residuals reported by `saved_residuals` (plus the small linear program)."""
+    the residuals reported by `saved_residuals` (plus the small linear program): its
+    `flat_args` are the arguments' avals, not their values."""
 
     linear: LinearFunction
     flat_args: FlatArgs
@@ -370,9 +389,34 @@ def _vjp_flat_args(f: Callable, flat: FlatArgs, has_aux: bool):
     fun = flat_fun(f, flat, out_store, has_aux)
     out_primals, lin = linearize_flat(fun, flat.leaves, flat.active, lambda: out_store[2])
     out_tree, aux_tree, n_out = out_store
-    vjp_fn = VJPFunction(lin, flat, out_tree, tuple(get_aval(p) for p in out_primals[:n_out]))
+    vjp_fn = VJPFunction(lin, flat.abstract(), out_tree,
+                         tuple(get_aval(p) for p in out_primals[:n_out]))
     aux = tree_unflatten(aux_tree, out_primals[n_out:]) if has_aux else None
     return tree_unflatten(out_tree, out_primals[:n_out]), vjp_fn, aux
+
+
+def linear_transpose(f: Callable, *primals):
+    """The transpose of the linear function `f` (JAX's signature): `f_t(ct)` gives one
+    cotangent per primal. Only the primals' shapes and dtypes are used (arrays or
+    avals); `f_t` keeps `f`'s program and the constants it closes over, nothing else."""
+    leaves, in_tree = tree_flatten(primals, is_leaf=lambda x: isinstance(x, ShapedArray))
+    in_avals = [get_aval(x) for x in leaves]
+    out_trees: list = []
+
+    def flat(*xs):
+        out_leaves, out_tree = tree_flatten(f(*tree_unflatten(in_tree, xs)))
+        out_trees.append(out_tree)
+        return out_leaves
+
+    jaxpr, consts = stage(flat, in_avals)
+    out_avals = tuple(a.aval for a in jaxpr.outvars)
+
+    def f_transpose(ct):
+        cts = _check_cotangent(ct, out_trees[0], out_avals)
+        cts_in = backward_pass(jaxpr, consts, [], [True] * len(in_avals), cts)
+        return tree_unflatten(in_tree, [_materialize(c, a) for c, a in zip(cts_in, in_avals)])
+
+    return f_transpose
 
 
 def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):

@@ -89,6 +89,8 @@ def concrete_aval(x) -> ShapedArray:
                 _array_avals.clear()
             aval = _array_avals[key] = ShapedArray(x.shape, x.dtype)
         return aval
+    if type(x) is ShapedArray:  # what a function returned to the user keeps of a value
+        return x
     raise TypeError(f"{type(x).__name__} {x!r:.60} is not a valid inert value: "
                     "use numpy arrays, numpy scalars or Python numbers")
 

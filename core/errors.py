@@ -45,3 +45,7 @@ class NonDifferentiableError(InertError, TypeError):
 
 class EscapedTracerError(InertError, RuntimeError):
     """A tracer was used after the transformation that created it had finished."""
+
+
+class NaNError(InertError, FloatingPointError):
+    """A primitive produced a NaN while `inert.config.jax_debug_nans` is on."""

@@ -43,6 +43,7 @@ from .trace import (
     full_raise,
     get_aval,
     new_main,
+    quietly,
     user_source_info,
 )
 
@@ -107,6 +108,9 @@ class JaxprBuilder:
         run yet, in program order. With `free`, each intermediate this call computes is
         dropped after its last use (the final forward pass); without, every value is
         kept, since Python control flow asking for one value may ask for the next."""
+        return quietly(self._values_of, atoms, free)
+
+    def _values_of(self, atoms, free: bool) -> list:
         wanted = [a for a in atoms if type(a) is Var and a not in self.values]
         needed = self._needed_eqns(wanted)
         env = self.values
@@ -226,15 +230,20 @@ def stage(fun, in_avals) -> tuple[Jaxpr, list]:
 
 @attrs.frozen
 class KnownStaging:
-    """A staged jaxpr some of whose values are known; `values_of` computes them."""
+    """A staged jaxpr some of whose values are known; `final_values` computes them."""
 
     jaxpr: Jaxpr
     consts: list
     out_known: list[bool]
     builder: JaxprBuilder
 
-    def values_of(self, atoms) -> list:
-        return self.builder.values_of(atoms)
+    def final_values(self, atoms) -> list:
+        """The values of `atoms`: the forward pass. Every other known value the trace
+        kept (those Python control flow asked for) is dropped then, not when the
+        cyclic collector finds the finished trace."""
+        values = self.builder.values_of(atoms)
+        self.builder.values.clear()
+        return values
 
 
 def stage_with_known(fun, in_avals, knowns: list, split_rules: dict) -> KnownStaging:

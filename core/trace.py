@@ -24,7 +24,8 @@ import attrs
 import numpy as np
 
 from .avals import ShapedArray, concrete_aval
-from .errors import ConcretizationError, EscapedTracerError, InertError
+from .config import config
+from .errors import ConcretizationError, EscapedTracerError, InertError, NaNError
 from .ir import SourceInfo
 from .rules import RuleTable
 
@@ -83,6 +84,7 @@ class _TraceState(threading.local):
         self.stack: list[MainTrace] = [MainTrace(0, EvalTrace)]
         self.dynamic: MainTrace = self.stack[0]
         self.source: SourceInfo | None = None  # the user's line of the bind in progress
+        self.quiet = False  # inside `quietly`: numpy's floating-point warnings are off
 
 
 @contextlib.contextmanager
@@ -252,7 +254,7 @@ def bind(prim: Primitive, args, params, source: SourceInfo | None = None):
     """
     trace = find_top_trace(args)
     if trace.main.level == 0:
-        return eval_primitive(prim, args, params)
+        return eval_primitive(prim, args, params, source)
     state = _state
     outer_source = state.source
     if source is not None or outer_source is None:
@@ -294,9 +296,48 @@ def eval_primitive(prim: Primitive, values, params, source: SourceInfo | None = 
             raise e.with_source(source or user_source_info()) from None
         numpy_error.add_note(f"in primitive {prim.name}, at {source or user_source_info()}")
         raise numpy_error
+    if config.jax_debug_nans and has_nan(out if prim.multiple_results else [out]):
+        raise NaNError(f"invalid value (nan) encountered in {prim.name} (jax_debug_nans is on)"
+                       ).with_source(source or user_source_info())
     if type(out) in _NUMPY_SCALARS and values and all(type(v) in _WEAK for v in values):
         return out.item()  # Python scalars in, a Python scalar out: it stays weakly typed
     return out
+
+
+def has_nan(values) -> bool:
+    """Whether a float or complex value among `values` holds a NaN."""
+    return any(np.asarray(v).dtype.kind in "fc" and np.isnan(v).any() for v in values)
+
+
+def quietly(fn, *args):
+    """`fn(*args)` with numpy's floating-point warnings off: inert evaluates programs
+    as JAX does, giving inf and nan without warnings (an untaken `where` branch
+    computing `sqrt(-1)` under `jit` is expected, and the user did not write the
+    rules' operations). The `errstate` is entered once, by the outermost evaluation
+    (`eval_jaxpr`, compiled code, a forward or backward pass); nested ones only check
+    a flag, so a primitive costs nothing more. A single eager operation is numpy's
+    own: it warns as the numpy function would (an errstate per operation would
+    double its cost)."""
+    state = _state
+    if state.quiet:
+        return fn(*args)
+    state.quiet = True
+    try:
+        with np.errstate(all="ignore"):
+            return fn(*args)
+    finally:
+        state.quiet = False
+
+
+def at_source(source: SourceInfo | None, fn, *args):
+    """`fn(*args)` with `source` as the user's line of what it binds: how an
+    interpreter replaying an equation (its transpose) names the equation's line."""
+    state = _state
+    previous, state.source = state.source, source or state.source
+    try:
+        return fn(*args)
+    finally:
+        state.source = previous
 
 
 _WEAK = (int, float, complex)

@@ -35,6 +35,7 @@ from ..core.trace import (
     get_aval,
     impl_rules,
     new_main,
+    quietly,
     user_source_info,
 )
 from .eval import eval_jaxpr
@@ -217,7 +218,12 @@ class JVPTrace(Trace):
 
 
 def jvp_flat(fun, primals: list, tangents: list) -> tuple[list, list]:
-    """Push `tangents` (values, or `Zero` for inactive inputs) through `fun`."""
+    """Push `tangents` (values, or `Zero` for inactive inputs) through `fun`, without
+    floating-point warnings (`quietly`: the rules' operations are not the user's)."""
+    return quietly(_jvp_flat, fun, primals, tangents)
+
+
+def _jvp_flat(fun, primals: list, tangents: list) -> tuple[list, list]:
     with new_main(JVPTrace) as main:
         trace = main.trace
         tracers_in = [p if type(t) is Zero else JVPTracer(trace, p, t)

@@ -39,6 +39,7 @@ from ..core.trace import (
     full_lower,
     get_aval,
     new_main,
+    quietly,
     user_source_info,
 )
 from .ad import zeros_p
@@ -157,7 +158,11 @@ class BatchTrace(Trace):
 def vmap_flat(fun, vals: list, dims: list) -> tuple[list, list]:
     """Run `fun` once on all lanes: input i batched along `dims[i]` (None: the same
     for every lane). Returns the outputs and where their batch axes are (None for an
-    output that is the same for every lane)."""
+    output that is the same for every lane). No floating-point warnings (`quietly`)."""
+    return quietly(_vmap_flat, fun, vals, dims)
+
+
+def _vmap_flat(fun, vals: list, dims: list) -> tuple[list, list]:
     with new_main(BatchTrace) as main:
         tracers = [v if d is None else BatchTracer(main.trace, v, d) for v, d in zip(vals, dims)]
         pairs = [_val_and_dim(main, o) for o in fun(*tracers)]

@@ -84,7 +84,7 @@ def linearize_flat(fun, primals: list, active: list[bool], n_diff_outputs=None
                                [False] * n_out + [True] * (len(jaxpr.outvars) - n_out),
                                online=True)
     # the forward pass: only the outputs and the residuals are computed
-    values = staged.values_of([*jaxpr.outvars[:n_out], *split.residuals])
+    values = staged.final_values([*jaxpr.outvars[:n_out], *split.residuals])
     out_primals, residuals = values[:n_out], values[n_out:]
     diff_avals = [tangent_aval(get_aval(p)) for p in out_primals[:len(out_zero)]]
     linear = LinearFunction(split.unknown, tuple(map(_unviewed, residuals)),

@@ -29,14 +29,13 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import attrs
-import numpy as np
 
 from ..core.activity import Zero
 from ..core.avals import ShapedArray, tangent_aval
 from ..core.ir import Jaxpr, Literal, Var
 from ..core.rules import RuleTable
 from ..core.staging import stage
-from ..core.trace import Primitive, bind
+from ..core.trace import Primitive, at_source, bind, quietly
 from .ad import add_any_p, add_tangents, zeros, zeros_p
 
 transpose_rules = RuleTable("transpose")
@@ -87,11 +86,12 @@ def backward_pass(jaxpr: Jaxpr, consts, known_args, linear_mask, cts_out) -> lis
 
     `known_args` are the values of the non-linear inputs, `linear_mask` says which
     inputs are linear; cotangents may be `Zero`. One pass each way, no recursion.
-    Floating-point warnings are silenced: an infinite coefficient where a `Masked`
-    cotangent is zero is expected, and the user did not write these operations.
+    Floating-point warnings are off (`quietly`): an infinite coefficient where a
+    `Masked` cotangent is zero is expected, and the user did not write these
+    operations. Each equation's transpose binds with the equation's source line, so
+    an error (or a NaN under `jax_debug_nans`) names the user's line it came from.
     """
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return _backward_pass(jaxpr, consts, known_args, linear_mask, cts_out)
+    return quietly(_backward_pass, jaxpr, consts, known_args, linear_mask, cts_out)
 
 
 def _backward_pass(jaxpr: Jaxpr, consts, known_args, linear_mask, cts_out) -> list:
@@ -104,23 +104,42 @@ def _backward_pass(jaxpr: Jaxpr, consts, known_args, linear_mask, cts_out) -> li
         else:
             env[var] = next(known)
     linear_eqns = _forward_nonlinear(jaxpr, env, linear_vars)
+    dead_after = _dead_after_backward(linear_eqns, env)
 
     ct_env: dict[Var, object] = {}
     for var, ct in zip(jaxpr.outvars, cts_out):
         if type(var) is Var and var in linear_vars and type(ct) is not Zero:
             _accumulate(ct_env, var, ct)
-    for eqn in reversed(linear_eqns):
+    for eqn, dead in zip(reversed(linear_eqns), dead_after):
         cts = [ct_env.pop(v, None) for v in eqn.outputs]
-        if all(ct is None for ct in cts):
-            continue
-        cts = [Zero(v.aval) if ct is None else ct for v, ct in zip(eqn.outputs, cts)]
-        operands = [LinearInput(a.aval) if a in linear_vars else _value(a, env)
-                    for a in eqn.inputs]
-        for atom, ct in zip(eqn.inputs, _transpose_eqn(eqn, cts, operands)):
-            if ct is not None and type(ct) is not Zero and atom in linear_vars:
-                _accumulate(ct_env, atom, ct)
+        if any(ct is not None for ct in cts):
+            cts = [Zero(v.aval) if ct is None else ct for v, ct in zip(eqn.outputs, cts)]
+            operands = [LinearInput(a.aval) if a in linear_vars else _value(a, env)
+                        for a in eqn.inputs]
+            cts_in = at_source(eqn.source_info, _transpose_eqn, eqn, cts, operands)
+            for atom, ct in zip(eqn.inputs, cts_in):
+                if ct is not None and type(ct) is not Zero and atom in linear_vars:
+                    _accumulate(ct_env, atom, ct)
+            del cts, operands, cts_in  # not held while the next equations run
+        for v in dead:
+            del env[v]
     return [materialize(ct_env.pop(v, Zero(v.aval)))
             for v, lin in zip(jaxpr.invars, linear_mask) if lin]
+
+
+def _dead_after_backward(linear_eqns: list, env: dict) -> list[list[Var]]:
+    """For each linear equation in backward order, the known values no later one
+    reads: they are dropped there, as the forward pass drops each value after its
+    last use. Known values no linear equation reads are dropped at once."""
+    last: dict[Var, int] = {}
+    for k, eqn in enumerate(reversed(linear_eqns)):
+        last.update((a, k) for a in eqn.inputs if type(a) is Var and a in env)
+    for v in [v for v in env if v not in last]:
+        del env[v]
+    dead: list[list[Var]] = [[] for _ in linear_eqns]
+    for v, k in last.items():
+        dead[k].append(v)
+    return dead
 
 
 def _transpose_eqn(eqn, cts: list, operands: list) -> list:

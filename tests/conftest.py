@@ -21,6 +21,7 @@ def clean_trace_state():
     from inert.core.trace import trace_depth  # noqa: PLC0415 — a test-only probe
 
     assert trace_depth() == 0, "a transformation leaked its level"
+    assert not inert.config.jax_debug_nans, "a test left jax_debug_nans on"
 
 
 @pytest.fixture

@@ -21,8 +21,8 @@ from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ...interpreters.ad import jvp_jaxpr, jvp_rules
 from ...interpreters.batching import batch_rules, batch_size
 from ...interpreters.dce import dce_jaxpr, dce_rules
-from ...interpreters.eval import compiled
-from ...interpreters.partial_eval import partial_eval_rules
+from ...interpreters.eval import compiled, eval_jaxpr
+from ...interpreters.partial_eval import partial_eval_jaxpr, partial_eval_rules
 from ...interpreters.transpose import backward_pass, is_linear, transpose_rules
 from .common import batch_jaxpr, stage_body, with_consts_as_invars
 
@@ -64,13 +64,14 @@ jvp_rules[checkpoint_p] = checkpoint_jvp
 
 def checkpoint_partial_eval(eqn: JaxprEqn, unknown_inputs: list[bool]):
     """The known part computes the known outputs and nothing else; the unknown part is
-    the whole body again, reading the known inputs: they are the only residuals."""
+    the whole body again, reading the known inputs: they are the only residuals.
+
+    Which outputs are known is decided by partial evaluation of the body, with the
+    rules of the control flow inside it: a jvp'd `scan` reads tangents, but its primal
+    carry is known, and the enclosing linearization needs it known."""
     jaxpr = eqn.params["jaxpr"]
-    unknown_vars = {v for v, u in zip(jaxpr.invars, unknown_inputs) if u}
-    for e in jaxpr.eqns:
-        if any(a in unknown_vars for a in e.inputs):
-            unknown_vars.update(e.outputs)
-    out_unknown = [v in unknown_vars for v in jaxpr.outvars]
+    out_unknown = partial_eval_jaxpr(jaxpr, unknown_inputs,
+                                     [False] * len(jaxpr.outvars)).out_unknowns
     known_body, used = dce_jaxpr(jaxpr, [not u for u in out_unknown], prune_invars=True)
     assert not any(u for u, k in zip(unknown_inputs, used) if k), "known outputs read unknowns"
     known = JaxprEqn(checkpoint_p, tuple(a for a, k in zip(eqn.inputs, used) if k),
@@ -87,10 +88,18 @@ partial_eval_rules[checkpoint_p] = checkpoint_partial_eval
 
 
 def checkpoint_transpose(cts, *operands, jaxpr):
-    """Recompute the body's nonlinear part from the kept inputs, then transpose."""
+    """Recompute the body's nonlinear part from the kept inputs, then transpose.
+
+    The body is split by partial evaluation first: an equation of it may be partly
+    linear (a jvp'd `cond` or `scan` computes primal and tangent outputs at once), and
+    only its linear part can be transposed."""
     mask = [is_linear(x) for x in operands]
     known = [x for x in operands if not is_linear(x)]
-    cts_in = iter(backward_pass(jaxpr, (), known, mask, cts))
+    split = partial_eval_jaxpr(jaxpr, mask, [True] * len(jaxpr.outvars))
+    residuals = eval_jaxpr(split.known, (), known)
+    n_res = len(split.residuals)
+    cts_in = iter(backward_pass(split.unknown, (), residuals,
+                                [False] * n_res + [True] * sum(mask), cts))
     return [next(cts_in) if lin else None for lin in mask]
 
 

@@ -91,19 +91,17 @@ def _scan_length(xs_leaves, length) -> int:
 
 
 def scan_impl(*args, jaxpr, num_consts, num_carry, length, reverse):
+    """Each step's ys are written into their stacked outputs at once, allocated up
+    front, so a step's outputs die with the step (no list of them, no stacking copy)."""
     consts, carry, xs = split_list(args, [num_consts, num_carry])
     step = compiled(jaxpr)  # the body runs `length` times: compile it once
-    steps = range(length - 1, -1, -1) if reverse else range(length)
-    per_step = []
-    for i in steps:
+    stacked = [np.empty((length, *v.aval.shape), v.aval.dtype)
+               for v in jaxpr.outvars[num_carry:]]
+    for i in (range(length - 1, -1, -1) if reverse else range(length)):
         outs = step((), [*consts, *carry, *(x[i] for x in xs)])
-        carry, ys = outs[:num_carry], outs[num_carry:]
-        per_step.append(ys)
-    if reverse:
-        per_step.reverse()
-    y_avals = [v.aval for v in jaxpr.outvars[num_carry:]]
-    stacked = [np.stack([np.asarray(s[j]) for s in per_step]) if per_step else
-               np.zeros((0, *a.shape), a.dtype) for j, a in enumerate(y_avals)]
+        carry = outs[:num_carry]
+        for ys, y in zip(stacked, outs[num_carry:]):
+            ys[i] = y
     return [*carry, *stacked]
 
 

@@ -1,8 +1,9 @@
 """`while_loop` and `fori_loop`.
 
 A while loop's trip count is data-dependent, so its iterations cannot be stacked for
-a backward pass: it supports forward mode (the tangents ride along in the carry) and
-refuses reverse mode with an error pointing to `scan`/`fori_loop`. `fori_loop` with
+a backward pass: it supports forward mode (the tangents ride along in the carry),
+linearization (the tangent program reruns the primal loop), and refuses transposing
+(reverse mode) with an error pointing to `scan`/`fori_loop`, as JAX does. `fori_loop` with
 a trip count known while tracing is a `scan` over the loop index, so it is
 reverse-differentiable; the index is an integer (inactive) scanned input that the
 backward pass recomputes rather than saves.
@@ -10,6 +11,7 @@ backward pass recomputes rather than saves.
 
 from __future__ import annotations
 
+import attrs
 import numpy as np
 
 from ...core.activity import Zero
@@ -28,8 +30,10 @@ from ...core.trace import (
 )
 from ...interpreters.ad import instantiate_zeros, jvp_jaxpr, jvp_rules
 from ...interpreters.batching import batch_rules, batch_size
+from ...interpreters.dce import dce_jaxpr
 from ...interpreters.eval import eval_jaxpr
-from ...interpreters.partial_eval import partial_eval_rules
+from ...interpreters.partial_eval import partial_eval_jaxpr, partial_eval_rules
+from ...interpreters.transpose import transpose_rules
 from ..elementwise import select_n
 from ..reductions import reduce_or
 from ..shape.structural import batch_axis_first, iota, matchaxis
@@ -117,14 +121,59 @@ jvp_rules[while_p] = while_jvp
 
 
 def while_partial_eval(eqn: JaxprEqn, unknown_inputs: list[bool]):
-    raise NonDifferentiableError(
-        "while_loop: reverse-mode differentiation (grad, vjp, linearize) is not supported, "
-        "because the number of iterations is only known at run time. Use inert.lax.scan, or "
-        "inert.lax.fori_loop with a trip count known while tracing."
-    ).with_source(eqn.source_info)
+    """Linearizing a while loop (JAX's approach): the known part is the loop over the
+    known carries alone (the primal loop, whose trip count they decide); the unknown
+    part is the whole loop again, reading the known inputs, so the tangent program
+    recomputes the primal iterations as it goes (a checkpoint of the loop) and keeps
+    only the loop's inputs. A predicate that reads an unknown value leaves the whole
+    loop unknown. Only transposing the unknown part is refused (`while_transpose`)."""
+    p = eqn.params
+    cond_jaxpr, body_jaxpr = p["cond_jaxpr"], p["body_jaxpr"]
+    cond_uk, body_c_uk, carry_uk = split_list(unknown_inputs,
+                                              [p["cond_nconsts"], p["body_nconsts"]])
+    carry_uk, _ = carry_fixpoint(carry_uk, lambda uk: (partial_eval_jaxpr(
+        body_jaxpr, [*body_c_uk, *uk], [False] * len(uk)).out_unknowns, None))
+    cond_reads = dce_jaxpr(cond_jaxpr, [True])[1]
+    if all(carry_uk) or any(r and uk for r, uk in zip(cond_reads, [*cond_uk, *carry_uk])):
+        return [], [eqn]
+    known_body = _restricted(body_jaxpr, [not uk for uk in [*body_c_uk, *carry_uk]],
+                             [not uk for uk in carry_uk])
+    known_cond = _restricted(cond_jaxpr, [not uk for uk in [*cond_uk, *carry_uk]], [True])
+    cond_c, body_c, carry = split_list(eqn.inputs, [p["cond_nconsts"], p["body_nconsts"]])
+    known = JaxprEqn(while_p, (*(a for a, uk in zip(cond_c, cond_uk) if not uk),
+                               *(a for a, uk in zip(body_c, body_c_uk) if not uk),
+                               *(a for a, uk in zip(carry, carry_uk) if not uk)),
+                     tuple(v for v, uk in zip(eqn.outputs, carry_uk) if not uk),
+                     dict(p, cond_jaxpr=known_cond, body_jaxpr=known_body,
+                          cond_nconsts=cond_uk.count(False), body_nconsts=body_c_uk.count(False)),
+                     eqn.source_info)
+    # the known outputs are the known loop's; the whole loop's copies of them are unread
+    unknown = attrs.evolve(eqn, outputs=tuple(v if uk else Var(v.aval)
+                                              for v, uk in zip(eqn.outputs, carry_uk)))
+    return [known], [unknown]
+
+
+def _restricted(jaxpr: Jaxpr, keep_in: list[bool], keep_out: list[bool]) -> Jaxpr:
+    """`jaxpr` with only the kept inputs and outputs, pruned to the equations those
+    outputs need (which read kept inputs only)."""
+    pruned, used = dce_jaxpr(jaxpr, keep_out)
+    assert not any(u and not k for u, k in zip(used, keep_in)), "reads a dropped input"
+    return Jaxpr((), tuple(v for v, k in zip(jaxpr.invars, keep_in) if k), pruned.eqns,
+                 pruned.outvars)
 
 
 partial_eval_rules[while_p] = while_partial_eval
+
+
+def while_transpose(cts, *operands, **params):
+    raise NonDifferentiableError(
+        "while_loop: reverse-mode differentiation (grad, vjp, jacrev) is not supported, "
+        "because the number of iterations is only known at run time (forward mode, jvp "
+        "and linearize, works). Use inert.lax.scan, or inert.lax.fori_loop with a trip "
+        "count known while tracing.").with_source(user_source_info())
+
+
+transpose_rules[while_p] = while_transpose
 
 
 def while_batch(vals, dims, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):

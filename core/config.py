@@ -1,0 +1,54 @@
+"""`inert.config`: global flags, with JAX's names.
+
+* `jax_enable_x64` (True, the only setting): inert computes in numpy's dtypes, so
+  float64 is the default, as in JAX with this flag on. Code ported from JAX often
+  sets it to True, which is accepted. False (JAX's 32-bit defaults) is refused with
+  a `ValueError` saying so: cast inputs to float32 to compute in single precision.
+* `jax_debug_nans` (False): when True, evaluating a primitive that produces a NaN
+  raises `FloatingPointError` naming the primitive and the user's source line —
+  eagerly, in grad's forward and backward passes, and under `jit` (whose compiled
+  code is re-run one primitive at a time when its outputs hold a NaN, as JAX does).
+
+`inert.debug_nans(True)` is a context manager setting `jax_debug_nans` for a block.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+
+class Config:
+    """The flags, read as attributes (`inert.config.jax_debug_nans`) and set with
+    `update(name, value)`. Plain attributes, so reading one costs nothing measurable
+    on the per-primitive path."""
+
+    def __init__(self):
+        self.jax_enable_x64 = True
+        self.jax_debug_nans = False
+
+    def update(self, name: str, value) -> None:
+        if name not in vars(self):
+            raise AttributeError(f"inert.config has no flag {name!r}; its flags are "
+                                 f"{sorted(vars(self))}")
+        if name == "jax_enable_x64" and not value:
+            raise ValueError("inert.config: jax_enable_x64=False (32-bit default dtypes) is "
+                             "not supported: inert computes in numpy's dtypes, float64 by "
+                             "default; pass float32 arrays to compute in single precision")
+        setattr(self, name, bool(value))
+
+    def __repr__(self) -> str:
+        return f"inert.config({', '.join(f'{k}={v}' for k, v in vars(self).items())})"
+
+
+config = Config()
+
+
+@contextlib.contextmanager
+def debug_nans(enabled: bool = True):
+    """`jax_debug_nans` set to `enabled` inside the block, restored after it."""
+    previous = config.jax_debug_nans
+    config.update("jax_debug_nans", enabled)
+    try:
+        yield
+    finally:
+        config.update("jax_debug_nans", previous)

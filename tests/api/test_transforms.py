@@ -1,0 +1,35 @@
+"""linear_transpose: the transpose of a linear function, by the dot-product test."""
+
+import numpy as np
+import pytest
+from harness import assert_allclose
+
+import inert
+import inert.numpy as inp
+from inert.core.avals import ShapedArray
+from inert.core.rules import MissingRuleError
+
+
+def test_linear_transpose_by_the_dot_product_test(rng):
+    A = rng.standard_normal((4, 3))
+    f = lambda x, y: {"a": A @ x * 2.0 - y[:4], "b": inp.sum(y) * 3.0}
+    x, y = rng.standard_normal(3), rng.standard_normal(5)
+    f_t = inert.linear_transpose(f, x, ShapedArray((5,), np.float64))  # avals are enough
+    u = {"a": rng.standard_normal(4), "b": rng.standard_normal()}
+    ct_x, ct_y = f_t(u)
+    out = f(x, y)
+    lhs = np.dot(out["a"], u["a"]) + out["b"] * u["b"]
+    np.testing.assert_allclose(lhs, np.dot(x, ct_x) + np.dot(y, ct_y), rtol=1e-12)
+
+
+def test_linear_transpose_of_a_linearized_function_is_its_vjp(rng):
+    f = lambda x: inp.sin(x) * inp.tanh(x[::-1])
+    x = rng.standard_normal(6)
+    _, f_jvp = inert.linearize(f, x)
+    u = rng.standard_normal(6)
+    assert_allclose(inert.linear_transpose(f_jvp, x)(u), inert.vjp(f, x)[1](u), rtol=1e-12)
+
+
+def test_linear_transpose_refuses_a_nonlinear_function():
+    with pytest.raises(MissingRuleError, match="sin"):
+        inert.linear_transpose(inp.sin, np.ones(3))(np.ones(3))
