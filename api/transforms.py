@@ -183,8 +183,8 @@ def jit(f: Callable, static_argnums: int | Sequence[int] = (),
         args = (*args, dynamic_kw) if kwargs else args
         positions = _static_positions(static_nums, len(args)) | {
             i for i in named_positions if i < len(args) - bool(kwargs)}
-        flat = flatten_args(tuple(a for i, a in enumerate(args) if i not in positions))
-        key = (flat.treedef, tuple(_signature(x) for x in flat.leaves),
+        leaves, treedef = _jit_leaves(tuple(a for i, a in enumerate(args) if i not in positions))
+        key = (treedef, tuple(_signature(x) for x in leaves),
                tuple(args[i] for i in sorted(positions)), static_kw)
         try:
             entry = cache.get(key)
@@ -198,13 +198,24 @@ def jit(f: Callable, static_argnums: int | Sequence[int] = (),
             closed = ClosedJaxpr(jaxpr, closed.consts)
             entry = cache[key] = (closed, out_store, compile_jaxpr(jaxpr))
         closed, out_store, compiled = entry
-        if current_dynamic().level == 0 and not any(isinstance(x, Tracer) for x in flat.leaves):
-            outs = compiled(closed.consts, flat.leaves)
+        if current_dynamic().level == 0 and not any(isinstance(x, Tracer) for x in leaves):
+            outs = compiled(closed.consts, leaves)
         else:
-            outs = eval_jaxpr(closed.jaxpr, closed.consts, flat.leaves)
+            outs = eval_jaxpr(closed.jaxpr, closed.consts, leaves)
         return tree_unflatten(out_store[0], outs)
 
     return jitted
+
+
+def _jit_leaves(dynamic: tuple) -> tuple[list, PyTreeDef]:
+    """The leaves `trace_to_closed_jaxpr` flattens the arguments to, and a structure to
+    key the cache by: one flattening unless an `Inactive` marker needs unwrapping (jit
+    is called at every step of a training loop, whose state is a large pytree)."""
+    items, treedef = tree_flatten(list(dynamic), is_leaf=_is_inactive)
+    if any(isinstance(x, Inactive) for x in items):
+        flat = flatten_args(dynamic)
+        return flat.leaves, flat.treedef
+    return items, treedef
 
 
 def _positions_of_names(f: Callable, names: frozenset) -> frozenset[int]:
