@@ -1,30 +1,36 @@
 """inert: JAX-style program transformations for numpy, with activity analysis.
 
-This module only re-exports. `inert.numpy`, `inert.lax`, `inert.scipy(.special)` and
-`inert.tree_util` live under `api/` and are registered here under those names, the way
-the standard library provides `os.path`: a folder named `numpy` at the repository root
-would shadow the real numpy.
+This module only re-exports. `inert.numpy`, `inert.lax`, `inert.scipy` (special, stats,
+integrate), `inert.experimental.ode` and `inert.tree_util` live under `api/` and are
+registered here under those names, the way the standard library provides `os.path`: a
+folder named `numpy` at the repository root would shadow the real numpy.
 """
 
 import sys as _sys
 
 from .api import (
     example_libraries,
+    experimental,
     flatten_util,
     lax,
     nn,
     numpy,
     random,
+    ref,
     scipy,
     test_util,
     tree,
     tree_util,
 )
+from .api.experimental import ode as _experimental_ode
 from .api.jacobian import hessian, jacfwd, jacrev
 from .api.numpy import _methods  # noqa: F401 — installs operators on tracers
 from .api.numpy import linalg as _numpy_linalg
+from .api.ref import empty_ref, freeze, new_ref
 from .api.residuals import activity_jaxpr, print_activity, print_saved_residuals, saved_residuals
+from .api.scipy import integrate as _scipy_integrate
 from .api.scipy import special as _scipy_special
+from .api.scipy import stats as _scipy_stats
 from .api.transforms import (
     device_put,
     grad,
@@ -50,21 +56,25 @@ from .primitives.elementwise import stop_gradient
 
 for _name, _module in [("numpy", numpy), ("numpy.linalg", _numpy_linalg), ("lax", lax),
                        ("scipy", scipy), ("scipy.special", _scipy_special),
-                       ("tree_util", tree_util), ("errors", errors), ("random", random),
-                       ("nn", nn), ("nn.initializers", nn.initializers),
+                       ("scipy.stats", _scipy_stats), ("scipy.integrate", _scipy_integrate),
+                       ("experimental", experimental), ("experimental.ode", _experimental_ode),
+                       ("tree_util", tree_util), ("errors", errors), ("ref", ref),
+                       ("random", random), ("nn", nn), ("nn.initializers", nn.initializers),
                        ("example_libraries", example_libraries),
                        ("example_libraries.optimizers", example_libraries.optimizers),
                        ("tree", tree), ("flatten_util", flatten_util),
                        ("test_util", test_util)]:
     _sys.modules[f"{__name__}.{_name}"] = _module
+for _name in _scipy_stats.DISTRIBUTIONS:  # jax.scipy.stats.norm is a module too
+    _sys.modules[f"{__name__}.scipy.stats.{_name}"] = getattr(_scipy_stats, _name)
 
 __all__ = [
     "activity_jaxpr", "checkpoint", "custom_jvp", "custom_vjp", "remat", "hessian", "jacfwd",
     "jacrev", "print_activity",
     "ClosedJaxpr", "Inactive", "Jaxpr", "check_jaxpr", "config", "debug_nans", "enable_checks",
-    "errors", "eval_jaxpr",
+    "errors", "eval_jaxpr", "experimental",
     "float0", "grad", "jit", "jvp", "lax", "linear_transpose", "linearize", "make_jaxpr", "numpy",
     "print_saved_residuals", "saved_residuals", "scipy", "stop_gradient", "tree_util",
-    "value_and_grad", "vjp", "vmap",
+    "value_and_grad", "vjp", "vmap", "new_ref", "empty_ref", "freeze", "ref",
     "device_put", "example_libraries", "flatten_util", "nn", "random", "test_util", "tree",
 ]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 from typing import Callable, Sequence
 
+import attrs
 import numpy as np
 
 from ..core.activity import Zero
@@ -24,7 +25,14 @@ from ..interpreters.batching import vmap_flat
 from ..interpreters.linearize import linearize_flat
 from ..primitives.shape.slicing import slice_in_dim
 from ..primitives.shape.structural import matchaxis, reshape, transpose
-from .transforms import FlatArgs, check_argnums, check_grad_inputs, flat_fun, flatten_args
+from .transforms import (
+    FlatArgs,
+    RefArgs,
+    check_argnums,
+    check_grad_inputs,
+    flat_fun,
+    flatten_args,
+)
 
 
 def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
@@ -51,8 +59,11 @@ def _jacobian(f, argnums, has_aux, blocks_of):
         check_grad_inputs(args, nums)
         flat = flatten_args(args, nums)
         out_store: list = []
-        fun = flat_fun(f, flat, out_store, has_aux)
+        refs = RefArgs.of(flat)
+        fun = refs.wrap(flat_fun(f, flat, out_store, has_aux))
+        flat = attrs.evolve(flat, leaves=refs.contents(flat.leaves))
         outs, blocks = blocks_of(fun, flat, lambda: out_store[2])
+        outs = refs.write_back(outs)
         out_tree, aux_tree, n_out = out_store
         jac = _assemble(args, nums, flat, outs[:n_out], blocks, out_tree,
                         isinstance(argnums, (tuple, list)))
@@ -72,7 +83,7 @@ def _jacobian_columns_fwd(fun, flat: FlatArgs, n_out):
         tangents = list(zero_tangents)
         for j, t in zip(active, basis):
             tangents[j] = t
-        outs, out_t = jvp_flat(fun, flat.leaves, tangents)
+        outs, out_t = jvp_flat(fun, flat.leaves, tangents, "jacfwd")
         return [*outs, *(instantiate_zeros(t) for t in out_t[:n_out()])]
 
     basis = _Basis([tangent_aval(get_aval(x)) for x in inputs])
@@ -90,7 +101,7 @@ def _jacobian_columns_fwd(fun, flat: FlatArgs, n_out):
 def _jacobian_rows_rev(fun, flat: FlatArgs, n_out):
     """blocks[i][j], from the transposes of the basis cotangents of all (float) outputs:
     one linearization, its transpose vmapped. Integer outputs have no derivative."""
-    outs, linear = linearize_flat(fun, flat.leaves, flat.active, n_out)
+    outs, linear = linearize_flat(fun, flat.leaves, flat.active, n_out, name="jacrev")
     inputs = [x for x, a in zip(flat.leaves, flat.active) if a]
     diff = [i for i, a in enumerate(linear.out_avals) if a.dtype != float0]
 

@@ -4,6 +4,10 @@ Pytrees and `Inactive` markers are handled here, at the edge; the interpreters
 below see flat lists and a mask of which inputs are active. A leaf is active for a
 transform unless it sits inside an `Inactive(...)`, is not among `argnums`, or has
 an integer or boolean dtype (inactive by type).
+
+A ref argument that is active is differentiated as its contents (`RefArgs`): its
+tangent and cotangent are arrays of its shape, and the writes the function makes to
+it are applied to it. An inactive one is a ref from outside the transformation.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import attrs
 import numpy as np
 
 from ..core.activity import Inactive, Zero
-from ..core.avals import ShapedArray, float0, is_float, tangent_aval
+from ..core.avals import AbstractRef, ShapedArray, float0, is_float, tangent_aval
 from ..core.check import check_jaxpr, checks_enabled
 from ..core.ir import ClosedJaxpr
 from ..core.pytree import PyTreeDef, tree_flatten, tree_unflatten
@@ -27,6 +31,7 @@ from ..interpreters.dce import dce_jaxpr
 from ..interpreters.eval import compile_jaxpr, eval_jaxpr
 from ..interpreters.linearize import LinearFunction, linearize_flat
 from ..interpreters.transpose import backward_pass
+from ..primitives.state import refs as state
 
 
 def _is_inactive(x) -> bool:
@@ -251,11 +256,55 @@ def _static_positions(static: tuple, nargs: int) -> frozenset[int]:
 
 def _signature(x):
     aval = get_aval(x)
-    return (aval.shape, aval.dtype, aval.weak_type)
+    return (type(aval), aval.shape, aval.dtype, aval.weak_type)
 
 
 def as_tuple(x) -> tuple:
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
+@attrs.frozen
+class RefArgs:
+    """The active ref arguments of a differentiating transform, differentiated as their
+    contents: the transform's function gets, in their place, new refs it creates from
+    their contents (so they are active at its level) and returns their final contents
+    after its own outputs; `write_back` puts these into the arguments."""
+
+    positions: tuple[int, ...]
+    refs: tuple
+
+    @staticmethod
+    def of(flat: FlatArgs) -> RefArgs:
+        positions = tuple(i for i, (x, act) in enumerate(zip(flat.leaves, flat.active))
+                          if act and type(get_aval(x)) is AbstractRef)
+        return RefArgs(positions, tuple(flat.leaves[i] for i in positions))
+
+    def contents(self, leaves: list) -> list:
+        leaves = list(leaves)
+        for i in self.positions:
+            leaves[i] = state.freeze(leaves[i])
+        return leaves
+
+    def wrap(self, fun: Callable) -> Callable:
+        if not self.positions:
+            return fun
+
+        def with_refs(*leaves):
+            leaves = list(leaves)
+            for i in self.positions:
+                leaves[i] = state.new_ref(leaves[i])
+            return [*fun(*leaves), *(state.freeze(leaves[i]) for i in self.positions)]
+
+        return with_refs
+
+    def write_back(self, outs: list) -> list:
+        """The function's own outputs, once the refs' final contents are written."""
+        if not self.positions:
+            return outs
+        n = len(outs) - len(self.positions)
+        for ref, final in zip(self.refs, outs[n:]):
+            state.swap(ref, final)
+        return outs[:n]
 
 
 # ---------------------------------------------------------------------------------
@@ -268,8 +317,10 @@ def jvp(f: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = Fals
     flat_tangents = _flat_tangents(_tangent_spec(primals), tangents)
     flat = flatten_args(primals)
     out_store: list = []
-    fun = flat_fun(f, flat, out_store, has_aux)
-    out_primals, out_tangents = jvp_flat(fun, flat.leaves, flat_tangents)
+    refs = RefArgs.of(flat)
+    fun = refs.wrap(flat_fun(f, flat, out_store, has_aux))
+    out_primals, out_tangents = jvp_flat(fun, refs.contents(flat.leaves), flat_tangents)
+    out_primals = refs.write_back(out_primals)
     out_tree, aux_tree, n_out = out_store
     out_tangents = [_materialize(t, p) for t, p in zip(out_tangents[:n_out], out_primals)]
     result = (tree_unflatten(out_tree, out_primals[:n_out]), tree_unflatten(out_tree, out_tangents))
@@ -340,7 +391,11 @@ def linearize(f: Callable, *primals):
     """`(f(*primals), f_jvp)` where `f_jvp(*tangents)` applies the linearization."""
     flat = flatten_args(primals)
     out_store: list = []
-    out_primals, lin = linearize_flat(flat_fun(f, flat, out_store), flat.leaves, flat.active)
+    refs = RefArgs.of(flat)
+    out_primals, lin = linearize_flat(refs.wrap(flat_fun(f, flat, out_store)),
+                                      refs.contents(flat.leaves), flat.active,
+                                      lambda: out_store[2], name="linearize")
+    out_primals = refs.write_back(out_primals)
     out_tree = out_store[0]
     # f_jvp keeps the residuals and the program, and only the avals of the rest
     spec, out_avals = _tangent_spec(primals), [get_aval(p) for p in out_primals]
@@ -391,14 +446,17 @@ def vjp(f: Callable, *primals, has_aux: bool = False):
     """`(f(*primals), vjp_fn)`; `vjp_fn(ct)` gives one cotangent per primal, `None` for
     `Inactive` and integer arguments."""
     flat = flatten_args(primals)
-    out, vjp_fn, aux = _vjp_flat_args(f, flat, has_aux)
+    out, vjp_fn, aux = _vjp_flat_args(f, flat, has_aux, "vjp")
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
 
 
-def _vjp_flat_args(f: Callable, flat: FlatArgs, has_aux: bool):
+def _vjp_flat_args(f: Callable, flat: FlatArgs, has_aux: bool, name: str):
     out_store: list = []
-    fun = flat_fun(f, flat, out_store, has_aux)
-    out_primals, lin = linearize_flat(fun, flat.leaves, flat.active, lambda: out_store[2])
+    refs = RefArgs.of(flat)
+    fun = refs.wrap(flat_fun(f, flat, out_store, has_aux))
+    out_primals, lin = linearize_flat(fun, refs.contents(flat.leaves), flat.active,
+                                      lambda: out_store[2], name=name)
+    out_primals = refs.write_back(out_primals)
     out_tree, aux_tree, n_out = out_store
     vjp_fn = VJPFunction(lin, flat.abstract(), out_tree,
                          tuple(get_aval(p) for p in out_primals[:n_out]))
@@ -439,7 +497,7 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool 
     def value_and_grad_f(*args):
         nums = check_argnums(argnums_t, len(args))
         check_grad_inputs(args, nums)
-        out, vjp_fn, aux = _vjp_flat_args(f, flatten_args(args, nums), has_aux)
+        out, vjp_fn, aux = _vjp_flat_args(f, flatten_args(args, nums), has_aux, "grad")
         aval = get_aval(out) if vjp_fn.out_tree.node_type is None else None
         if aval is None or aval.shape != () or not is_float(aval.dtype):
             raise TypeError("grad requires a function returning a float scalar, but it returned "

@@ -189,6 +189,37 @@ def w9_numpy(x):
     return (np.sum(t), aux), 1.0 - t * t
 
 
+# W13, W14: refs (mutable buffers) filled element by element --------------------
+def naive_map_sin_cos_exp(x):
+    """Mooncake's example: a buffer filled one slot per Python iteration."""
+    y = inert.empty_ref(x.shape)
+    for n in range(x.shape[0]):
+        y[n] = inp.sin(inp.cos(inp.exp(x[n])))
+    return inp.sum(inert.freeze(y))
+
+
+def naive_map_numpy(x):
+    e = np.exp(x)
+    return np.sum(np.sin(np.cos(e))), -np.cos(np.cos(e)) * np.sin(e) * e
+
+
+def ref_accumulator(W, xs):
+    """An accumulator ref that a fori_loop adds `tanh(W @ x_n)` into at every step."""
+    acc = inert.empty_ref(W.shape[0])
+
+    def step(n, carry):
+        acc[...] += inp.tanh(W @ xs[n])
+        return carry
+
+    lax.fori_loop(0, xs.shape[0], step, 0)
+    return inp.sum(inert.freeze(acc))
+
+
+def ref_accumulator_numpy(W, xs):
+    t = np.tanh(xs @ W.T)
+    return np.sum(t), (1.0 - t * t).T @ xs
+
+
 def _size(a) -> int:
     return np.asarray(a).size
 
@@ -217,6 +248,7 @@ def workloads(scale: float = 1.0, seed: int = 0) -> list[Workload]:
         return F64 * (X.size + 2 * hidden + W2.size + W3.size + Y.size)
 
     n_w9 = max(8, int(512 * np.sqrt(scale)))
+    n_map = max(8, int(1000 * scale))
     steps, hidden = max(4, int(200 * scale)), max(4, int(128 * np.sqrt(scale)))
 
     def rnn(active_w: bool):
@@ -247,4 +279,11 @@ def workloads(scale: float = 1.0, seed: int = 0) -> list[Workload]:
         Workload("W9", "tanh loss with a matmul aux output", w9,
                  lambda: (rng.standard_normal((n_w9, n_w9)),),
                  lambda a: F64 * _size(a[0]), w9_numpy, has_aux=True),
+        Workload("W13", "naive_map_sin_cos_exp: y[n] = sin(cos(exp(x[n]))), Python loop",
+                 naive_map_sin_cos_exp, lambda: (rng.standard_normal(n_map),),
+                 lambda a: F64 * 3 * _size(a[0]), naive_map_numpy),
+        Workload("W14", "acc[...] += tanh(W @ x_n) in a fori_loop, W active", ref_accumulator,
+                 lambda: (rng.standard_normal((hidden, hidden)) / np.sqrt(hidden),
+                          inactive(rng.standard_normal((steps, hidden)))),
+                 lambda a: F64 * 2 * _size(_unwrap(a)[1]), ref_accumulator_numpy),
     ]

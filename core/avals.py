@@ -47,6 +47,45 @@ class ShapedArray:
         return self.str_short()
 
 
+@attrs.frozen(slots=True, cache_hash=True)
+class AbstractRef:
+    """The type of a mutable reference to an array of type `inner`, printed `Ref{f64[3]}`.
+
+    `source` is the user's line that created the ref, for error messages; it takes no
+    part in comparisons, so refs of one type are interchangeable in a jaxpr. A ref
+    has its contents' shape and dtype, and no weak type (its contents are stored)."""
+
+    inner: ShapedArray
+    source: object = attrs.field(default=None, eq=False, hash=False, repr=False)
+
+    shape = property(lambda self: self.inner.shape)
+    dtype = property(lambda self: self.inner.dtype)
+    ndim = property(lambda self: self.inner.ndim)
+    size = property(lambda self: self.inner.size)
+    nbytes = property(lambda self: self.inner.nbytes)
+    weak_type = False
+
+    def strong(self) -> AbstractRef:
+        return self
+
+    def str_short(self) -> str:
+        return f"Ref{{{self.inner.str_short()}}}"
+
+    def __str__(self) -> str:
+        return self.str_short()
+
+
+class Ref:
+    """A mutable array outside any transformation: what `inert.new_ref` gives when
+    nothing is being traced. Its operations are installed by `primitives.state`."""
+
+    __slots__ = ("buffer", "aval")
+
+    def __init__(self, buffer: np.ndarray, source=None):
+        self.buffer = buffer
+        self.aval = AbstractRef(concrete_aval(buffer).strong(), source)
+
+
 def dtype_short_name(dtype: np.dtype) -> str:
     if dtype == float0:
         return "float0"
@@ -79,6 +118,8 @@ def concrete_aval(x) -> ShapedArray:
     scalar_aval = _PYTHON_SCALAR_AVALS.get(type(x))
     if scalar_aval is not None:
         return scalar_aval
+    if type(x) is Ref:
+        return x.aval
     if isinstance(x, (np.ndarray, np.generic)):
         key = (x.shape, x.dtype)
         aval = _array_avals.get(key)
@@ -89,7 +130,7 @@ def concrete_aval(x) -> ShapedArray:
                 _array_avals.clear()
             aval = _array_avals[key] = ShapedArray(x.shape, x.dtype)
         return aval
-    if type(x) is ShapedArray:  # what a function returned to the user keeps of a value
+    if type(x) in (ShapedArray, AbstractRef):  # what a returned function keeps of a value
         return x
     raise TypeError(f"{type(x).__name__} {x!r:.60} is not a valid inert value: "
                     "use numpy arrays, numpy scalars or Python numbers")
@@ -117,6 +158,8 @@ def tangent_dtype(dtype: np.dtype) -> np.dtype:
 
 
 def tangent_aval(aval: ShapedArray) -> ShapedArray:
+    if type(aval) is AbstractRef:  # a ref's tangent is a ref of its contents' tangents
+        return AbstractRef(tangent_aval(aval.inner), aval.source)
     if is_float(aval.dtype) and not aval.weak_type:
         return aval
     return ShapedArray(aval.shape, tangent_dtype(aval.dtype))

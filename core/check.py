@@ -2,14 +2,16 @@
 
 Single assignment, every variable defined before use, and each equation's output
 avals equal to what its primitive's abstract evaluation gives for its inputs.
-Sub-jaxprs found in params are checked too. The tests switch `enable_checks` on,
-which runs this on every jaxpr a transformation produces.
+Sub-jaxprs found in params are checked too, and must be free of refs: control flow
+discharges the refs its bodies use into carries (`primitives.state`). The tests switch
+`enable_checks` on, which runs this on every jaxpr a transformation produces.
 """
 
 from __future__ import annotations
 
+from .avals import AbstractRef
 from .errors import InertError
-from .ir import ClosedJaxpr, Jaxpr, Literal, Var
+from .ir import ClosedJaxpr, Jaxpr, Literal, Var, state_effects
 from .trace import abstract_eval
 
 
@@ -50,10 +52,20 @@ def check_jaxpr(jaxpr: Jaxpr | ClosedJaxpr) -> None:
         for v in eqn.outputs:
             _define(v, defined, eqn.primitive.name)
         for param in eqn.params.values():
-            if isinstance(param, (Jaxpr, ClosedJaxpr)):
-                check_jaxpr(param)
+            for sub in param if isinstance(param, tuple) else (param,):
+                if isinstance(sub, (Jaxpr, ClosedJaxpr)):
+                    _check_ref_free(sub, eqn.primitive.name)
+                    check_jaxpr(sub)
     for atom in jaxpr.outvars:
         _check_use(atom, defined, "the jaxpr's outputs")
+
+
+def _check_ref_free(jaxpr: Jaxpr | ClosedJaxpr, where: str) -> None:
+    jaxpr = jaxpr.jaxpr if isinstance(jaxpr, ClosedJaxpr) else jaxpr
+    if state_effects(jaxpr) or any(type(v.aval) is AbstractRef for v in
+                                   (*jaxpr.constvars, *jaxpr.invars, *jaxpr.outvars)):
+        raise JaxprTypeError(f"a sub-jaxpr of {where} has refs: they should have been "
+                             "discharged into its operands and outputs")
 
 
 def _define(v: Var, defined: set, where: str) -> None:

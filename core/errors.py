@@ -47,5 +47,12 @@ class EscapedTracerError(InertError, RuntimeError):
     """A tracer was used after the transformation that created it had finished."""
 
 
+class ActivityError(InertError, TypeError):
+    """A value that a transformation differentiates (or maps) was written into a ref
+    from outside that transformation, which the transformation does not differentiate
+    (or map): the derivative (or the lanes) would be lost. Names the level, the ref's
+    creation line, the write's line and the fix."""
+
+
 class NaNError(InertError, FloatingPointError):
     """A primitive produced a NaN while `inert.config.jax_debug_nans` is on."""

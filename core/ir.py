@@ -196,9 +196,31 @@ def pp_jaxpr(jaxpr: Jaxpr, *, indent: int = 0, marked=frozenset(), source: bool 
     outs = "".join(f"{name(v)}, " for v in jaxpr.outvars).rstrip(" ")
     if len(outs) > 1 and len(jaxpr.outvars) > 1:
         outs = outs.rstrip(",")
+    outs += f") }}{_pp_effects(jaxpr, name)}"
     head = f"{' ' * indent}{{ lambda {consts}; {args}. let"
-    one_line = f"{head} {eqns[0] if eqns else ''} in ({outs}) }}"
+    one_line = f"{head} {eqns[0] if eqns else ''} in ({outs}"
     if len(eqns) <= 1 and "\n" not in one_line and len(one_line) <= 100:
         return one_line.replace("let  in", "let in")
     body = "".join(f"\n{' ' * (indent + 4)}{e}" for e in eqns)
-    return f"{head}{body}\n{' ' * (indent + 2)}in ({outs}) }}"
+    return f"{head}{body}\n{' ' * (indent + 2)}in ({outs}"
+
+
+def state_effects(jaxpr: Jaxpr) -> dict[Var, list[str]]:
+    """For each ref the jaxpr's equations act on, how: "read", "write" (in order)."""
+    effects: dict[Var, list[str]] = {}
+    for eqn in jaxpr.eqns:
+        kind = eqn.primitive.effect
+        if kind in ("read", "write"):
+            kinds = effects.setdefault(eqn.inputs[0], [])
+            if kind not in kinds:
+                kinds.append(kind)
+    return effects
+
+
+def _pp_effects(jaxpr: Jaxpr, name: _Namer) -> str:
+    """` effects: State(read a, write a)`: a jaxpr's reads and writes of refs."""
+    effects = state_effects(jaxpr)
+    if not effects:
+        return ""
+    listed = ", ".join(f"{kind} {name(ref)}" for ref, kinds in effects.items() for kind in kinds)
+    return f" effects: State({listed})"

@@ -19,6 +19,15 @@ frees each intermediate after its last use.
 The staging trace is *dynamic*: operations on plain constants (`zeros`, a broadcast
 of a literal in a jvp rule) are recorded too, so partial evaluation sees where every
 value came from and can recompute cheap ones instead of saving them.
+
+Refs. `make_jaxpr`/`jit` record the operations on refs as equations with a state
+effect. A staging trace that *discharges* refs (linearization, and turning a body
+that uses refs into a functional one) records none: a ref it creates is a
+`DischargedRef` holding its current contents, a read is an indexing equation on them
+and a write a functional update (`discharge_rules`), so what partial evaluation and
+transposition see is an ordinary functional program. A ref from outside (closed over,
+or an input the caller does not differentiate) is acted on at once, one level down,
+in program order: what is written into it must be known then.
 """
 
 from __future__ import annotations
@@ -32,7 +41,9 @@ import numpy as np
 
 from .avals import ShapedArray
 from .check import check_jaxpr, checks_enabled
+from .errors import DTypeError
 from .ir import Jaxpr, JaxprEqn, Literal, Var, is_literalable, literal
+from .rules import RuleTable
 from .trace import (
     MainTrace,
     Trace,
@@ -46,6 +57,10 @@ from .trace import (
     quietly,
     user_source_info,
 )
+
+discharge_rules = RuleTable("discharge")
+"""`discharge(contents, *operands, **params) -> (new_contents, outs)`: a read or write
+of a ref as a functional program on its contents (operand 0 is the ref)."""
 
 
 class StagingTracer(Tracer):
@@ -68,6 +83,22 @@ class StagingTracer(Tracer):
         return value.concrete_value(why, lossy) if isinstance(value, Tracer) else value
 
 
+class DischargedRef(Tracer):
+    """A ref created under a staging trace that discharges refs: its current contents."""
+
+    __slots__ = ("_aval", "contents")
+    is_known = False
+
+    def __init__(self, trace, aval, contents):
+        self._trace = trace
+        self._aval = aval
+        self.contents = contents
+
+    @property
+    def aval(self):
+        return self._aval
+
+
 @attrs.define(eq=False)
 class JaxprBuilder:
     """What a staging trace has recorded so far, and the known values it has computed."""
@@ -80,6 +111,7 @@ class JaxprBuilder:
     const_index: dict[int, tuple] = attrs.Factory(dict)  # id -> (var, stored value, value)
     values: dict[Var, Any] = attrs.Factory(dict)  # known values computed so far
     known_defs: dict[Var, int] = attrs.Factory(dict)  # known var -> index of its equation
+    discharge: bool = False  # refs as their contents (see the module docstring)
 
     def const_var(self, val) -> Var:
         """The constvar of a closed-over value. A writable numpy array is snapshotted:
@@ -146,6 +178,10 @@ class JaxprBuilder:
         return sorted(needed)
 
     def build(self, in_tracers, out_tracers) -> tuple[Jaxpr, list]:
+        if any(type(t) is DischargedRef for t in out_tracers):
+            raise DTypeError("a ref created inside a function being differentiated cannot "
+                             "be returned from it: return inert.freeze(ref), its contents"
+                             ).with_source(user_source_info())
         jaxpr = Jaxpr(
             tuple(self.constvars),
             tuple(t.atom for t in in_tracers),
@@ -174,6 +210,8 @@ class StagingTrace(Trace):
 
     def process_primitive(self, prim, tracers, params):
         builder = self.builder
+        if prim.effect is not None and builder.discharge:
+            return self._discharge(prim, tracers, params)
         known = [t.is_known for t in tracers]
         if prim in builder.split_rules and any(known) and not all(known):
             return self._split(prim, tracers, params)
@@ -183,6 +221,26 @@ class StagingTrace(Trace):
         builder.add_eqn(JaxprEqn(prim, tuple(t.atom for t in tracers), tuple(outvars),
                                  params, user_source_info()), is_known)
         return [StagingTracer(self, v.aval, v, is_known) for v in outvars]
+
+    def _discharge(self, prim, tracers, params):
+        if prim.effect == "new":
+            (aval,) = abstract_eval(prim, [t.aval for t in tracers], params)
+            return [DischargedRef(self, aval, tracers[0])]
+        ref, *operands = tracers
+        if type(ref) is not DischargedRef:
+            return self._act_on_outside_ref(prim, tracers, params)
+        contents, outs = discharge_rules[prim](ref.contents, *operands, **params)
+        ref.contents = full_raise(self, contents)
+        return [full_raise(self, o) for o in outs]
+
+    def _act_on_outside_ref(self, prim, tracers, params):
+        """A ref from outside: act on it now, one level down, with known operands."""
+        builder = self.builder
+        if not all(t.is_known for t in tracers):
+            raise AssertionError(f"{prim.name}: an unknown value reached a ref from outside")
+        values = builder.values_of([t.atom for t in tracers], free=False)
+        out = bind_at(builder.parent_dynamic, prim, values, params)
+        return [self.lift(o) for o in (out if prim.multiple_results else [out])]
 
     def _split(self, prim, tracers, params):
         """An equation with known and unknown inputs and a partial-eval rule (control
@@ -216,9 +274,10 @@ def _cyclic_gc_paused():
         gc.enable()
 
 
-def stage(fun, in_avals) -> tuple[Jaxpr, list]:
-    """Trace `fun` (flat list in, flat list out) into a jaxpr and its consts."""
-    builder = JaxprBuilder(current_dynamic())
+def stage(fun, in_avals, discharge: bool = False) -> tuple[Jaxpr, list]:
+    """Trace `fun` (flat list in, flat list out) into a jaxpr and its consts; with
+    `discharge`, the refs `fun` creates become their contents (none is recorded)."""
+    builder = JaxprBuilder(current_dynamic(), discharge=discharge)
     with _cyclic_gc_paused(), new_main(StagingTrace, builder, dynamic=True) as main:
         in_tracers = [main.trace.new_arg(a) for a in in_avals]
         out_tracers = [full_raise(main.trace, o) for o in fun(*in_tracers)]
@@ -249,7 +308,7 @@ class KnownStaging:
 def stage_with_known(fun, in_avals, knowns: list, split_rules: dict) -> KnownStaging:
     """Trace `fun` where input i has the known value `knowns[i]` (or is unknown where
     that is `None`); equations with `split_rules` and mixed inputs are split."""
-    builder = JaxprBuilder(current_dynamic(), split_rules)
+    builder = JaxprBuilder(current_dynamic(), split_rules, discharge=True)
     with _cyclic_gc_paused(), new_main(StagingTrace, builder, dynamic=True) as main:
         in_tracers = [main.trace.new_arg(a) for a in in_avals]
         for t, k in zip(in_tracers, knowns):

@@ -23,9 +23,15 @@ from typing import Any
 import attrs
 import numpy as np
 
-from .avals import ShapedArray, concrete_aval
+from .avals import AbstractRef, ShapedArray, concrete_aval
 from .config import config
-from .errors import ConcretizationError, EscapedTracerError, InertError, NaNError
+from .errors import (
+    ConcretizationError,
+    DTypeError,
+    EscapedTracerError,
+    InertError,
+    NaNError,
+)
 from .ir import SourceInfo
 from .rules import RuleTable
 
@@ -40,11 +46,17 @@ abstract_eval_rules = RuleTable("abstract eval")
 
 @attrs.frozen(eq=False)
 class Primitive:
-    """An operation of the IR. `operand_names` name operands in error messages."""
+    """An operation of the IR. `operand_names` name operands in error messages.
+
+    `effect` marks the operations on mutable refs (`primitives.state`): "new" creates
+    one (bound at the innermost transformation in progress, see `bind`), "read" and
+    "write" act on the ref that is their first operand. Every other primitive is pure.
+    """
 
     name: str
     multiple_results: bool = False
     operand_names: tuple[str, ...] = ()
+    effect: str | None = None
 
     def __attrs_post_init__(self):
         ALL_PRIMITIVES.append(self)
@@ -74,6 +86,7 @@ class MainTrace:
     global_data: Any = None
     active: bool = True
     trace: Any = None
+    name: str = ""  # the user-facing transformation ("grad", "vmap"), for error messages
 
     def __attrs_post_init__(self):
         self.trace = self.trace_type(self)
@@ -84,22 +97,26 @@ class _TraceState(threading.local):
         self.stack: list[MainTrace] = [MainTrace(0, EvalTrace)]
         self.dynamic: MainTrace = self.stack[0]
         self.source: SourceInfo | None = None  # the user's line of the bind in progress
+        self.ceiling: int = sys.maxsize  # refs are created below this level (`bind`)
         self.quiet = False  # inside `quietly`: numpy's floating-point warnings are off
 
 
 @contextlib.contextmanager
-def new_main(trace_type: type, global_data: Any = None, dynamic: bool = False):
+def new_main(trace_type: type, global_data: Any = None, dynamic: bool = False,
+             name: str = ""):
     """Push a transformation; with `dynamic`, even constant-only operations go to it."""
-    stack = _state.stack
-    main = MainTrace(len(stack), trace_type, global_data)
+    state = _state
+    stack = state.stack
+    main = MainTrace(len(stack), trace_type, global_data, name=name)
     stack.append(main)
-    previous_dynamic = _state.dynamic
+    previous_dynamic, previous_ceiling = state.dynamic, state.ceiling
+    state.ceiling = sys.maxsize  # refs its function creates are its own (see `bind`)
     if dynamic:
-        _state.dynamic = main
+        state.dynamic = main
     try:
         yield main
     finally:
-        _state.dynamic = previous_dynamic
+        state.dynamic, state.ceiling = previous_dynamic, previous_ceiling
         main.active = False
         stack.pop()
 
@@ -113,6 +130,20 @@ def bind_at(main: MainTrace, prim: Primitive, args, params, source=None):
         return bind(prim, args, params, source)
     finally:
         state.dynamic = previous
+
+
+def describe_level(main: MainTrace) -> str:
+    """`main` in words, for error messages: "the grad", "the inner grad", ..."""
+    same = [m for m in _state.stack if m.trace_type is main.trace_type]
+    name = main.name or main.trace_type.__name__
+    position = same.index(main) if main in same else 0
+    if len(same) == 1:
+        return f"the {name}"
+    if position == len(same) - 1:
+        return f"the inner {name}"
+    if position == 0:
+        return f"the outer {name}"
+    return f"the {name} at depth {position + 1} of {len(same)}"
 
 
 def current_dynamic() -> MainTrace:
@@ -251,18 +282,29 @@ def bind(prim: Primitive, args, params, source: SourceInfo | None = None):
     The user's source line is found once per user-level operation (the outermost
     traced bind) and shared by the equations the rules emit for it; an interpreter
     re-binding a jaxpr's equation passes the equation's own `source`.
+
+    A primitive creating a ref goes to the innermost transformation in progress,
+    whatever its operands: the ref belongs to every transformation whose function
+    creates it (a jvp gives it a tangent ref, a vmap one value per lane). Code a
+    trace's rule runs (the primal and tangent refs of a jvp, a custom jvp rule) runs
+    below that trace, so the refs it creates go below it: the *ceiling*.
     """
-    trace = find_top_trace(args)
+    if prim.effect == "new":
+        stack = _state.stack
+        trace = stack[min(len(stack), _state.ceiling) - 1].trace
+    else:
+        trace = find_top_trace(args)
     if trace.main.level == 0:
         return eval_primitive(prim, args, params, source)
     state = _state
-    outer_source = state.source
+    outer_source, outer_ceiling = state.source, state.ceiling
     if source is not None or outer_source is None:
         state.source = source or _walk_to_user_frame()
+    state.ceiling = trace.main.level
     try:
         outs = trace.process_primitive(prim, [full_raise(trace, a) for a in args], params)
     finally:
-        state.source = outer_source
+        state.source, state.ceiling = outer_source, outer_ceiling
     if prim.multiple_results:
         return [full_lower(o) for o in outs]
     return full_lower(outs[0])
@@ -346,6 +388,11 @@ _NUMPY_SCALARS = (np.float64, np.int64, np.complex128)
 
 def abstract_eval(prim: Primitive, avals, params):
     """The output avals (always a list), with the user's line on a rule's error."""
+    if prim.effect is None and AbstractRef in map(type, avals):
+        i = [type(a) for a in avals].index(AbstractRef)
+        raise DTypeError(f"{prim.name}: {prim.operand_name(i)} is a ref "
+                         f"{avals[i].str_short()}, not an array: read it first "
+                         "(ref[...] or inert.freeze(ref))").with_source(user_source_info())
     try:
         out = abstract_eval_rules[prim](*avals, **params)
     except InertError as e:

@@ -12,6 +12,11 @@ calling its rule at all. `defjvp` reduces most rules to one line per operand.
 A value from an outer level (or a plain constant) seen here is lifted with a `Zero`
 tangent of *this* level: it is inactive here and keeps its own derivative at its own
 level. That is why nested derivatives need no special care.
+
+Refs follow the same rule, fixed when the ref is created: a ref created while this
+jvp runs is active here (its tangent is a ref of the same type, zeros to start with);
+a ref from outside is lifted with a `Zero` tangent, so reading it gives inactive
+values, and writing an active value into it raises `ActivityError` naming this level.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import numpy as np
 from ..core.activity import Zero
 from ..core.avals import ShapedArray, tangent_aval
 from ..core.check import checks_enabled
-from ..core.errors import ConcretizationError, DTypeError, NonDifferentiableError
+from ..core.errors import ActivityError, ConcretizationError, DTypeError, NonDifferentiableError
 from ..core.ir import Jaxpr, Literal, Var
 from ..core.rules import RuleTable
 from ..core.staging import stage
@@ -31,6 +36,7 @@ from ..core.trace import (
     Tracer,
     abstract_eval_rules,
     bind,
+    describe_level,
     escaped_error,
     get_aval,
     impl_rules,
@@ -197,9 +203,15 @@ class JVPTrace(Trace):
         tangents = [t.tangent for t in tracers]
         if checks_enabled():
             self._check_levels(prim, tangents)
+        if prim.effect == "new":  # a ref of this level: its primal and tangent refs below
+            primals_out, tangents_out = jvp_rules[prim](primals, tangents, **params)
+            return [JVPTracer(self, p, t) for p, t in zip(primals_out, tangents_out)]
         if all(type(t) is Zero for t in tangents):
             out = prim.bind(*primals, **params)  # inactive: no tangent work at all
             return out if prim.multiple_results else [out]
+        if prim.effect == "write" and type(tangents[0]) is Zero:
+            raise inactive_ref_write(self.main, get_aval(primals[0]),
+                                     "differentiates the value written here", "argument")
         primals_out, tangents_out = jvp_rules[prim](primals, tangents, **params)
         return [p if type(t) is Zero else JVPTracer(self, p, t)
                 for p, t in zip(primals_out, tangents_out)]
@@ -213,18 +225,40 @@ class JVPTrace(Trace):
                                      f"the jvp of level {level}")
 
 
+def inactive_ref_write(main, ref_aval, what: str, fix: str) -> ActivityError:
+    """The error for writing a value that varies at `main`'s level (`what` it does to it)
+    into a ref from outside that level, which does not vary there."""
+    level = describe_level(main)
+    where = ref_aval.source or "an unknown line"
+    name = main.name or "the transformation"
+    fixes = {
+        "argument": f"pass the ref to {name} as a differentiated argument (in argnums, "
+                    "not Inactive), or, if the value's derivative should not reach the ref, "
+                    "write inert.stop_gradient(value) (or pass what it depends on as "
+                    "inert.Inactive(...))",
+        "mapped": f"create the ref inside the function {name} maps, or pass it to {name} "
+                  "as an argument mapped along axis 0",
+    }
+    return ActivityError(
+        f"{level} {what}, but the ref {ref_aval.str_short()} it is written into was "
+        f"created outside {level} (at {where}), so {level} does not track it and the "
+        f"value would be lost.\n  the write is at {user_source_info()}\n"
+        f"  fix: {fixes[fix]}")
+
+
 # ---------------------------------------------------------------------------------
 # Flat API
 
 
-def jvp_flat(fun, primals: list, tangents: list) -> tuple[list, list]:
+def jvp_flat(fun, primals: list, tangents: list, name: str = "jvp") -> tuple[list, list]:
     """Push `tangents` (values, or `Zero` for inactive inputs) through `fun`, without
-    floating-point warnings (`quietly`: the rules' operations are not the user's)."""
-    return quietly(_jvp_flat, fun, primals, tangents)
+    floating-point warnings (`quietly`: the rules' operations are not the user's);
+    `name` is the user's transformation, for error messages."""
+    return quietly(_jvp_flat, fun, primals, tangents, name)
 
 
-def _jvp_flat(fun, primals: list, tangents: list) -> tuple[list, list]:
-    with new_main(JVPTrace) as main:
+def _jvp_flat(fun, primals: list, tangents: list, name: str) -> tuple[list, list]:
+    with new_main(JVPTrace, name=name) as main:
         trace = main.trace
         tracers_in = [p if type(t) is Zero else JVPTracer(trace, p, t)
                       for p, t in zip(primals, tangents)]
@@ -274,9 +308,11 @@ def _read(env, atom):
 
 
 def _useful_vars(jaxpr: Jaxpr) -> set[Var]:
+    """What some output reads, directly or through a ref written and read after."""
     useful = {v for v in jaxpr.outvars if type(v) is Var}
     for eqn in reversed(jaxpr.eqns):
-        if any(v in useful for v in eqn.outputs):
+        if any(v in useful for v in eqn.outputs) or (
+                eqn.primitive.effect == "write" and eqn.inputs[0] in useful):
             useful.update(a for a in eqn.inputs if type(a) is Var)
     return useful
 

@@ -25,11 +25,18 @@ the same reason `add_any`'s rule, which must align its operands, is registered b
 A value from an outer transformation (or a constant) is unbatched here: it is the same
 for every lane, and rules see it with dim None. Nested `vmap`s therefore compose, and
 `vmap` commutes with `jvp`/`grad` at any nesting.
+
+Refs: a ref created while this vmap runs (a `BatchRef`) starts unbatched if its
+initial value is, and gets one value per lane (along axis 0) when a value that
+differs between lanes is first written into it (`ref_broadcast_rules`); so the primal
+ref of a `jacfwd` stays one array. A ref from outside is the same for every lane, so
+writing a batched value into it raises `ActivityError`, as for an inactive ref under
+a jvp.
 """
 
 from __future__ import annotations
 
-from ..core.avals import ShapedArray
+from ..core.avals import AbstractRef, ShapedArray
 from ..core.errors import ConcretizationError
 from ..core.rules import RuleTable
 from ..core.trace import (
@@ -42,9 +49,13 @@ from ..core.trace import (
     quietly,
     user_source_info,
 )
-from .ad import zeros_p
+from .ad import inactive_ref_write, zeros_p
 
 batch_rules = RuleTable("batching")
+
+ref_broadcast_rules = RuleTable("ref broadcast")
+"""`broadcast(ref, size) -> ref`, keyed by the primitive that created the ref: a new
+ref holding `size` copies of the contents of `ref` (unbatched), stacked on axis 0."""
 
 
 def batched_axis(axis: int, dim: int) -> int:
@@ -121,7 +132,10 @@ class BatchTracer(Tracer):
         aval, d = get_aval(self.val), self.batch_dim
         if d is None:
             return aval
-        return ShapedArray(aval.shape[:d] + aval.shape[d + 1:], aval.dtype, aval.weak_type)
+        if type(aval) is AbstractRef:  # a ref of one lane's contents
+            return AbstractRef(_unbatched(aval.inner, d), aval.source)
+        return _unbatched(aval, d)
+
 
     def full_lower(self):
         return full_lower(self.val) if self.batch_dim is None else self
@@ -135,6 +149,10 @@ class BatchTracer(Tracer):
         ).with_source(user_source_info())
 
 
+def _unbatched(aval: ShapedArray, d: int) -> ShapedArray:
+    return ShapedArray(aval.shape[:d] + aval.shape[d + 1:], aval.dtype, aval.weak_type)
+
+
 class BatchTrace(Trace):
     __slots__ = ()
 
@@ -144,11 +162,42 @@ class BatchTrace(Trace):
     def process_primitive(self, prim, tracers, params):
         vals = [t.val for t in tracers]
         dims = [t.batch_dim for t in tracers]
+        if prim.effect == "new":  # a ref of this level
+            outs, out_dims = batch_rules[prim](vals, dims, **params)
+            return [BatchRef(self, o, d, prim) for o, d in zip(outs, out_dims)]
         if all(d is None for d in dims):
             out = prim.bind(*vals, **params)  # the same for every lane
             return out if prim.multiple_results else [out]
+        if prim.effect == "write" and dims[0] is None:
+            vals[0], dims[0] = self._lanes_of(tracers[0], batch_size(vals, dims))
         outs, out_dims = batch_rules[prim](vals, dims, **params)
         return [o if d is None else BatchTracer(self, o, d) for o, d in zip(outs, out_dims)]
+
+
+    def _lanes_of(self, ref, size: int):
+        """An unbatched ref written with values that differ between lanes: one value
+        per lane from now on if it is this level's own; an error if it is not."""
+        if type(ref) is not BatchRef:
+            raise inactive_ref_write(self.main, get_aval(ref.val),
+                                     "maps the value written here (it differs between lanes)",
+                                     "mapped")
+        ref.val = ref_broadcast_rules[ref.created_by](ref.val, size)  # one level down
+        ref.batch_dim = 0
+        return ref.val, 0
+
+
+class BatchRef(BatchTracer):
+    """A ref created at this level: never lowered, so that a write that batches it
+    reaches every holder (`BatchTrace._lanes_of`)."""
+
+    __slots__ = ("created_by",)
+
+    def __init__(self, trace, val, batch_dim: int | None, created_by: Primitive):
+        super().__init__(trace, val, batch_dim)
+        self.created_by = created_by
+
+    def full_lower(self):
+        return self
 
 
 # ---------------------------------------------------------------------------------
@@ -163,7 +212,7 @@ def vmap_flat(fun, vals: list, dims: list) -> tuple[list, list]:
 
 
 def _vmap_flat(fun, vals: list, dims: list) -> tuple[list, list]:
-    with new_main(BatchTrace) as main:
+    with new_main(BatchTrace, name="vmap") as main:
         tracers = [v if d is None else BatchTracer(main.trace, v, d) for v, d in zip(vals, dims)]
         pairs = [_val_and_dim(main, o) for o in fun(*tracers)]
         return [v for v, _ in pairs], [d for _, d in pairs]

@@ -4,7 +4,8 @@ Rule signature (only for primitives with sub-jaxprs, whose inner work can be pru
 
     dce_rules[prim](used_outputs: list[bool], eqn) -> (used_inputs: list[bool], eqn | None)
 
-Every other primitive is pure: it is kept iff one of its outputs is used.
+Every other primitive is pure: it is kept iff one of its outputs is used. An operation
+on a ref (`Primitive.effect`) is always kept: a write has no output anyone reads.
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ def dce_eqns(eqns, used: set[Var]) -> list[JaxprEqn]:
 
 def _dce_eqn(eqn: JaxprEqn, used: set) -> JaxprEqn | None:
     used_outputs = [v in used for v in eqn.outputs]
+    if eqn.primitive.effect is not None:
+        return eqn
     if not any(used_outputs):
         return None
     if eqn.primitive in dce_rules:

@@ -64,17 +64,18 @@ class LinearFunction:
         return backward_pass(self.jaxpr, (), self.residuals, mask, nonzero_cts)
 
 
-def linearize_flat(fun, primals: list, active: list[bool], n_diff_outputs=None
-                   ) -> tuple[list, LinearFunction]:
+def linearize_flat(fun, primals: list, active: list[bool], n_diff_outputs=None,
+                   name: str = "vjp") -> tuple[list, LinearFunction]:
     """Run `fun` at `primals` and linearize it in the `active` inputs.
 
     `n_diff_outputs()`, asked once `fun` has run, says how many leading outputs are
     differentiated (the rest are `has_aux` outputs: computed, never differentiated,
-    never keeping residuals); None differentiates all.
+    never keeping residuals); None differentiates all. `name` is the user's
+    transformation, for error messages.
     """
     primal_avals = [get_aval(p) for p in primals]
     tangent_avals = [tangent_aval(a) for a, act in zip(primal_avals, active) if act]
-    jvp_fun, out_zero = _jvp_of(fun, primal_avals, active, n_diff_outputs)
+    jvp_fun, out_zero = _jvp_of(fun, primal_avals, active, n_diff_outputs, name)
     staged = stage_with_known(jvp_fun, primal_avals + tangent_avals,
                               [*primals, *[None] * len(tangent_avals)], partial_eval_rules)
     jaxpr = staged.jaxpr
@@ -93,7 +94,7 @@ def linearize_flat(fun, primals: list, active: list[bool], n_diff_outputs=None
     return out_primals, linear
 
 
-def _jvp_of(fun, primal_avals, active, n_diff_outputs):
+def _jvp_of(fun, primal_avals, active, n_diff_outputs, name):
     """`(primals, active tangents) -> (primal outputs, nonzero output tangents)`, and
     the list it fills with which differentiated outputs have a zero tangent."""
     out_zero: list[bool] = []
@@ -102,7 +103,7 @@ def _jvp_of(fun, primal_avals, active, n_diff_outputs):
         ps, ts = args[:len(primal_avals)], iter(args[len(primal_avals):])
         tangents = [next(ts) if act else Zero(tangent_aval(a)) for a, act in
                     zip(primal_avals, active)]
-        out_primals, out_tangents = jvp_flat(fun, ps, tangents)
+        out_primals, out_tangents = jvp_flat(fun, ps, tangents, name)
         n_diff = len(out_primals) if n_diff_outputs is None else n_diff_outputs()
         out_zero.extend(type(t) is Zero for t in out_tangents[:n_diff])
         return [*out_primals, *(t for t in out_tangents[:n_diff] if type(t) is not Zero)]

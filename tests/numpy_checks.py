@@ -45,3 +45,33 @@ def check_like_numpy(f, reference, args, rng=None, grad=False, rtol=1e-7):
     assert_like_numpy(staged(f, *args), want, rtol)
     if grad:
         check_grads(f, args, rng)
+
+
+def _differentiable_positions(args) -> list[int]:
+    """The positions of float64 array arguments (or lists of arrays): the ones a case
+    differentiates; the rest are closed over."""
+    def is_array(a):
+        return isinstance(a, np.ndarray) and a.dtype.kind == "f" or (
+            isinstance(a, list) and all(isinstance(x, np.ndarray) for x in a))
+    return [i for i, a in enumerate(args) if is_array(a)]
+
+
+def check_numpy_case(name, args, kwargs, rng, namespace):
+    """`namespace.name(*args, **kwargs)` against numpy's function of that name, with
+    derivatives in its float64 array arguments."""
+    positions = _differentiable_positions(args)
+
+    def call(fn):
+        def f(*arrays):
+            full = list(args)
+            for i, a in zip(positions, arrays):
+                full[i] = a
+            return fn(*full, **kwargs)
+        return f
+
+    arrays = tuple(args[i] for i in positions)
+    leaves = tree_flatten(arrays)[0]
+    outputs = tree_flatten(call(getattr(np, name))(*arrays))[0]
+    grad = bool(leaves) and all(a.dtype == np.float64 for a in leaves) and all(
+        np.asarray(o).dtype.kind == "f" for o in outputs)  # integer results: values only
+    check_like_numpy(call(getattr(namespace, name)), call(getattr(np, name)), arrays, rng, grad)

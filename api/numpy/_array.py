@@ -45,6 +45,8 @@ def as_array(x):
     plain numpy array; traced values and scalars unchanged."""
     if type(x) is np.ndarray:
         return x.view(Array)
+    if isinstance(x, tuple) and hasattr(x, "_fields"):  # a namedtuple (unique_counts)
+        return type(x)(*(as_array(v) for v in x))
     if isinstance(x, (tuple, list)):
         return type(x)(as_array(v) for v in x)
     return x

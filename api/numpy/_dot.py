@@ -157,3 +157,19 @@ def _contract_labels(x, x_labels: str, y, y_labels: str, later: str):
         (tuple(map(x_labels.index, batch)), tuple(map(y_labels.index, batch)))))
     free = [c for c in x_labels + y_labels if c not in shared]
     return out, "".join(batch + free)
+
+
+def vecdot(x1, x2, /, *, axis=-1):
+    """The dot product of vectors along `axis` (real values: no conjugation)."""
+    x1, x2 = promote(x1, x2)
+    return sum(ew.mul(x1, x2), axis=axis)
+
+
+def matvec(x1, x2, /):
+    """Matrix times vector over the last axes, batched over the leading ones."""
+    return einsum("...ij,...j->...i", x1, x2)
+
+
+def vecmat(x1, x2, /):
+    """Vector times matrix over the last axes, batched over the leading ones."""
+    return einsum("...i,...ij->...j", x1, x2)

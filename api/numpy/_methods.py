@@ -7,9 +7,11 @@ functional index update: traced arrays are immutable.
 
 from __future__ import annotations
 
+from ...core.avals import AbstractRef
 from ...core.trace import Tracer
 from ...primitives.indexing import gather_scatter as ix
 from .. import numpy as inp
+from .. import ref as ref_api
 from ._array import IndexUpdateHelper
 
 
@@ -20,6 +22,20 @@ def _swap(f):
 def _shape_args(args: tuple):
     """`x.reshape(2, 3)` and `x.reshape((2, 3))` mean the same, as in numpy."""
     return args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+
+
+def _getitem(x, idx):
+    if type(x.aval) is AbstractRef:
+        return ref_api.get(x, idx)
+    return ix.getitem(x, idx)
+
+
+def _setitem(x, idx, value):
+    """Only refs are written in place; a traced array is immutable, as in JAX."""
+    if type(x.aval) is not AbstractRef:
+        raise TypeError(f"a traced array {x.aval.str_short()} is immutable: use "
+                        "x.at[idx].set(value), or a mutable ref (inert.new_ref)")
+    ref_api.set(x, idx, value)
 
 
 def _iter(x):
@@ -62,7 +78,8 @@ _OPERATORS = {
     "__le__": inp.less_equal,
     "__gt__": inp.greater,
     "__ge__": inp.greater_equal,
-    "__getitem__": ix.getitem,
+    "__getitem__": _getitem,
+    "__setitem__": _setitem,
     "__iter__": _iter,
 }
 

@@ -18,6 +18,7 @@ from ...primitives.shape import structural as st
 from ._arrays import (
     broadcast_to,
     cast,
+    concatenate,
     normalize_axes,
     normalize_axis,
     operand,
@@ -162,3 +163,34 @@ def cumsum(a, axis=None, dtype=None):
 
 def cumprod(a, axis=None, dtype=None):
     return _scan(red.cumprod, "cumprod", a, axis, dtype)
+
+
+def ptp(a, axis=None, keepdims=False):
+    """The range, max - min."""
+    return ew.sub(max(a, axis, keepdims), min(a, axis, keepdims))
+
+
+def _cumulative(scan, identity, name: str, x, axis, dtype, include_initial: bool):
+    """The array API's cumulative_sum/prod: `axis` may be omitted only for 1-d x; with
+    `include_initial`, the identity comes first."""
+    x = operand(x)
+    if axis is None:
+        if get_aval(x).ndim != 1:
+            raise ValueError(f"{name}: axis is required for arrays of more than one dimension")
+        axis = 0
+    out = scan(x, axis, dtype)
+    if not include_initial:
+        return out
+    axis = normalize_axis(axis, get_aval(out).ndim, name)
+    shape = list(get_aval(out).shape)
+    shape[axis] = 1
+    first = broadcast_to(cast(identity, get_aval(out).dtype), tuple(shape))
+    return concatenate([first, out], axis)
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+    return _cumulative(cumsum, 0, "cumulative_sum", x, axis, dtype, include_initial)
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
+    return _cumulative(cumprod, 1, "cumulative_prod", x, axis, dtype, include_initial)

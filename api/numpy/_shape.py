@@ -115,6 +115,53 @@ def atleast_2d(*arys):
     return out[0] if len(out) == 1 else out
 
 
+def atleast_3d(*arys):
+    """numpy.atleast_3d: a 1-d (n,) becomes (1, n, 1), a 2-d (m, n) becomes (m, n, 1)."""
+    out = []
+    for a in map(operand, arys):
+        shape = tuple(get_aval(a).shape)
+        new = {0: (1, 1, 1), 1: (1, *shape, 1), 2: (*shape, 1)}.get(len(shape), shape)
+        out.append(reshape(a, new) if new != shape else a)
+    return out[0] if len(out) == 1 else out
+
+
+def rollaxis(a, axis, start=0):
+    """numpy.rollaxis: `axis` moved to before `start`."""
+    a = operand(a)
+    ndim = get_aval(a).ndim
+    axis = normalize_axis(axis, ndim, "rollaxis")
+    start = start + ndim if start < 0 else start
+    if not 0 <= start <= ndim:
+        raise shape_error(f"rollaxis: start {start} is out of bounds for {ndim} dimensions")
+    return moveaxis(a, axis, start - 1 if start > axis else start)
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    """numpy.rot90: k quarter turns from the first axis towards the second."""
+    m = operand(m)
+    a0, a1 = normalize_axes(axes, get_aval(m).ndim, "rot90")
+    if a0 == a1:
+        raise shape_error("rot90: the axes must differ")
+    k %= 4
+    if k == 2:
+        return flip(m, (a0, a1))
+    perm = list(range(get_aval(m).ndim))
+    perm[a0], perm[a1] = perm[a1], perm[a0]
+    if k == 1:
+        return transpose(flip(m, a1), perm)
+    return flip(transpose(m, perm), a1) if k == 3 else m
+
+
+def permute_dims(a, axes):
+    """The array API's name for transpose."""
+    return transpose(a, axes)
+
+
+def matrix_transpose(x):
+    """The last two axes swapped."""
+    return swapaxes(x, -1, -2)
+
+
 # ---------------------------------------------------------------------------------
 # Joining and splitting
 
@@ -126,6 +173,29 @@ def hstack(tup):
 
 def vstack(tup):
     return concatenate([atleast_2d(a) for a in tup], 0)
+
+
+row_stack = vstack
+concat = concatenate
+
+
+def unstack(x, axis=0):
+    """The slices along `axis`, as a tuple (the array API's inverse of stack)."""
+    x = operand(x)
+    axis = normalize_axis(axis, get_aval(x).ndim, "unstack")
+    return tuple(squeeze(_slice_axis(x, i, i + 1, axis), axis)
+                 for i in range(get_aval(x).shape[axis]))
+
+
+def dstack(tup):
+    return concatenate([atleast_3d(a) for a in tup], 2)
+
+
+def append(arr, values, axis=None):
+    """numpy.append: raveled and joined for axis None, else joined along `axis`."""
+    if axis is None:
+        return concatenate([ravel(arr), ravel(values)], 0)
+    return concatenate([operand(arr), operand(values)], axis)
 
 
 def column_stack(tup):
@@ -172,6 +242,18 @@ def array_split(ary, indices_or_sections, axis=0):
         sizes = [size + 1] * extra + [size] * (indices_or_sections - extra)
         indices_or_sections = np.cumsum(sizes)[:-1]
     return _split_at(a, indices_or_sections, axis)
+
+
+def hsplit(ary, indices_or_sections):
+    return split(ary, indices_or_sections, 1 if get_aval(operand(ary)).ndim > 1 else 0)
+
+
+def vsplit(ary, indices_or_sections):
+    return split(ary, indices_or_sections, 0)
+
+
+def dsplit(ary, indices_or_sections):
+    return split(ary, indices_or_sections, 2)
 
 
 # ---------------------------------------------------------------------------------

@@ -13,9 +13,12 @@ import math
 import numpy as np
 
 from ...core.avals import is_float
+from ...core.errors import DTypeError
 from ...core.trace import Tracer, get_aval
 from ...primitives import elementwise as ew
-from ._arrays import broadcast_shapes, broadcast_to, full_like, operand, promote
+from ...primitives import reductions as red
+from ...primitives import special as sp
+from ._arrays import astype, broadcast_shapes, broadcast_to, full_like, operand, promote
 
 
 def _ufunc(primitive, name: str):
@@ -236,17 +239,22 @@ def isinf(x):
     return ew.not_(ew.or_(isfinite(x), isnan(x)))
 
 
-def isclose(a, b, rtol=1e-05, atol=1e-08):
-    """|a - b| <= atol + rtol |b|, as numpy.isclose for finite values."""
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """|a - b| <= atol + rtol |b|, as numpy.isclose: infinities are close to equal
+    infinities only, NaNs to nothing (to NaNs with `equal_nan`)."""
     a, b = promote(a, b)
-    return ew.le(ew.abs(ew.sub(a, b)), ew.add(atol, ew.mul(rtol, ew.abs(b))))
+    if not is_float(get_aval(a).dtype):
+        return ew.le(ew.abs(ew.sub(a, b)), ew.add(atol, ew.mul(rtol, ew.abs(b))))
+    finite = logical_and(isfinite(a), isfinite(b))
+    a_, b_ = where(finite, a, 0.0), where(finite, b, 0.0)
+    close = ew.le(ew.abs(ew.sub(a_, b_)), ew.add(atol, ew.mul(rtol, ew.abs(b_))))
+    close = where(finite, close, ew.eq(a, b))
+    return logical_or(close, logical_and(isnan(a), isnan(b))) if equal_nan else close
 
 
 def where(condition, x=None, y=None):
-    """The elementwise choice `condition ? x : y` (a `select_n`). With only a condition
-    it is numpy.nonzero, which needs the condition's concrete value."""
-    if x is None and y is None:
-        return np.nonzero(np.asarray(condition))
+    """The elementwise choice `condition ? x : y` (a `select_n`); the one-argument form
+    (numpy.nonzero) is `_sorting.where`'s."""
     if x is None or y is None:
         raise ValueError("where: either both or neither of x and y should be given")
     condition = _as_bool(condition)
@@ -254,3 +262,201 @@ def where(condition, x=None, y=None):
     shape = broadcast_shapes(*(get_aval(v).shape for v in (condition, x, y)), name="where")
     return ew.select_n(broadcast_to(condition, shape), broadcast_to(y, shape),
                        broadcast_to(x, shape))
+
+
+# ---------------------------------------------------------------------------------
+# More of numpy's elementwise functions
+
+
+def logaddexp2(x1, x2):
+    """log2(2^x1 + 2^x2), shifted by the maximum like logaddexp."""
+    x1, x2 = promote(x1, x2)
+    if not is_float(get_aval(x1).dtype):
+        x1, x2 = astype(x1, np.float64), astype(x2, np.float64)
+    return ew.div(logaddexp(ew.mul(x1, math.log(2.0)), ew.mul(x2, math.log(2.0))), math.log(2.0))
+
+
+def fabs(x):
+    """|x| as a float (numpy.fabs refuses nothing real; integers become float64)."""
+    x = operand(x)
+    return ew.abs(x if is_float(get_aval(x).dtype) else astype(x, np.float64))
+
+
+def heaviside(x1, x2):
+    """0 below 0, 1 above, x2 at 0 (its derivative in x1 is zero)."""
+    x1, x2 = promote(x1, x2)
+    return where(ew.lt(x1, 0), 0.0, where(ew.gt(x1, 0), 1.0, x2))
+
+
+copysign = _ufunc(ew.copysign, "copysign")
+sinc = _ufunc(sp.sinc, "sinc")
+nextafter = _ufunc(ew.nextafter, "nextafter")
+
+
+def ldexp(x1, x2):
+    """x1 * 2^x2 for integer x2: the power of two is exact."""
+    x1 = operand(x1)
+    if not is_float(get_aval(x1).dtype):
+        x1 = astype(x1, np.float64)
+    return ew.mul(x1, ew.exp2(astype(x2, get_aval(x1).dtype)))
+
+
+def _real_only(name: str, x):
+    x = operand(x)
+    if np.issubdtype(get_aval(x).dtype, np.complexfloating):
+        raise DTypeError(f"{name}: complex input ({get_aval(x).dtype.name}) is not supported; "
+                         "inert's values are real")
+    return x
+
+
+def real(val):
+    return _real_only("real", val)
+
+
+def imag(val):
+    return full_like(_real_only("imag", val), 0)
+
+
+def conjugate(x):
+    return _real_only("conjugate", x)
+
+
+conj = conjugate
+
+
+def angle(z, deg=False):
+    """The argument of a real number: pi for negative ones, else 0 (zero derivative)."""
+    z = _real_only("angle", z)
+    half_turn = 180.0 if deg else math.pi
+    return where(ew.lt(z, 0), half_turn, 0.0)
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """NaN, inf and -inf replaced by finite numbers (the largest ones by default)."""
+    x = operand(x)
+    dtype = get_aval(x).dtype
+    if not is_float(dtype):
+        return x
+    big = np.finfo(dtype).max
+    x = where(isnan(x), nan, x)
+    x = where(ew.eq(x, np.inf), big if posinf is None else posinf, x)
+    return where(ew.eq(x, -np.inf), -big if neginf is None else neginf, x)
+
+
+def _reduce_all(mask):
+    """Whether every element of the boolean `mask` holds (a 0-d boolean)."""
+    mask = operand(mask)
+    return red.reduce_and(mask, tuple(range(get_aval(mask).ndim)))
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return _reduce_all(isclose(a, b, rtol, atol, equal_nan))
+
+
+def array_equal(a1, a2, equal_nan=False):
+    """Same shape and equal elements (NaNs equal with `equal_nan`)."""
+    a1, a2 = operand(a1), operand(a2)
+    if get_aval(a1).shape != get_aval(a2).shape:
+        return np.bool_(False)
+    equal = ew.eq(a1, a2)
+    if equal_nan:
+        equal = logical_or(equal, logical_and(isnan(a1), isnan(a2)))
+    return _reduce_all(equal)
+
+
+def array_equiv(a1, a2):
+    """Equal after broadcasting together."""
+    a1, a2 = operand(a1), operand(a2)
+    try:
+        broadcast_shapes(get_aval(a1).shape, get_aval(a2).shape)
+    except ValueError:
+        return np.bool_(False)
+    return _reduce_all(ew.eq(a1, a2))
+
+
+def signbit(x):
+    """Whether the sign bit is set (so -0.0 counts as negative): copysign's sign."""
+    x = operand(x)
+    if not is_float(get_aval(x).dtype):
+        return ew.lt(x, 0)
+    return ew.lt(ew.copysign(1.0, x), 0)
+
+
+def isposinf(x):
+    return ew.eq(operand(x), np.inf)
+
+
+def isneginf(x):
+    return ew.eq(operand(x), -np.inf)
+
+
+def isreal(x):
+    return full_like(_real_only("isreal", x), True, np.bool_)
+
+
+def iscomplex(x):
+    return full_like(_real_only("iscomplex", x), False, np.bool_)
+
+
+def isrealobj(x):
+    return not iscomplexobj(x)
+
+
+def iscomplexobj(x):
+    return bool(np.issubdtype(get_aval(operand(x)).dtype, np.complexfloating))
+
+
+def isscalar(element):
+    """A Python or numpy scalar, or a 0-d inert value (as JAX counts it)."""
+    return np.isscalar(element) or (isinstance(element, Tracer) and get_aval(element).ndim == 0)
+
+
+def rint(x):
+    """Round to the nearest integer, halves to even (a float, as numpy)."""
+    x = operand(x)
+    return ew.round(x if is_float(get_aval(x).dtype) else astype(x, np.float64))
+
+
+def modf(x):
+    """(fractional part, integral part), both with x's sign."""
+    x = operand(x)
+    whole = trunc(x if is_float(get_aval(x).dtype) else astype(x, np.float64))
+    return ew.sub(x, whole), whole
+
+
+def divmod(x1, x2):  # noqa: A001 — numpy's name
+    return floor_divide(x1, x2), remainder(x1, x2)
+
+
+def float_power(x1, x2):
+    """x1 ** x2 in float64 at least."""
+    x1, x2 = promote(x1, x2)
+    dtype = np.promote_types(get_aval(x1).dtype, np.float64)
+    return ew.pow(astype(x1, dtype), astype(x2, dtype))
+
+
+i0 = _ufunc(sp.i0, "i0")
+
+
+def frexp(x):
+    """(mantissa, exponent) with x = mantissa 2^exponent and 1/2 <= |mantissa| < 1 (0,
+    inf and nan keep exponent 0). The mantissa is x times a power of two: its
+    derivative is that power; the exponent is an int32, as numpy's."""
+    x = operand(x)
+    if not is_float(get_aval(x).dtype):
+        x = astype(x, np.float64)
+    regular = logical_and(isfinite(x), ew.ne(x, 0))
+    magnitude = ew.abs(where(regular, x, 1.0))
+    exponent = ew.add(ew.floor(log2(magnitude)), 1.0)
+    for _ in range(2):  # log2 may round across a power of two: correct by one
+        scaled = _times_power_of_two(magnitude, ew.neg(exponent))
+        exponent = where(ew.ge(scaled, 1.0), ew.add(exponent, 1.0),
+                         where(ew.lt(scaled, 0.5), ew.sub(exponent, 1.0), exponent))
+    exponent = where(regular, exponent, 0.0)
+    return _times_power_of_two(x, ew.neg(exponent)), astype(exponent, np.int32)
+
+
+def _times_power_of_two(x, e):
+    """x 2^e for integral e, in two exact halves (2^e alone may over- or underflow)."""
+    half = ew.floor(ew.mul(e, 0.5))
+    return ew.mul(ew.mul(x, ew.exp2(half)), ew.exp2(ew.sub(e, half)))

@@ -1,9 +1,13 @@
-"""`inert.scipy`: holds the `special` namespace, as `scipy` does."""
+"""`inert.scipy`: the `special`, `stats` and `integrate` namespaces, as in scipy."""
 
+from . import integrate as integrate  # noqa: F401
 from . import special as special  # noqa: F401
+from . import stats as stats  # noqa: F401 — after special, which it uses
 
 __all__ = [
+    "integrate",
     "special",
+    "stats",
 ]
 
 

@@ -10,25 +10,65 @@ through it and the maximum needs no derivative of its own.
 
 from __future__ import annotations
 
+import math
+import operator
+
+import numpy as np
+import scipy.special as sc
+
 from ...primitives import elementwise as ew
 from ...primitives.special import (
+    beta,
     betainc,
     betaln,
+    binom,
+    boxcox,
+    boxcox1p,
+    cosm1,
+    dawsn,
     digamma,
     entr,
     erf,
     erfc,
+    erfcinv,
+    erfcx,
     erfinv,
+    exp1,
+    expi,
+    expn,
+    gamma,
     gammaln,
+    gammasgn,
+    hyp1f1,
+    hyp2f1,
+    i0,
+    i0e,
+    i1,
+    i1e,
     iv,
+    ive,
+    j0,
+    j1,
     jv,
+    kl_div,
     kv,
+    kve,
     log_ndtr,
+    loggamma,
     logit,
     ndtr,
+    ndtri,
+    poch,
     polygamma,
+    rel_entr,
+    rgamma,
+    sinc,
+    spence,
     xlog1py,
     xlogy,
+    y0,
+    y1,
+    yv,
     zeta,
 )
 from ...primitives.special import igamma as gammainc
@@ -37,12 +77,9 @@ from .. import numpy as inp
 
 psi = digamma
 expit = ew.logistic
+jn = jv  # an integer order is inactive by type
+yn = yv
 
-__all__ = [
-    "betainc", "betaln", "digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammainc",
-    "gammaincc", "gammaln", "iv", "jv", "kv", "log_ndtr", "log_softmax", "logit", "logsumexp",
-    "ndtr", "polygamma", "psi", "softmax", "xlog1py", "xlogy", "zeta",
-]
 
 
 def _max_shift(a, axis):
@@ -77,10 +114,50 @@ def log_softmax(x, axis=None):
     shifted = inp.subtract(x, _max_shift(x, axis))
     return inp.subtract(shifted, inp.log(inp.sum(inp.exp(shifted), axis=axis, keepdims=True)))
 
+
+def bernoulli(n):
+    """The Bernoulli numbers B_0 ... B_n (n a concrete int): scipy's, as an array."""
+    return np.asarray(sc.bernoulli(operator.index(n)))
+
+
+def factorial(n, exact=False):
+    """Gamma(n + 1), and 0 for n < 0, as scipy's factorial with exact=False."""
+    if exact:
+        raise ValueError("factorial: exact=True is not supported (it needs integers)")
+    n = inp.asarray(n)
+    return inp.where(n < 0, 0.0, gamma(inp.where(n < 0, 0.0, n) + 1.0))
+
+
+def comb(N, k, exact=False, repetition=False):  # noqa: N803 — scipy's names
+    """The number of combinations of k of N things (real N and k, by binom); 0 unless
+    0 <= k <= N. With `repetition`, combinations with repetition."""
+    if exact:
+        raise ValueError("comb: exact=True is not supported (it needs integers)")
+    N, k = inp.asarray(N), inp.asarray(k)
+    if repetition:
+        N = N + k - 1
+    valid = inp.logical_and(inp.logical_and(k <= N, N >= 0), k >= 0)
+    return inp.where(valid, binom(N, k), 0.0)
+
+
+def multigammaln(a, d):
+    """log of the multivariate gamma function of dimension `d` (a Python int):
+    d(d-1)/4 log(pi) + sum over j < d of gammaln(a - j/2)."""
+    if not isinstance(d, int) or isinstance(d, bool) or d < 1:
+        raise ValueError(f"multigammaln: d must be a positive Python int, got {d!r}")
+    a = inp.asarray(a)
+    shifted = inp.subtract(inp.expand_dims(a, -1), inp.arange(d) / 2.0)
+    return inp.add(inp.sum(gammaln(shifted), axis=-1), d * (d - 1) / 4.0 * math.log(math.pi))
+
+
 __all__ = [
-    "betainc", "betaln", "digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammainc",
-    "gammaincc", "gammaln", "iv", "jv", "kv", "log_ndtr", "log_softmax", "logit",
-    "logsumexp", "ndtr", "polygamma", "psi", "softmax", "xlog1py", "xlogy", "zeta",
+    "bernoulli", "beta", "betainc", "betaln", "binom", "boxcox", "boxcox1p", "comb", "cosm1",
+    "dawsn", "digamma", "entr", "erf", "erfc", "erfcinv", "erfcx", "erfinv", "exp1", "expi",
+    "expit", "expn", "factorial", "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn",
+    "hyp1f1", "hyp2f1", "i0", "i0e", "i1", "i1e", "iv", "ive", "j0", "j1", "jn", "jv",
+    "kl_div", "kv", "kve", "log_ndtr", "log_softmax", "loggamma", "logit", "logsumexp",
+    "multigammaln", "ndtr", "ndtri", "poch", "polygamma", "psi", "rel_entr", "rgamma", "sinc",
+    "softmax", "spence", "xlog1py", "xlogy", "y0", "y1", "yn", "yv", "zeta",
 ]
 
 

@@ -24,7 +24,7 @@ from ...interpreters.dce import dce_jaxpr, dce_rules
 from ...interpreters.eval import compiled, eval_jaxpr
 from ...interpreters.partial_eval import partial_eval_jaxpr, partial_eval_rules
 from ...interpreters.transpose import backward_pass, is_linear, transpose_rules
-from .common import batch_jaxpr, stage_body, with_consts_as_invars
+from .common import batch_jaxpr, no_refs, stage_body, with_consts_as_invars
 
 checkpoint_p = Primitive("checkpoint", multiple_results=True)
 
@@ -35,7 +35,8 @@ def checkpoint(fun: Callable) -> Callable:
     @functools.wraps(fun)
     def checkpointed(*args):
         leaves, in_tree = tree_flatten(args)
-        body = stage_body(fun, in_tree, [get_aval(x) for x in leaves])
+        body = no_refs(stage_body(fun, in_tree, [get_aval(x) for x in leaves], "checkpoint"),
+                       "checkpoint")
         outs = checkpoint_p.bind(*body.consts, *leaves, jaxpr=body.jaxpr)
         return tree_unflatten(body.out_tree, outs)
 

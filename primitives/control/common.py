@@ -5,6 +5,11 @@ A body closes over values (numpy arrays, or tracers of an enclosing transformati
 staging turns those into the jaxpr's constvars, which become explicit leading
 operands of the primitive (`num_consts`), so every interpreter sees them as ordinary
 inputs: an outer tracer flows into the loop as an operand, never hidden in a param.
+
+A body that uses refs is discharged (`state.discharge`): the refs it closes over
+(`Body.refs`) are read before the primitive and written back after it, their contents
+passed in and out as extra operands and outputs, so the primitive's body is
+functional and no interpreter below meets a ref inside control flow.
 """
 
 from __future__ import annotations
@@ -13,28 +18,78 @@ from typing import Callable, Sequence
 
 import attrs
 
-from ...core.avals import ShapedArray
+from ...core.avals import AbstractRef, ShapedArray
 from ...core.errors import DTypeError, ShapeError
 from ...core.ir import Jaxpr, JaxprEqn, Var
 from ...core.pytree import PyTreeDef, tree_flatten, tree_unflatten
 from ...core.staging import stage
-from ...core.trace import user_source_info
+from ...core.trace import get_aval, user_source_info
 from ...interpreters.batching import batched_aval, vmap_flat
 from ...interpreters.eval import eval_jaxpr
 from ..shape.structural import matchaxis
+from ..state.discharge import discharge_jaxpr, has_state
+from ..state.refs import freeze, swap
 
 
 @attrs.frozen
 class Body:
-    """A staged body: `jaxpr` takes the closed-over values first, then the arguments."""
+    """A staged body: `jaxpr` takes the closed-over values (`consts`), then the contents
+    of the closed-over `refs`, then the arguments; it returns its outputs, then the
+    refs' final contents."""
 
     jaxpr: Jaxpr
     consts: list
     out_tree: PyTreeDef
+    refs: tuple = ()
+
+    @property
+    def n_out(self) -> int:
+        """The number of the body's own outputs (before the refs' contents)."""
+        return len(self.jaxpr.outvars) - len(self.refs)
+
+    def ref_contents(self, refs=None) -> list:
+        return [freeze(r) for r in (self.refs if refs is None else refs)]
+
+    def write_back(self, contents, refs=None) -> None:
+        for r, c in zip(self.refs if refs is None else refs, contents):
+            swap(r, c)
+
+    def writes(self) -> list[bool]:
+        """For each of its refs, whether the body may change its contents."""
+        n = len(self.consts)
+        contents = self.jaxpr.invars[n:n + len(self.refs)]
+        return [final is not c for final, c in zip(self.jaxpr.outvars[self.n_out:], contents)]
+
+    def returning(self, written: list[bool]) -> Jaxpr:
+        """The jaxpr returning its outputs and the final contents of the `written` refs."""
+        finals = self.jaxpr.outvars[self.n_out:]
+        return attrs.evolve(self.jaxpr, outvars=(*self.jaxpr.outvars[:self.n_out], *(
+            f for f, w in zip(finals, written) if w)))
+
+    def loop_form(self) -> tuple[Jaxpr, list, list]:
+        """The body as a loop's: `(consts, contents of the refs it only reads, contents
+        of the refs it writes, args) -> (final contents of the written refs, outputs)`,
+        and those two lists of refs: loop-invariant operands, and carries."""
+        n, n_refs = len(self.consts), len(self.refs)
+        jaxpr = self.jaxpr
+        contents, finals = jaxpr.invars[n:n + n_refs], jaxpr.outvars[self.n_out:]
+        written = self.writes()
+        read = [i for i, w in enumerate(written) if not w]
+        wrote = [i for i, w in enumerate(written) if w]
+        invars = (*jaxpr.invars[:n], *(contents[i] for i in read),
+                  *(contents[i] for i in wrote), *jaxpr.invars[n + n_refs:])
+        outvars = (*(finals[i] for i in wrote), *jaxpr.outvars[:self.n_out])
+        return (Jaxpr((), invars, jaxpr.eqns, outvars), [self.refs[i] for i in read],
+                [self.refs[i] for i in wrote])
 
 
-def stage_body(f: Callable, in_tree: PyTreeDef, in_avals: Sequence[ShapedArray]) -> Body:
+def stage_body(f: Callable, in_tree: PyTreeDef, in_avals: Sequence[ShapedArray],
+               what: str = "control flow") -> Body:
     """Stage `f(*args)`, where the args are `in_tree` with leaves of `in_avals`."""
+    for a in in_avals:
+        if type(a) is AbstractRef:
+            raise TypeError(f"{what}: a ref {a.str_short()} cannot be an operand or a carry; "
+                            "the function may close over it instead")
     out_trees: list = []
 
     def flat_f(*leaves):
@@ -43,7 +98,56 @@ def stage_body(f: Callable, in_tree: PyTreeDef, in_avals: Sequence[ShapedArray])
         return out_leaves
 
     jaxpr, consts = stage(flat_f, list(in_avals))
-    return Body(with_consts_as_invars(jaxpr), consts, out_trees[0])
+    if not has_state(jaxpr):
+        return Body(with_consts_as_invars(jaxpr), consts, out_trees[0])
+    is_ref = [type(v.aval) is AbstractRef for v in jaxpr.constvars]
+    constvars = [v for v, r in zip(jaxpr.constvars, is_ref) if not r]
+    refvars = [v for v, r in zip(jaxpr.constvars, is_ref) if r]
+    ordered = Jaxpr((), (*constvars, *refvars, *jaxpr.invars), jaxpr.eqns, jaxpr.outvars)
+    functional, new_consts = discharge_jaxpr(ordered)
+    return Body(with_consts_as_invars(functional),
+                [*new_consts, *(c for c, r in zip(consts, is_ref) if not r)], out_trees[0],
+                tuple(c for c, r in zip(consts, is_ref) if r))
+
+
+def over_refs(body: Body, refs: Sequence) -> Body:
+    """`body` reading and writing the contents of `refs`, which include its own: the
+    contents of the others pass through. Branches of a cond, and a while loop's cond
+    and body, share one list of refs so."""
+    if len(body.refs) == len(refs) and all(a is b for a, b in zip(body.refs, refs)):
+        return body
+    positions = [next(i for i, r in enumerate(refs) if r is own) for own in body.refs]
+    n_consts, n_own = len(body.consts), len(body.refs)
+
+    def widened(*args):
+        consts, contents, rest = split_list(args, [n_consts, len(refs)])
+        outs = eval_jaxpr(body.jaxpr, (), [*consts, *(contents[p] for p in positions), *rest])
+        final = list(contents)
+        for p, c in zip(positions, outs[body.n_out:]):
+            final[p] = c
+        return [*outs[:body.n_out], *final]
+
+    arg_avals = [v.aval for v in body.jaxpr.invars[n_consts + n_own:]]
+    avals = [*(get_aval(c) for c in body.consts), *(get_aval(r).inner for r in refs),
+             *arg_avals]
+    jaxpr, consts = stage(widened, avals)
+    return Body(with_consts_as_invars(jaxpr), [*consts, *body.consts], body.out_tree,
+                tuple(refs))
+
+
+def shared_refs(bodies: Sequence[Body]) -> list:
+    """The refs any of the bodies closes over, each once, in order of appearance."""
+    refs: list = []
+    for b in bodies:
+        refs += [r for r in b.refs if not any(r is s for s in refs)]
+    return refs
+
+
+def no_refs(body: Body, what: str) -> Body:
+    if body.refs:
+        raise TypeError(f"{what}: the function closes over a ref, which is not supported "
+                        "here; pass its contents (inert.freeze(ref)) as an argument")
+    return body
 
 
 def carry_fixpoint(carry: list[bool], step) -> tuple[list[bool], object]:

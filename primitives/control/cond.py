@@ -37,7 +37,14 @@ from ...interpreters.partial_eval import partial_eval_jaxpr, partial_eval_rules
 from ...interpreters.transpose import is_linear, transpose_jaxpr, transpose_rules
 from ..elementwise import clamp, select_n
 from ..shape.structural import batch_axis_first, convert_element_type, matchaxis
-from .common import batch_jaxpr, check_same_types, stage_body, with_consts_as_invars
+from .common import (
+    batch_jaxpr,
+    check_same_types,
+    over_refs,
+    shared_refs,
+    stage_body,
+    with_consts_as_invars,
+)
 
 cond_p = Primitive("cond", multiple_results=True)
 
@@ -56,27 +63,34 @@ def switch(index, branches, *operands):
     leaves, in_tree = tree_flatten(operands)
     bodies = _stage_branches(branches, in_tree, [get_aval(x) for x in leaves])
     consts = [c for b in bodies for c in b.consts]
-    jaxprs = _sharing_consts([b.jaxpr for b in bodies], [len(b.consts) for b in bodies])
+    # every branch reads the refs any branch uses, and returns those any branch writes
+    written = [any(ws) for ws in zip(*(b.writes() for b in bodies))]
+    jaxprs = _sharing_consts([b.returning(written) for b in bodies],
+                             [len(b.consts) for b in bodies])
     index = convert_element_type(clamp(0, index, len(branches) - 1), np.int32)
-    outs = cond_p.bind(index, *consts, *leaves, branches=tuple(jaxprs))
-    return tree_unflatten(bodies[0].out_tree, outs)
+    first = bodies[0]
+    outs = cond_p.bind(index, *consts, *first.ref_contents(), *leaves, branches=tuple(jaxprs))
+    first.write_back(outs[first.n_out:], [r for r, w in zip(first.refs, written) if w])
+    return tree_unflatten(first.out_tree, outs[:first.n_out])
 
 
 def _stage_branches(branches, in_tree, avals) -> list:
     """The staged branches, their outputs of one type: as in JAX, a weakly typed
     output (a Python scalar) takes the type the other branches give that output."""
-    bodies = [stage_body(b, in_tree, avals) for b in branches]
+    bodies = [stage_body(b, in_tree, avals, "cond") for b in branches]
     for b in bodies[1:]:
         if b.out_tree != bodies[0].out_tree:
             raise ShapeError(f"cond: branches return different structures "
                              f"{bodies[0].out_tree} and {b.out_tree}"
                              ).with_source(user_source_info())
     targets = [_joined(list(avals_i)) for avals_i in
-               zip(*([v.aval for v in b.jaxpr.outvars] for b in bodies))]
+               zip(*([v.aval for v in b.jaxpr.outvars[:b.n_out]] for b in bodies))]
     for i, (branch, body) in enumerate(zip(branches, bodies)):
         if any(v.aval.dtype != t.dtype for v, t in zip(body.jaxpr.outvars, targets)):
             bodies[i] = stage_body(_converted(branch, [t.dtype for t in targets]), in_tree,
-                                   avals)
+                                   avals, "cond")
+    refs = shared_refs(bodies)  # every branch reads and writes the contents of all
+    bodies = [over_refs(b, refs) for b in bodies]
     for b in bodies[1:]:
         check_same_types("cond branch outputs", [v.aval.strong() for v in
                                                  bodies[0].jaxpr.outvars],

@@ -40,7 +40,7 @@ from ...interpreters.batching import batch_rules, batch_size, batched_aval, vmap
 from ...interpreters.eval import compiled
 from ...interpreters.transpose import backward_pass, is_linear, transpose_rules
 from ..shape.structural import matchaxis, reduce_sum
-from .common import batch_jaxpr, check_same_types, stage_body, with_consts_as_invars
+from .common import batch_jaxpr, check_same_types, no_refs, stage_body, with_consts_as_invars
 
 custom_jvp_call_p = Primitive("custom_jvp_call", multiple_results=True)
 
@@ -116,7 +116,8 @@ def _bind_with_rule(prim: Primitive, fun: Callable, args: tuple, make_rule: Call
     """Stage `fun` on `args` and bind `prim` with the body and the rule
     `make_rule(in_tree, body)`: evaluation runs the body, differentiation the rule."""
     leaves, in_tree = tree_flatten(args)
-    body = stage_body(fun, in_tree, [get_aval(x) for x in leaves])
+    body = no_refs(stage_body(fun, in_tree, [get_aval(x) for x in leaves], prim.name),
+                   prim.name)
     outs = prim.bind(*body.consts, *leaves, jaxpr=body.jaxpr, rule=make_rule(in_tree, body),
                      num_consts=len(body.consts))
     return tree_unflatten(body.out_tree, outs)

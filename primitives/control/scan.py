@@ -63,7 +63,7 @@ def scan(f, init, xs=None, length=None, reverse=False):
     carry_avals = [get_aval(c).strong() for c in init_leaves]
     x_avals = [ShapedArray(get_aval(x).shape[1:], get_aval(x).dtype) for x in xs_leaves]
     _, in_tree = tree_flatten((init, xs))
-    body = stage_body(f, in_tree, [*carry_avals, *x_avals])
+    body = stage_body(f, in_tree, [*carry_avals, *x_avals], "scan")
     carry_out_tree = body.out_tree.children[0] if body.out_tree.children else None
     n_carry = len(init_leaves)
     check_same_types("scan carry", carry_avals,
@@ -71,9 +71,13 @@ def scan(f, init, xs=None, length=None, reverse=False):
     if carry_out_tree != init_tree:
         raise ShapeError(f"scan: the body returns a carry of structure {carry_out_tree}, "
                          f"but the initial carry has {init_tree}")
-    outs = scan_p.bind(*body.consts, *init_leaves, *xs_leaves, jaxpr=body.jaxpr,
-                       num_consts=len(body.consts), num_carry=n_carry, length=length,
-                       reverse=bool(reverse))
+    jaxpr, read, written = body.loop_form()  # the refs it writes are carried first
+    outs = scan_p.bind(*body.consts, *body.ref_contents(read), *body.ref_contents(written),
+                       *init_leaves, *xs_leaves, jaxpr=jaxpr,
+                       num_consts=len(body.consts) + len(read),
+                       num_carry=len(written) + n_carry, length=length, reverse=bool(reverse))
+    body.write_back(outs[:len(written)], written)
+    outs = outs[len(written):]
     return (tree_unflatten(init_tree, outs[:n_carry]),
             tree_unflatten(body.out_tree.children[1], outs[n_carry:]))
 

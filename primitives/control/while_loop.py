@@ -41,7 +41,9 @@ from .common import (
     batch_jaxpr,
     carry_fixpoint,
     check_same_types,
+    over_refs,
     reorder,
+    shared_refs,
     split_list,
     stage_body,
     with_consts_as_invars,
@@ -56,18 +58,39 @@ def while_loop(cond_fun, body_fun, init_val):
     leaves, tree = tree_flatten(init_val)
     avals = [get_aval(x).strong() for x in leaves]
     _, in_tree = tree_flatten((init_val,))
-    cond = stage_body(cond_fun, in_tree, avals)
-    body = stage_body(body_fun, in_tree, avals)
-    out_avals = [v.aval for v in cond.jaxpr.outvars]
+    cond = stage_body(cond_fun, in_tree, avals, "while_loop")
+    body = stage_body(body_fun, in_tree, avals, "while_loop")
+    out_avals = [v.aval for v in cond.jaxpr.outvars[:cond.n_out]]
     if len(out_avals) != 1 or out_avals[0].shape != () or out_avals[0].dtype != np.bool_:
         raise DTypeError("while_loop: cond_fun must return a boolean scalar, got "
                          f"{[a.str_short() for a in out_avals]}").with_source(user_source_info())
-    check_same_types("while_loop carry", avals, [v.aval.strong() for v in body.jaxpr.outvars],
-                     tree)
-    outs = while_p.bind(*cond.consts, *body.consts, *leaves, cond_jaxpr=cond.jaxpr,
-                        body_jaxpr=body.jaxpr, cond_nconsts=len(cond.consts),
-                        body_nconsts=len(body.consts))
-    return tree_unflatten(tree, outs)
+    check_same_types("while_loop carry", avals,
+                     [v.aval.strong() for v in body.jaxpr.outvars[:body.n_out]], tree)
+    refs = shared_refs([cond, body])  # read by cond_fun, read or written by body_fun
+    cond, body = over_refs(cond, refs), over_refs(body, refs)
+    body_jaxpr, read, written = body.loop_form()  # the written refs are carried first
+    cond_jaxpr = _reading_only(cond, [*read, *written])
+    outs = while_p.bind(*cond.consts, *cond.ref_contents(read), *body.consts,
+                        *body.ref_contents(read), *body.ref_contents(written), *leaves,
+                        cond_jaxpr=cond_jaxpr, body_jaxpr=body_jaxpr,
+                        cond_nconsts=len(cond.consts) + len(read),
+                        body_nconsts=len(body.consts) + len(read))
+    body.write_back(outs[:len(written)], written)
+    return tree_unflatten(tree, outs[len(written):])
+
+
+def _reading_only(cond, order: list) -> Jaxpr:
+    """cond_fun's jaxpr reading the refs' contents in `order` (the body's: those it only
+    reads, then those it writes) and not returning them: it must not change them."""
+    jaxpr, n = cond.jaxpr, len(cond.consts)
+    contents = jaxpr.invars[n:n + len(cond.refs)]
+    if any(out is not v for out, v in zip(jaxpr.outvars[cond.n_out:], contents)):
+        raise TypeError(f"while_loop: cond_fun writes to a ref; only body_fun may (at "
+                        f"{user_source_info()})")
+    position = [next(i for i, r in enumerate(cond.refs) if r is ref) for ref in order]
+    invars = (*jaxpr.invars[:n], *(contents[i] for i in position),
+              *jaxpr.invars[n + len(cond.refs):])
+    return Jaxpr((), invars, jaxpr.eqns, jaxpr.outvars[:cond.n_out])
 
 
 def while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):

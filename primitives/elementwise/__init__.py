@@ -14,6 +14,7 @@ from .arithmetic import (
     abs,
     add,
     clamp,
+    copysign,
     div,
     integer_pow,
     max,
@@ -37,6 +38,7 @@ from .piecewise import (
     le,
     lt,
     ne,
+    nextafter,
     not_,
     or_,
     round,
@@ -81,12 +83,12 @@ from .ufunc_rules import (
 
 __all__ = [
     # arithmetic
-    "abs", "add", "clamp", "div", "integer_pow", "max", "min", "mul", "neg", "rem",
+    "abs", "add", "clamp", "copysign", "div", "integer_pow", "max", "min", "mul", "neg", "rem",
     "square", "sub",
     # piecewise constant, selection
     "RoundingMethod", "and_", "ceil", "eq", "floor", "floor_divide", "ge", "gt", "is_finite",
     "le", "lt",
-    "ne", "not_", "or_", "round", "select_n", "sign", "stop_gradient", "xor",
+    "ne", "nextafter", "not_", "or_", "round", "select_n", "sign", "stop_gradient", "xor",
     # transcendental functions and powers
     "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cbrt", "cos", "cosh",
     "exp", "exp2", "expm1", "log", "log1p", "logistic", "pow", "rsqrt", "sin", "sinh",

@@ -303,3 +303,21 @@ defjvp_elementwise(clamp_p,
                    lambda t, out, lo, x, hi: _tangent_where(lt(hi, x), t, out))
 defbroadcasting(clamp_p)
 def_recomputable(clamp_p)
+
+# ---------------------------------------------------------------------------------
+copysign_p = Primitive("copysign", operand_names=("x", "y"))
+
+
+def copysign(x, y):
+    """|x| with the sign (bit) of y: piecewise linear in x, piecewise constant in y."""
+    return copysign_p.bind(x, y)
+
+
+impl_rules[copysign_p] = np.copysign
+abstract_eval_rules[copysign_p] = ufunc_abstract_eval(np.copysign)
+defjvp_elementwise(copysign_p,
+                   lambda t, out, x, y: mul(t, mul(copysign(1.0, x), copysign(1.0, y))),
+                   lambda t, out, x, y: Zero(tangent_aval(get_aval(out))))
+# transpose: none, copysign is not linear (its sign depends on x)
+defbroadcasting(copysign_p)
+def_recomputable(copysign_p)

@@ -70,6 +70,7 @@ sign_p = def_piecewise_constant("sign", np.sign)
 floor_p = def_piecewise_constant("floor", np.floor)
 ceil_p = def_piecewise_constant("ceil", np.ceil)
 floor_divide_p = def_piecewise_constant("floor_divide", np.floor_divide)
+nextafter_p = def_piecewise_constant("nextafter", np.nextafter)  # zero derivative, as asked
 
 
 def eq(x, y):
@@ -131,6 +132,11 @@ def ceil(x):
 def floor_divide(x, y):
     """numpy.floor_divide, exact on integers (a step function: zero derivative)."""
     return floor_divide_p.bind(x, y)
+
+
+def nextafter(x, y):
+    """The next float after x towards y; its derivative is taken to be zero."""
+    return nextafter_p.bind(x, y)
 
 
 class RoundingMethod(enum.IntEnum):

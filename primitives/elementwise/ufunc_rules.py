@@ -59,8 +59,10 @@ def ufunc_abstract_eval(ufunc: np.ufunc, name: str | None = None):
     @functools.lru_cache(maxsize=4096)  # programs repeat a handful of operand types
     def abstract_eval(*avals: ShapedArray) -> ShapedArray:
         shape = broadcast_shapes(name, avals)
-        operand_types = tuple(type(a.dtype.type(0).item()) if a.weak_type else a.dtype
-                              for a in avals)
+        # a weak Python scalar resolves as its type (int, float); numpy takes no `bool`
+        # there, and a weak boolean promotes like numpy's anyway
+        operand_types = tuple(type(a.dtype.type(0).item()) if a.weak_type and
+                              a.dtype != np.bool_ else a.dtype for a in avals)
         try:
             dtype = _resolve_dtype(ufunc, operand_types)
         except TypeError:

@@ -299,13 +299,13 @@ def axes_param(axes) -> tuple[int, ...]:
 # the index arrays, and if `x` is batched too a lane index array picks each lane's `x`.
 
 
-def _index_dims_start(axes) -> int:
+def index_dims_start(axes) -> int:
     """Where numpy puts the index dimensions among the unindexed axes (`region_shape`)."""
     consecutive = tuple(axes) == tuple(range(axes[0], axes[0] + len(axes))) if axes else True
     return axes[0] if axes and consecutive else 0
 
 
-def _index_rank(indices, dims) -> int:
+def index_rank(indices, dims) -> int:
     """The rank of the index arrays broadcast together, for one lane."""
     return max((get_aval(i).ndim - (d is not None) for i, d in zip(indices, dims)), default=0)
 
@@ -321,7 +321,7 @@ def _lanes_after_indexed(x, dim, axes, size):
 def _region_lane_axis(dim: int, axes, k: int) -> int:
     """Where the lanes axis of `x`, after the indexed axes at `dim`, is in the region."""
     j = dim - len(axes)  # among the unindexed axes
-    return j if j < _index_dims_start(axes) else j + k
+    return j if j < index_dims_start(axes) else j + k
 
 
 def _lanes_first(indices, dims, k: int) -> list:
@@ -346,13 +346,13 @@ def scatter_batch(prim: Primitive):
 
     def rule(vals, dims, *, axes):
         (x, updates, *indices), (dx, du, *index_dims) = vals, dims
-        size, k = batch_size(vals, dims), _index_rank(indices, index_dims)
+        size, k = batch_size(vals, dims), index_rank(indices, index_dims)
         if all(d is None for d in index_dims):
             x, dx = _lanes_after_indexed(x, dx, axes, size)
             updates = matchaxis(updates, du, _region_lane_axis(dx, axes, k), size)
             return [prim.bind(x, updates, *indices, axes=axes)], [dx]
         indices = _lanes_first(indices, index_dims, k)
-        updates = _swap_blocks(matchaxis(updates, du, 0, size), _index_dims_start(axes), k)
+        updates = _swap_blocks(matchaxis(updates, du, 0, size), index_dims_start(axes), k)
         out = prim.bind(matchaxis(x, dx, 0, size), updates, _lane_indices(size, k), *indices,
                         axes=(0, *(a + 1 for a in axes)))
         return [out], [0]
@@ -391,17 +391,17 @@ transpose_rules[gather_p] = gather_transpose
 
 def gather_batch(vals, dims, *, axes):
     (x, *indices), (dx, *index_dims) = vals, dims
-    k = _index_rank(indices, index_dims)
+    k = index_rank(indices, index_dims)
     if all(d is None for d in index_dims):
         x, dx = _lanes_after_indexed(x, dx, axes, None)
         return [gather(x, *indices, axes=axes)], [_region_lane_axis(dx, axes, k)]
     indices = _lanes_first(indices, index_dims, k)
     if dx is None:  # the lanes lead the index dimensions, wherever numpy puts those
-        return [gather(x, *indices, axes=axes)], [_index_dims_start(axes)]
+        return [gather(x, *indices, axes=axes)], [index_dims_start(axes)]
     x = moveaxis(x, dx, 0)
     region = gather(x, _lane_indices(get_aval(x).shape[0], k), *indices,
                     axes=(0, *(a + 1 for a in axes)))  # lanes, index dims, unindexed axes
-    return [_swap_blocks(region, k, _index_dims_start(axes))], [0]
+    return [_swap_blocks(region, k, index_dims_start(axes))], [0]
 
 
 batch_rules[gather_p] = gather_batch
@@ -458,8 +458,10 @@ def scatter_transpose(ct, x, updates, *indices, axes):
     if is_linear(x):
         ct_x = scatter(ct, zeros(aval_of(updates)), *indices, axes=axes)
     if is_linear(updates):
-        kept = landed_updates(get_aval(ct).shape, updates.aval.shape, indices, axes)
-        ct_updates = select_n(kept, zeros(updates.aval), gather(ct, *indices, axes=axes))
+        ct_updates = gather(ct, *indices, axes=axes)
+        if updates.aval.size > 1:  # a single update always lands; several may collide
+            kept = landed_updates(get_aval(ct).shape, updates.aval.shape, indices, axes)
+            ct_updates = select_n(kept, zeros(updates.aval), ct_updates)
     return [ct_x, ct_updates, *[None] * len(indices)]
 
 

@@ -28,6 +28,7 @@ from inert.interpreters.ad import add_any_p, zeros
 from inert.interpreters.batching import batch_rules
 from inert.primitives import elementwise as ew
 from inert.primitives import reductions as rd
+from inert.primitives import sorting
 from inert.primitives import special as sp
 from inert.primitives.control.cond import cond, switch
 from inert.primitives.control.scan import scan
@@ -38,6 +39,7 @@ from inert.primitives.random import distributions as rdist
 from inert.primitives.random import keys as rk
 from inert.primitives.shape import slicing as slc
 from inert.primitives.shape import structural as stl
+from inert.primitives.state import refs as st_refs
 
 LANES = 3
 
@@ -115,6 +117,13 @@ UNARY = [
     ("erf", sp.erf, real), ("erfc", sp.erfc, real), ("erfinv", sp.erfinv, unit),
     ("ndtr", sp.ndtr, real), ("log_ndtr", sp.log_ndtr, real), ("gammaln", sp.gammaln, positive),
     ("digamma", sp.digamma, positive), ("entr", sp.entr, positive), ("logit", sp.logit, prob),
+    ("erfcinv", sp.erfcinv, prob), ("ndtri", sp.ndtri, prob), ("gamma", sp.gamma, positive),
+    ("rgamma", sp.rgamma, positive), ("gammasgn", sp.gammasgn, real),
+    ("loggamma", sp.loggamma, positive), ("erfcx", sp.erfcx, real), ("dawsn", sp.dawsn, real),
+    ("j0", sp.j0, real), ("j1", sp.j1, real), ("y0", sp.y0, positive), ("y1", sp.y1, positive),
+    ("i0", sp.i0, real), ("i1", sp.i1, real), ("i0e", sp.i0e, real), ("i1e", sp.i1e, real),
+    ("spence", sp.spence, positive), ("expi", sp.expi, positive), ("exp1", sp.exp1, positive),
+    ("cosm1", sp.cosm1, real), ("sinc", sp.sinc, real),
 ]
 
 # n-ary elementwise operations broadcast: the first operand has a lower rank
@@ -140,6 +149,18 @@ NARY = [
     ("iv", sp.iv, (functools.partial(uniform, 0.0, 2.0), positive)),
     ("kv", sp.kv, (functools.partial(uniform, 0.0, 2.0), positive)),
     ("xlogy", sp.xlogy, (real, positive)), ("xlog1py", sp.xlog1py, (real, positive)),
+    ("beta", sp.beta, (positive, positive)), ("poch", sp.poch, (positive, positive)),
+    ("binom", sp.binom, (functools.partial(uniform, 3.0, 6.0), positive)),
+    ("yv", sp.yv, (functools.partial(uniform, 0.0, 2.0), positive)),
+    ("ive", sp.ive, (functools.partial(uniform, 0.0, 2.0), positive)),
+    ("kve", sp.kve, (functools.partial(uniform, 0.0, 2.0), positive)),
+    ("rel_entr", sp.rel_entr, (positive, positive)), ("kl_div", sp.kl_div, (positive, positive)),
+    ("expn", sp.expn, (lambda *s: lambda rng: rng.integers(1, 3, s) * 1.0, positive)),
+    ("hyp1f1", sp.hyp1f1, (positive, functools.partial(uniform, 1.5, 3.0), real)),
+    ("hyp2f1", sp.hyp2f1, (positive, positive, functools.partial(uniform, 3.0, 4.0),
+                           functools.partial(uniform, -0.5, 0.5))),
+    ("boxcox", sp.boxcox, (positive, real)), ("boxcox1p", sp.boxcox1p, (positive, real)),
+    ("copysign", ew.copysign, (real, real)), ("nextafter", ew.nextafter, (real, real)),
 ]
 
 
@@ -175,6 +196,22 @@ def _log_abs(x):
 _log_abs.defvjp(lambda x: (_log_abs(x), (x,)), lambda res, ct: (ct / res[0],))
 
 
+def _swapped(x, u, i):
+    ref = st_refs.new_ref(x)
+    return st_refs.swap(ref, u, i, axes=(0,)), st_refs.freeze(ref)
+
+
+def _swapped_apart(x, u, i, k):
+    ref = st_refs.new_ref(x)
+    return st_refs.swap(ref, u, i, k, axes=(0, 2)), st_refs.freeze(ref)
+
+
+def _added(x, u, i):
+    ref = st_refs.new_ref(x)
+    st_refs.addupdate(ref, u, i, axes=(0,))
+    return st_refs.freeze(ref)
+
+
 CASES = [
     *(Case(name, fn, (domain(2, 3),)) for name, fn, domain in UNARY),
     *(Case(name, fn, (domains[0](3),) + tuple(d(2, 3) for d in domains[1:]))
@@ -206,6 +243,7 @@ CASES = [
     Case("cumprod", lambda x: rd.cumprod(x, 0, reverse=True), (real(3, 4),)),
     Case("cummax", lambda x: rd.cummax(x, 1), (real(3, 4),)),
     Case("cummin", lambda x: rd.cummin(x, 0, reverse=True), (real(3, 4),)),
+    Case("sort", lambda x: sorting.sort(x, 1)[0], (real(3, 4),)),
     Case("dot_general", lambda x, y: la.dot_general(x, y, (((2,), (1,)), ((0,), (0,)))),
          (real(2, 3, 4), real(2, 4, 5))),
     Case("dot_general-matmul", lambda x, y: x @ y, (real(3, 4), real(4, 2))),
@@ -239,6 +277,17 @@ CASES = [
     Case("random_gamma", rdist.random_gamma, (positive(3), prob(3))),
     Case("random_gamma_grad", rdist.random_gamma_grad, (positive(3), positive(3))),
     Case("random_poisson", rdist.random_poisson, (positive(3), prob(3))),
+    # refs created inside the vmapped function: one value per lane
+    Case("new_ref", lambda x: st_refs.freeze(st_refs.new_ref(x)), (real(2, 3),)),
+    Case("get", lambda x, i: st_refs.get(st_refs.new_ref(x), i, axes=(0,)),
+         (real(5, 3), ints(-5, 5, 2))),
+    Case("get-apart", lambda x, i, k: st_refs.get(st_refs.new_ref(x), i, k, axes=(0, 2)),
+         (real(3, 4, 5), ints(0, 3, 2, 1), ints(0, 5, 3))),
+    Case("swap", _swapped, (real(5, 3), real(2, 3), ints(0, 5, 2))),
+    Case("swap-apart", _swapped_apart, (real(3, 4, 5), real(2, 3, 4), ints(0, 3, 2, 1),
+                                        ints(0, 5, 3))),
+    Case("addupdate", _added, (real(5, 3), real(4, 3), ints(0, 5, 4))),
+    Case("freeze", lambda x, y: st_refs.freeze(st_refs.new_ref(x)) * y, (real(3), real(3))),
 ]
 
 

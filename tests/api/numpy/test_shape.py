@@ -3,7 +3,7 @@ derivatives (all of them are linear, so the vjp test checks their transposes).""
 
 import numpy as np
 import pytest
-from numpy_checks import check_like_numpy
+from numpy_checks import check_like_numpy, check_numpy_case
 
 import inert
 import inert.numpy as inp
@@ -49,31 +49,10 @@ CASES = [
 ]
 
 
-def _split_args(args):
-    """The array arguments (differentiated) and the rest (closed over)."""
-    def is_array(a):
-        return isinstance(a, np.ndarray) and a.dtype.kind == "f" or (
-            isinstance(a, list) and all(isinstance(x, np.ndarray) for x in a))
-    return [i for i, a in enumerate(args) if is_array(a)]
-
-
 @pytest.mark.parametrize("name, args, kwargs", CASES,
                          ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
 def test_shape_function(name, args, kwargs, rng):
-    positions = _split_args(args)
-
-    def call(fn):
-        def f(*arrays):
-            full = list(args)
-            for i, a in zip(positions, arrays):
-                full[i] = a
-            return fn(*full, **kwargs)
-        return f
-
-    arrays = tuple(args[i] for i in positions)
-    leaves = inert.tree_util.tree_leaves(arrays)
-    grad = bool(leaves) and all(a.dtype == np.float64 for a in leaves)
-    check_like_numpy(call(getattr(inp, name)), call(getattr(np, name)), arrays, rng, grad)
+    check_numpy_case(name, args, kwargs, rng, inp)
 
 
 def test_traced_values_stack_into_arrays(rng):

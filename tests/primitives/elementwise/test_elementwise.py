@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import inert
-from inert.core.avals import tangent_dtype
-from inert.core.trace import Primitive, abstract_eval_rules, impl_rules
+from inert.core.avals import ShapedArray, tangent_dtype
+from inert.core.trace import Primitive, abstract_eval, abstract_eval_rules, impl_rules
 from inert.errors import DTypeError, ShapeError
 from inert.interpreters.ad import jvp_rules
 from inert.interpreters.partial_eval import _recomputable
@@ -461,3 +461,10 @@ def test_bad_operands(fn, args, error, words, staged):
     for word in words:
         assert word in str(info.value)
     assert __file__ in str(info.value)
+
+
+def test_logic_on_weakly_typed_booleans():
+    """Comparisons of Python scalars give weak booleans; combining them must type-check
+    (numpy's type resolution takes no Python `bool`)."""
+    weak = ShapedArray((), np.dtype(np.bool_), True)
+    assert abstract_eval(elementwise_piecewise.and_p, [weak, weak], {}) == [weak]

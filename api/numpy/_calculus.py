@@ -1,0 +1,168 @@
+"""numpy's finite differences, integration and interpolation on inert values: diff,
+ediff1d, gradient, trapezoid, cross, interp, and histogram (values only).
+
+All are compositions of slices, gathers and arithmetic, so they are differentiable
+in every float argument (interp in x, xp and fp alike).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...core.trace import get_aval
+from ...primitives import elementwise as ew
+from ._arrays import (
+    astype,
+    broadcast_arrays,
+    broadcast_to,
+    concatenate,
+    normalize_axis,
+    operand,
+    stack,
+)
+from ._dot import matmul
+from ._reductions import mean, sum
+from ._shape import _slice_axis, diagonal, moveaxis, ravel, reshape, take
+from ._sorting import _known, searchsorted
+from ._ufuncs import clip, where
+
+
+def _floating(a):
+    a = operand(a)
+    return a if np.issubdtype(get_aval(a).dtype, np.inexact) else astype(a, np.float64)
+
+
+def diff(a, n=1, axis=-1, prepend=None, append=None):
+    """numpy.diff: the n-th forward difference along `axis`."""
+    a = operand(a)
+    axis = normalize_axis(axis, get_aval(a).ndim, "diff")
+    parts = [operand(p) for p in (prepend, a, append) if p is not None]
+    if len(parts) > 1:
+        shape = list(get_aval(a).shape)
+        side = (*shape[:axis], 1, *shape[axis + 1:])
+        parts = [p if get_aval(p).ndim == len(shape) else broadcast_to(p, side) for p in parts]
+        a = concatenate(parts, axis)
+    for _ in range(n):
+        size = get_aval(a).shape[axis]
+        a = ew.sub(_slice_axis(a, 1, size, axis), _slice_axis(a, 0, max(size - 1, 0), axis))
+    return a
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    """numpy.ediff1d: differences of the raveled array, with optional ends."""
+    parts = [diff(ravel(ary))]
+    if to_begin is not None:
+        parts.insert(0, ravel(to_begin))
+    if to_end is not None:
+        parts.append(ravel(to_end))
+    return concatenate(parts, 0) if len(parts) > 1 else parts[0]
+
+
+def gradient(f, *varargs, axis=None, edge_order=1):
+    """numpy.gradient with uniform spacings (scalars) and first-order edges: central
+    differences inside, one-sided ones at the ends. A list for several axes."""
+    f = _floating(f)
+    ndim = get_aval(f).ndim
+    axes = tuple(range(ndim)) if axis is None else \
+        tuple(normalize_axis(a, ndim, "gradient") for a in np.atleast_1d(axis))
+    if edge_order != 1:
+        raise ValueError("gradient: only edge_order=1 is supported")
+    spacings = varargs if len(varargs) == len(axes) else varargs * len(axes) or (1.0,) * len(axes)
+    if any(np.ndim(h) for h in spacings):
+        raise ValueError("gradient: only scalar spacings are supported")
+    out = []
+    for ax, h in zip(axes, spacings):
+        n = get_aval(f).shape[ax]
+        if n < 2:
+            raise ValueError("gradient: each differentiated axis needs at least 2 points")
+        first = ew.sub(_slice_axis(f, 1, 2, ax), _slice_axis(f, 0, 1, ax))
+        last = ew.sub(_slice_axis(f, n - 1, n, ax), _slice_axis(f, n - 2, n - 1, ax))
+        inner = ew.mul(ew.sub(_slice_axis(f, 2, n, ax), _slice_axis(f, 0, n - 2, ax)), 0.5)
+        out.append(ew.div(concatenate([first, inner, last], ax), float(h)))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    """numpy.trapezoid: the trapezoidal rule along `axis`, with sample points `x` or a
+    uniform spacing `dx`."""
+    y = _floating(y)
+    axis = normalize_axis(axis, get_aval(y).ndim, "trapezoid")
+    n = get_aval(y).shape[axis]
+    mid = ew.mul(ew.add(_slice_axis(y, 1, n, axis), _slice_axis(y, 0, max(n - 1, 0), axis)), 0.5)
+    if x is None:
+        return ew.mul(sum(mid, axis=axis), dx)
+    widths = diff(x, axis=-1 if get_aval(operand(x)).ndim == 1 else axis)
+    if get_aval(widths).ndim == 1:  # along `axis` of y
+        widths = moveaxis(reshape(widths, (*[1] * (get_aval(y).ndim - 1), n - 1)), -1, axis)
+    return sum(ew.mul(mid, widths), axis=axis)
+
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """numpy.cross of 3-vectors (and of 2-vectors: the z component) along the axes."""
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a = moveaxis(operand(a), axisa, -1)
+    b = moveaxis(operand(b), axisb, -1)
+    na, nb = get_aval(a).shape[-1], get_aval(b).shape[-1]
+    if na not in (2, 3) or nb not in (2, 3):
+        raise ValueError(f"cross: vectors must have 2 or 3 components, got {na} and {nb}")
+    ca = [take(a, i, -1) for i in range(na)] + ([0.0] if na == 2 else [])
+    cb = [take(b, i, -1) for i in range(nb)] + ([0.0] if nb == 2 else [])
+    z = ew.sub(ew.mul(ca[0], cb[1]), ew.mul(ca[1], cb[0]))
+    if na == nb == 2:
+        return z
+    x = ew.sub(ew.mul(ca[1], cb[2]), ew.mul(ca[2], cb[1]))
+    y = ew.sub(ew.mul(ca[2], cb[0]), ew.mul(ca[0], cb[2]))
+    return moveaxis(stack(list(broadcast_arrays(x, y, z)), -1), -1, axisc)
+
+
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """numpy.interp: piecewise-linear through (xp, fp), xp increasing; fp[0] / fp[-1]
+    (or `left` / `right`) outside. Differentiable in x, xp and fp."""
+    if period is not None:
+        raise ValueError("interp: period is not supported")
+    x, xp, fp = _floating(x), _floating(xp), _floating(fp)
+    n = get_aval(xp).shape[0]
+    i = clip(searchsorted(xp, x, side="right"), 1, n - 1)
+    x0, x1, f0, f1 = take(xp, i - 1), take(xp, i), take(fp, i - 1), take(fp, i)
+    width = ew.sub(x1, x0)
+    flat = ew.eq(width, 0)
+    slope = ew.div(ew.sub(f1, f0), where(flat, 1.0, width))
+    inside = where(flat, f1, ew.add(f0, ew.mul(slope, ew.sub(x, x0))))
+    below = take(fp, 0) if left is None else left
+    above = take(fp, n - 1) if right is None else right
+    return where(ew.lt(x, take(xp, 0)), below, where(ew.gt(x, take(xp, n - 1)), above, inside))
+
+
+def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
+    """numpy.histogram of values known at call time (eagerly or under grad): counts
+    (or weight sums) and edges, without derivatives (the counts are step functions)."""
+    a = _known(a, "histogram")
+    weights = None if weights is None else _known(weights, "histogram")
+    return np.histogram(a, bins, range, weights=weights, density=density)
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None):
+    """numpy.cov without weights: the covariance of the variables (rows by default)."""
+    m = _floating(m)
+    x = m if get_aval(m).ndim > 1 else reshape(m, (1, -1))
+    if not rowvar:
+        x = moveaxis(x, 0, 1)
+    if y is not None:
+        y = _floating(y)
+        y = y if get_aval(y).ndim > 1 else reshape(y, (1, -1))
+        x = concatenate([x, y if rowvar else moveaxis(y, 0, 1)], 0)
+    n = get_aval(x).shape[1]
+    ddof = (0 if bias else 1) if ddof is None else ddof
+    centered = ew.sub(x, mean(x, axis=1, keepdims=True))
+    out = ew.div(matmul(centered, moveaxis(centered, 0, 1)), float(n - ddof))
+    return reshape(out, ()) if get_aval(out).shape == (1, 1) else out
+
+
+def corrcoef(x, y=None, rowvar=True):
+    """The correlation coefficients: the covariance scaled by the standard deviations."""
+    c = cov(x, y, rowvar)
+    if get_aval(c).ndim == 0:
+        return ew.div(c, c)
+    d = ew.sqrt(diagonal(c))
+    return clip(ew.div(ew.div(c, reshape(d, (-1, 1))), reshape(d, (1, -1))), -1.0, 1.0)

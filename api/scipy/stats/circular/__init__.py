@@ -1,0 +1,1 @@
+"""The distributions on the circle, one namespace module each, JAX's signatures."""

@@ -1,0 +1,1 @@
+"""The continuous univariate distributions, one namespace module each."""

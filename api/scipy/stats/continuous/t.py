@@ -1,0 +1,48 @@
+"""`inert.scipy.stats.t`: Student's t distribution with `df` degrees of freedom.
+
+The normalising constant is log poch(df/2, 1/2) = log Gamma((df+1)/2) - log Gamma(df/2),
+as scipy computes it: the difference of two gammaln values loses digits for large df.
+The cdf is the regularized incomplete beta function of df / (df + z^2), which has no
+derivative in df here: cdf is differentiable in x, loc and scale, and an active df
+raises NonDifferentiableError (betainc's `a`).
+"""
+
+from __future__ import annotations
+
+import math
+
+from .... import numpy as inp
+from ...special import betainc, poch
+from .._common import all_of, floats, location_scale, nan_unless
+
+
+def _standardized(x, df, loc, scale):
+    """(z, log(scale), df (1 where invalid), valid)."""
+    x, df, loc, scale = floats(x, df, loc, scale)
+    z, log_scale, valid = location_scale(x, loc, scale)
+    df_valid = inp.greater(df, 0)
+    return z, log_scale, inp.where(df_valid, df, 1.0), all_of(valid, df_valid)
+
+
+def logpdf(x, df, loc=0, scale=1):
+    z, log_scale, df, valid = _standardized(x, df, loc, scale)
+    constant = inp.log(poch(0.5 * df, 0.5)) - 0.5 * (inp.log(df) + math.log(math.pi))
+    tail = 0.5 * (df + 1.0) * inp.log1p(inp.square(z) / df)
+    return nan_unless(valid, constant - (tail + log_scale))
+
+
+def pdf(x, df, loc=0, scale=1):
+    return inp.exp(logpdf(x, df, loc, scale))
+
+
+def cdf(x, df, loc=0, scale=1):
+    z, _, df, valid = _standardized(x, df, loc, scale)
+    tail = 0.5 * betainc(0.5 * df, 0.5, df / (df + inp.square(z)))
+    return nan_unless(valid, inp.where(inp.less(z, 0), tail, 1.0 - tail))
+
+
+__all__ = ["cdf", "logpdf", "pdf"]
+
+
+def __dir__():
+    return __all__

@@ -1,0 +1,1 @@
+"""The extreme value (Gumbel) distributions, one namespace module each."""

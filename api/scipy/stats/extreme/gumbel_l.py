@@ -1,0 +1,49 @@
+"""`inert.scipy.stats.gumbel_l`: the left-skewed Gumbel distribution, gumbel_r
+mirrored: survival function exp(-e^z)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .... import numpy as inp
+from .._common import exp_or_inf, location_scale, log_probability, nan_unless, quantile
+
+
+def logpdf(x, loc=0, scale=1):
+    z, log_scale, valid = location_scale(x, loc, scale)
+    tail = exp_or_inf(z)  # where it overflows, the log density is -inf (gradient 0)
+    return nan_unless(valid, inp.where(inp.isinf(tail), -np.inf, z - tail - log_scale))
+
+
+def pdf(x, loc=0, scale=1):
+    return inp.exp(logpdf(x, loc, scale))
+
+
+def logsf(x, loc=0, scale=1):
+    z, _, valid = location_scale(x, loc, scale)
+    return nan_unless(valid, -exp_or_inf(z))
+
+
+def sf(x, loc=0, scale=1):
+    return inp.exp(logsf(x, loc, scale))
+
+
+def cdf(x, loc=0, scale=1):
+    z, _, valid = location_scale(x, loc, scale)
+    return nan_unless(valid, -inp.expm1(-exp_or_inf(z)))
+
+
+def logcdf(x, loc=0, scale=1):
+    return log_probability(cdf(x, loc, scale), sf(x, loc, scale))
+
+
+def ppf(q, loc=0, scale=1):
+    """log(-log1p(-q)), scaled."""
+    return quantile(q, loc, scale, lambda q: inp.log(-inp.log1p(-q)))
+
+
+__all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"]
+
+
+def __dir__():
+    return __all__

@@ -1,0 +1,1 @@
+"""The multivariate distributions, one namespace module each."""
