@@ -71,6 +71,11 @@ def key(seed, *, impl=None):
 PRNGKey = key
 
 
+def clone(key):
+    """The key itself: inert's keys are values, never consumed."""
+    return _check_key("clone", key, batched=True)
+
+
 def key_data(keys):
     """The keys' words, shape `(..., 2)` (a key is its words here)."""
     return _check_key("key_data", keys, batched=True)
@@ -241,6 +246,41 @@ def pareto(key, b, shape=None, dtype=float):
     return jnp.exp(exponential(key, shape, dtype) / jnp.astype(b, dtype))
 
 
+def rayleigh(key, scale, shape=None, dtype=float):
+    """scale * sqrt(-2 log u), by the inverse CDF."""
+    dtype = _float_dtype("rayleigh", dtype)
+    shape = _param_shape("rayleigh", shape, scale)
+    u = _open_unit("rayleigh", key, shape, dtype)
+    return jnp.astype(scale, dtype) * jnp.sqrt(-2 * jnp.log(u))
+
+
+def maxwell(key, shape=(), dtype=float):
+    """The length of a standard normal 3-vector."""
+    z = normal(key, (*_shape("maxwell", shape), 3), dtype)
+    return jnp.sqrt(jnp.sum(z * z, axis=-1))
+
+
+def double_sided_maxwell(key, loc, scale, shape=(), dtype=float):
+    """loc + scale * S * M, a random sign S times a Maxwell M."""
+    shape = _param_shape("double_sided_maxwell", shape, loc, scale)
+    key_m, key_s = split(key)
+    signed = maxwell(key_m, shape, dtype) * rademacher(key_s, shape, dtype)
+    return jnp.astype(loc, dtype) + jnp.astype(scale, dtype) * signed
+
+
+def triangular(key, left, mode, right, shape=None, dtype=float):
+    """The triangular distribution on [left, right] peaking at `mode`, by its inverse
+    CDF; differentiable in all three."""
+    dtype = _float_dtype("triangular", dtype)
+    shape = _param_shape("triangular", shape, left, mode, right)
+    left, mode, right = (jnp.astype(v, dtype) for v in (left, mode, right))
+    u = _open_unit("triangular", key, shape, dtype)
+    width = right - left
+    below = u < (mode - left) / width
+    return jnp.where(below, left + jnp.sqrt(u * width * (mode - left)),
+                     right - jnp.sqrt((1 - u) * width * (right - mode)))
+
+
 def truncated_normal(key, lower, upper, shape=None, dtype=float):
     """Normal restricted to (lower, upper), by the inverse CDF; differentiable in the
     bounds."""
@@ -328,6 +368,34 @@ def chisquare(key, df, shape=None, dtype=float):
     return 2 * gamma(key, jnp.astype(df, dtype) / 2, shape, dtype)
 
 
+def f(key, dfnum, dfden, shape=None, dtype=float):
+    """Fisher's F: the ratio of two chi-squared variables over their degrees of freedom."""
+    shape = _param_shape("f", shape, dfnum, dfden)
+    key_num, key_den = split(key)
+    num = chisquare(key_num, dfnum, shape, dtype) / jnp.astype(dfnum, dtype)
+    return num / (chisquare(key_den, dfden, shape, dtype) / jnp.astype(dfden, dtype))
+
+
+def generalized_normal(key, p, shape=(), dtype=float):
+    """Density proportional to exp(-|x|^p): a random sign times Gamma(1/p)^(1/p)."""
+    shape = _param_shape("generalized_normal", shape, p)
+    key_g, key_s = split(key)
+    inv_p = 1 / jnp.astype(p, dtype)
+    return rademacher(key_s, shape, dtype) * gamma(key_g, inv_p, shape, dtype) ** inv_p
+
+
+def wald(key, mean, shape=None, dtype=float):
+    """The Wald (inverse Gaussian) distribution of mean `mean` and shape 1, by the
+    transformation of Michael, Schucany and Haas (1976)."""
+    dtype = _float_dtype("wald", dtype)
+    shape = _param_shape("wald", shape, mean)
+    key_n, key_u = split(key)
+    mu = jnp.astype(mean, dtype)
+    v = normal(key_n, shape, dtype) ** 2
+    x = mu + mu * mu * v / 2 - mu / 2 * jnp.sqrt(4 * mu * v + mu * mu * v * v)
+    return jnp.where(uniform(key_u, shape, dtype) <= mu / (mu + x), x, mu * mu / x)
+
+
 def poisson(key, lam, shape=None, dtype=int):
     """Poisson(lam) counts, by the inverse CDF (not differentiable: integers)."""
     shape = _param_shape("poisson", shape, lam)
@@ -413,10 +481,11 @@ def _top_k_indices(scores, k: int):
 
 __all__ = [
     "PRNGKey", "bernoulli", "beta", "bits", "categorical", "cauchy", "chisquare", "choice",
-    "dirichlet", "exponential", "fold_in", "gamma", "geometric", "gumbel", "key", "key_data",
-    "laplace", "loggamma", "logistic", "lognormal", "normal", "pareto", "permutation", "poisson",
-    "rademacher", "randint", "split", "t", "truncated_normal", "uniform", "weibull_min",
-    "wrap_key_data",
+    "clone", "dirichlet", "double_sided_maxwell", "exponential", "f", "fold_in", "gamma",
+    "generalized_normal", "geometric", "gumbel", "key", "key_data", "laplace", "loggamma",
+    "logistic", "lognormal", "maxwell", "normal", "pareto", "permutation", "poisson",
+    "rademacher", "randint", "rayleigh", "split", "t", "triangular", "truncated_normal",
+    "uniform", "wald", "weibull_min", "wrap_key_data",
 ]
 
 

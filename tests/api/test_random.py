@@ -30,6 +30,7 @@ def test_keys_are_uint32_pairs_as_jax_lays_them_out():
     np.testing.assert_array_equal(jr.key(-1), [2**32 - 1, 2**32 - 1])
     assert jr.key(0).dtype == np.uint32
     np.testing.assert_array_equal(jr.wrap_key_data(jr.key_data(KEY)), KEY)
+    np.testing.assert_array_equal(jr.clone(KEY), KEY)
     assert jr.key_data(jr.split(KEY, 3)).shape == (3, 2)
 
 
@@ -136,6 +137,14 @@ CONTINUOUS = [
     ("lognormal", lambda k: jr.lognormal(k, 0.7, (N,)), st.lognorm(0.7)),
     ("weibull_min", lambda k: jr.weibull_min(k, 2.0, 1.5, (N,)), st.weibull_min(1.5, scale=2.0)),
     ("pareto", lambda k: jr.pareto(k, 3.0, (N,)), st.pareto(3.0)),
+    ("rayleigh", lambda k: jr.rayleigh(k, 2.0, (N,)), st.rayleigh(scale=2.0)),
+    ("maxwell", lambda k: jr.maxwell(k, (N,)), st.maxwell()),
+    ("double_sided_maxwell", lambda k: jnp.abs(jr.double_sided_maxwell(k, 1.0, 2.0, (N,)) - 1) / 2,
+     st.maxwell()),
+    ("f", lambda k: jr.f(k, 3.0, 7.0, (N,)), st.f(3.0, 7.0)),
+    ("triangular", lambda k: jr.triangular(k, -1.0, 0.5, 2.0, (N,)), st.triang(0.5, -1, 3)),
+    ("generalized_normal", lambda k: jr.generalized_normal(k, 1.5, (N,)), st.gennorm(1.5)),
+    ("wald", lambda k: jr.wald(k, 1.7, (N,)), st.invgauss(1.7)),
     ("loggamma_tiny", lambda k: jr.loggamma(k, 0.001, (N,)), st.loggamma(0.001)),
     ("loggamma", lambda k: jr.loggamma(k, 2.5, (N,)), st.loggamma(2.5)),
     ("dirichlet_marginal", lambda k: jr.dirichlet(k, np.array([1.5, 2.0, 0.5]), (N,))[:, 0],
@@ -186,6 +195,7 @@ def test_discrete_choices_have_the_right_frequencies():
                   jr.categorical(KEY, np.log(p)[:, None], axis=0, shape=(N,))):
         assert st.chisquare(np.bincount(np.asarray(draws), minlength=4), p * N).pvalue > P_MIN
     assert abs(jr.bernoulli(KEY, 0.3, (N,)).mean() - 0.3) < 0.015
+    assert abs(jnp.mean(jr.double_sided_maxwell(KEY, 1.0, 2.0, (N,)) > 1) - 0.5) < 0.015
     signs = jr.rademacher(KEY, (N,))
     assert set(np.unique(signs)) == {-1, 1} and abs(signs.mean()) < 0.03
     trials = jr.geometric(KEY, 0.3, (N,))
@@ -244,6 +254,11 @@ def test_location_scale_normal_is_differentiable():
     lambda k, a: jr.lognormal(k, a, (4,)),
     lambda k, a: jr.weibull_min(k, 2.0 * a, a, (4,)),
     lambda k, a: jr.pareto(k, a, (4,)),
+    lambda k, a: jr.rayleigh(k, a, (4,)),
+    lambda k, a: jr.triangular(k, -a, a / 3, 2 * a, (4,)),
+    lambda k, a: jr.wald(k, a, (4,)),
+    lambda k, a: jr.f(k, a, 2 * a, (4,)),
+    lambda k, a: jr.generalized_normal(k, a, (4,)),
 ])
 def test_shape_gradients_match_finite_differences_at_a_fixed_key(sampler):
     """The same key means the same uniforms: finite differences in the parameter are
