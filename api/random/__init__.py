@@ -37,6 +37,7 @@ from ._keys import (  # noqa: F401
 from ._samplers import (  # noqa: F401
     bernoulli,
     beta,
+    binomial,
     cauchy,
     chisquare,
     dirichlet,
@@ -52,6 +53,7 @@ from ._samplers import (  # noqa: F401
     logistic,
     lognormal,
     maxwell,
+    multinomial,
     normal,
     pareto,
     poisson,
@@ -66,12 +68,12 @@ from ._samplers import (  # noqa: F401
 )
 
 __all__ = [
-    "PRNGKey", "bernoulli", "beta", "bits", "categorical", "cauchy", "chisquare", "choice",
-    "clone", "dirichlet", "double_sided_maxwell", "exponential", "f", "fold_in", "gamma",
-    "generalized_normal", "geometric", "gumbel", "key", "key_data", "laplace", "loggamma",
-    "logistic", "lognormal", "maxwell", "normal", "pareto", "permutation", "poisson",
-    "rademacher", "randint", "rayleigh", "split", "t", "triangular", "truncated_normal",
-    "uniform", "wald", "weibull_min", "wrap_key_data",
+    "PRNGKey", "bernoulli", "beta", "binomial", "bits", "categorical", "cauchy", "chisquare",
+    "choice", "clone", "dirichlet", "double_sided_maxwell", "exponential", "f", "fold_in",
+    "gamma", "generalized_normal", "geometric", "gumbel", "key", "key_data", "laplace",
+    "loggamma", "logistic", "lognormal", "maxwell", "multinomial", "normal", "pareto",
+    "permutation", "poisson", "rademacher", "randint", "rayleigh", "split", "t", "triangular",
+    "truncated_normal", "uniform", "wald", "weibull_min", "wrap_key_data",
 ]
 
 

@@ -243,3 +243,30 @@ def poisson(key, lam, shape=None, dtype=int):
     shape = param_shape("poisson", shape, lam)
     u = open_unit("poisson", key, shape, np.dtype(np.float64))
     return jnp.astype(dist.random_poisson(jnp.astype(lam, np.float64), u), dtype)
+
+
+def binomial(key, n, p, shape=None, dtype=float):
+    """Binomial(n, p) counts, by the inverse CDF (not differentiable: integers)."""
+    dtype = float_dtype("binomial", dtype)
+    shape = param_shape("binomial", shape, n, p)
+    u = open_unit("binomial", key, shape, np.dtype(np.float64))
+    return jnp.astype(dist.random_binomial(jnp.astype(n, np.float64), jnp.astype(p, np.float64),
+                                           u), dtype)
+
+
+def multinomial(key, n, p, *, shape=None, dtype=float, unroll=1):
+    """Counts of `n` draws from the categories of the last axis of `p`: category by
+    category, a binomial of what is left with the probability left (`unroll` is JAX's
+    loop setting, here the loop is unrolled)."""
+    del unroll
+    p = jnp.asarray(p)
+    *batch, categories = get_aval(p).shape
+    shape = output_shape("multinomial", shape, get_aval(n).shape, tuple(batch))
+    remaining, mass_left = jnp.broadcast_to(jnp.astype(n, np.float64), shape), 1.0
+    counts = []
+    for i, k in enumerate(split(key, max(categories - 1, 0))):
+        share = jnp.clip(p[..., i] / jnp.where(mass_left > 0, mass_left, 1.0), 0.0, 1.0)
+        counts.append(binomial(k, remaining, share, shape, np.float64))
+        remaining, mass_left = remaining - counts[-1], mass_left - p[..., i]
+    counts.append(remaining)
+    return jnp.astype(jnp.stack(counts, axis=-1), dtype)

@@ -1,5 +1,5 @@
-"""Samples that are inverse CDFs of uniforms: gamma (differentiable in its shape) and
-Poisson.
+"""Samples that are inverse CDFs of uniforms: gamma (differentiable in its shape),
+Poisson and binomial.
 
 Drawing a Gamma(a) sample as `x = F_a⁻¹(u)` for a uniform `u` from a key makes it a
 pure, elementwise function of `(a, u)`: scipy's `gammaincinv` computes it, and its
@@ -127,3 +127,33 @@ abstract_eval_rules[random_poisson_p] = random_poisson_abstract_eval
 defjvp_zero(random_poisson_p)  # integer-valued
 # transpose: none, not linear
 defbroadcasting(random_poisson_p)
+
+# ---------------------------------------------------------------------------------
+random_binomial_p = Primitive("random_binomial", operand_names=("n", "p", "u"))
+
+
+def random_binomial(n, p, u):
+    """The Binomial(n, p) sample at the uniform `u`: the smallest integer k with
+    CDF(k) >= u, from scipy's inverse of the CDF in k (`bdtrik`), as float64."""
+    return random_binomial_p.bind(n, p, u)
+
+
+def random_binomial_impl(n, p, u):
+    """p = 0 or n = 0 gives 0, p = 1 gives n (where bdtrik has no inverse); n < 0, or p
+    outside [0, 1], or NaN, gives NaN."""
+    n, p = np.asarray(n, np.float64), np.asarray(p, np.float64)
+    inner = (n > 0) & (p > 0) & (p < 1)
+    k = np.ceil(sc.bdtrik(u, np.where(inner, n, 1.0), np.where(inner, p, 0.5)))
+    k = np.where(inner, np.minimum(k, n), np.where(p >= 1, n, 0.0))
+    return np.where((n >= 0) & (p >= 0) & (p <= 1), k, np.nan)
+
+
+def random_binomial_abstract_eval(n, p, u):
+    return ShapedArray(broadcast_shapes("random_binomial", [n, p, u]), np.dtype(np.float64))
+
+
+impl_rules[random_binomial_p] = random_binomial_impl
+abstract_eval_rules[random_binomial_p] = random_binomial_abstract_eval
+defjvp_zero(random_binomial_p)  # integer-valued (as floats): piecewise constant
+# transpose: none, not linear
+defbroadcasting(random_binomial_p)

@@ -21,6 +21,17 @@ def ks_pvalue(samples, cdf) -> float:
     return st.kstest(np.asarray(samples).ravel(), cdf).pvalue
 
 
+def discrete_pvalue(samples, pmf) -> float:
+    """Chi-squared test of counts of non-negative integers against `pmf`, over every
+    value expected more than 50 times (observed or not)."""
+    counts = np.bincount(np.asarray(samples).astype(np.int64).ravel())
+    values = np.arange(len(counts) + 50)
+    counts = np.pad(counts, (0, 50))
+    want = pmf(values) * counts.sum()
+    big = want > 50
+    return st.chisquare(counts[big], want[big] * counts[big].sum() / want[big].sum()).pvalue
+
+
 # ---------------------------------------------------------------------------------
 # Keys
 
@@ -77,6 +88,7 @@ SAMPLERS = {
     "dirichlet": lambda k: jr.dirichlet(k, jnp.ones(3)),
     "permutation_independent": lambda k: jr.permutation(k, jnp.arange(6).reshape(2, 3), 1, True),
     "categorical": lambda k: jr.categorical(k, jnp.zeros((2, 4))),
+    "multinomial": lambda k: jr.multinomial(k, 12.0, jnp.array([0.2, 0.5, 0.3])),
 }
 
 
@@ -162,6 +174,9 @@ def test_continuous_laws_pass_kolmogorov_smirnov(name, sample, law):
 def test_kolmogorov_smirnov_can_fail_a_wrong_law():
     assert ks_pvalue(jr.gamma(KEY, 4.0, (N,)), st.gamma(4.2).cdf) < P_MIN
     assert ks_pvalue(jr.normal(KEY, (N,)), st.norm(0.05).cdf) < P_MIN
+    assert discrete_pvalue(jr.poisson(KEY, 6.0, (N,)), lambda v: st.poisson.pmf(v, 6.3)) < P_MIN
+    assert discrete_pvalue(jr.binomial(KEY, 10, 0.3, (N,)),
+                           lambda v: st.binom.pmf(v, 10, 0.32)) < P_MIN
 
 
 def test_uniform_bits_fill_the_unit_interval_without_reaching_one():
@@ -176,11 +191,7 @@ def test_poisson_frequencies_and_moments(lam):
     assert x.dtype == np.int64
     assert abs(x.mean() - lam) < 5 * np.sqrt(lam / N)
     assert abs(x.var() / lam - 1) < 0.05
-    values, counts = np.unique(x, return_counts=True)
-    want = st.poisson.pmf(values, lam) * N
-    big = want > 50
-    assert st.chisquare(counts[big], want[big] * counts[big].sum() / want[big].sum()).pvalue \
-        > P_MIN
+    assert discrete_pvalue(x, lambda v: st.poisson.pmf(v, lam)) > P_MIN
 
 
 def test_discrete_choices_have_the_right_frequencies():
@@ -199,11 +210,7 @@ def test_discrete_choices_have_the_right_frequencies():
     signs = jr.rademacher(KEY, (N,))
     assert set(np.unique(signs)) == {-1, 1} and abs(signs.mean()) < 0.03
     trials = jr.geometric(KEY, 0.3, (N,))
-    values, counts = np.unique(trials, return_counts=True)
-    want = st.geom.pmf(values, 0.3) * N
-    assert values.min() == 1 and st.chisquare(counts[want > 50], want[want > 50] *
-                                              counts[want > 50].sum() / want[want > 50].sum()
-                                              ).pvalue > P_MIN
+    assert trials.min() == 1 and discrete_pvalue(trials, lambda v: st.geom.pmf(v, 0.3)) > P_MIN
 
 
 def test_choice_without_replacement_and_permutations_are_permutations():
@@ -316,3 +323,23 @@ def test_recomputed_and_nested_derivatives_see_the_same_numbers():
     eps = jr.normal(KEY, (4,))
     hess = inert.hessian(lambda s: jnp.sum((1.0 + s * eps) ** 3))(0.5)
     np.testing.assert_allclose(hess, np.sum(6 * (1.0 + 0.5 * eps) * eps ** 2), rtol=1e-12)
+
+
+@pytest.mark.parametrize("n, p", [(10, 0.3), (200, 0.02), (1000, 0.9)])
+def test_binomial_frequencies(n, p):
+    x = jr.binomial(KEY, n, p, (N,))
+    assert x.dtype == np.float64 and x.min() >= 0 and x.max() <= n
+    assert discrete_pvalue(x, lambda v: st.binom.pmf(v, n, p)) > P_MIN
+    np.testing.assert_array_equal(jr.binomial(KEY, np.array([0.0, 5, 5, -1]),
+                                              np.array([0.5, 0, 1, 0.5])), [0, 0, 5, np.nan])
+
+
+def test_multinomial_counts_add_up_with_binomial_marginals():
+    p = np.array([0.2, 0.5, 0.3])
+    m = jr.multinomial(KEY, 20, p, shape=(N,))
+    assert m.shape == (N, 3)
+    np.testing.assert_array_equal(m.sum(-1), 20)
+    for i in range(3):
+        assert discrete_pvalue(m[:, i], lambda v, i=i: st.binom.pmf(v, 20, p[i])) > P_MIN
+    batched = jr.multinomial(KEY, np.array([5.0, 9.0]), np.tile(p, (2, 1)))
+    np.testing.assert_array_equal(batched.sum(-1), [5, 9])

@@ -277,6 +277,7 @@ CASES = [
     Case("random_gamma", rdist.random_gamma, (positive(3), prob(3))),
     Case("random_gamma_grad", rdist.random_gamma_grad, (positive(3), positive(3))),
     Case("random_poisson", rdist.random_poisson, (positive(3), prob(3))),
+    Case("random_binomial", rdist.random_binomial, (ints(0, 9, 3), prob(3), prob(3))),
     # refs created inside the vmapped function: one value per lane
     Case("new_ref", lambda x: st_refs.freeze(st_refs.new_ref(x)), (real(2, 3),)),
     Case("get", lambda x, i: st_refs.get(st_refs.new_ref(x), i, axes=(0,)),
