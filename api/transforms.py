@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 from typing import Callable, Sequence
 
 import attrs
@@ -29,6 +30,7 @@ from ..core.trace import Tracer, current_dynamic, get_aval
 from ..interpreters.ad import jvp_flat
 from ..interpreters.dce import dce_jaxpr
 from ..interpreters.eval import compile_jaxpr, eval_jaxpr
+from ..interpreters.fusion import compile_jaxpr_numba, numba_available
 from ..interpreters.linearize import LinearFunction, linearize_flat
 from ..interpreters.transpose import backward_pass
 from ..primitives.state import refs as state
@@ -164,7 +166,8 @@ def trace_to_closed_jaxpr(f, args, static) -> tuple[ClosedJaxpr, list]:
 
 
 def jit(f: Callable, static_argnums: int | Sequence[int] = (),
-        static_argnames: str | Sequence[str] = (), donate_argnums=(), donate_argnames=()):
+        static_argnames: str | Sequence[str] = (), donate_argnums=(), donate_argnames=(),
+        backend: str | None = None):
     """Trace `f` once per argument signature; later calls run the cached jaxpr, compiled
     to a Python function (or interpreted, under another transformation).
 
@@ -172,12 +175,18 @@ def jit(f: Callable, static_argnums: int | Sequence[int] = (),
     cache key instead of being traced; keyword arguments that are not static are
     traced like positional ones. As a decorator with options:
     `@functools.partial(jit, static_argnames="n")`. Donation is accepted and has no
-    effect: outputs are new numpy arrays, as JAX's are when it cannot reuse a buffer."""
+    effect: outputs are new numpy arrays, as JAX's are when it cannot reuse a buffer.
+
+    `backend` chooses the code generator: "numpy" calls numpy once per equation;
+    "numba" fuses elementwise clusters into compiled loops (`interpreters.fusion`). The
+    default is `$INERT_JIT_BACKEND`, else "numpy"; "numba" without numba installed
+    falls back to "numpy"."""
     del donate_argnums, donate_argnames
     static_nums = as_tuple(static_argnums)
     static_names = frozenset((static_argnames,) if isinstance(static_argnames, str)
                              else static_argnames)
     named_positions = _positions_of_names(f, static_names)
+    compile_for_backend = _compiler(backend)
     cache: dict = {}
 
     @functools.wraps(f)
@@ -201,7 +210,7 @@ def jit(f: Callable, static_argnums: int | Sequence[int] = (),
             closed, out_store = trace_to_closed_jaxpr(call, args, positions)
             jaxpr, _ = dce_jaxpr(closed.jaxpr, [True] * len(closed.jaxpr.outvars))
             closed = ClosedJaxpr(jaxpr, closed.consts)
-            entry = cache[key] = (closed, out_store, compile_jaxpr(jaxpr))
+            entry = cache[key] = (closed, out_store, compile_for_backend(jaxpr))
         closed, out_store, compiled = entry
         if current_dynamic().level == 0 and not any(isinstance(x, Tracer) for x in leaves):
             outs = compiled(closed.consts, leaves)
@@ -244,6 +253,18 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     """jax.device_put: inert has one device, numpy's memory, so this is the identity."""
     del device, src, donate, may_alias
     return x
+
+
+_COMPILERS = {"numpy": compile_jaxpr, "numba": compile_jaxpr_numba}
+
+
+def _compiler(backend: str | None) -> Callable:
+    backend = backend or os.environ.get("INERT_JIT_BACKEND") or "numpy"
+    if backend not in _COMPILERS:
+        raise ValueError(f"jit: unknown backend {backend!r}; choose one of {sorted(_COMPILERS)}")
+    if backend == "numba" and not numba_available():
+        backend = "numpy"
+    return _COMPILERS[backend]
 
 
 def _static_positions(static: tuple, nargs: int) -> frozenset[int]:

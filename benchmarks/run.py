@@ -88,6 +88,7 @@ def gradient_row(w: Workload, repeat: int) -> dict:
            "ratio": kept / minimum if minimum else (1.0 if kept == 0 else float("inf")),
            "peak": peak_ratio(value_and_grad, args, w.numpy_grad, plain),
            "time": t_inert / t_numpy, "t_inert": t_inert}
+    row.update(jit_columns(w, args, t_numpy, repeat))
     if w.key == "W7":
         row["us_per_op"] = t_inert / 2000 * 1e6
     if w.key == "W6":
@@ -102,20 +103,39 @@ def gradient_row(w: Workload, repeat: int) -> dict:
     return row
 
 
+def jit_columns(w: Workload, args, t_numpy: float, repeat: int) -> dict:
+    """`jit(value_and_grad(f))` on each backend: time against the hand-written numpy
+    gradient, and the first call (tracing and compiling) in seconds."""
+    argnums = _active_argnums(args)
+    columns = {}
+    for backend in ("numpy", "numba"):
+        jitted = inert.jit(inert.value_and_grad(w.f, argnums=argnums, has_aux=w.has_aux),
+                           backend=backend)
+        start = time.perf_counter()
+        jitted(*args)
+        columns[f"first_{backend}"] = time.perf_counter() - start
+        columns[f"jit_{backend}"] = median_time(lambda f=jitted: f(*args), repeat) / t_numpy
+    return columns
+
+
 def format_gradient_rows(rows: list[dict]) -> str:
     lines = ["| key | workload | residual bytes | minimum | ratio | peak memory / numpy | "
-             "grad time / numpy | notes |",
-             "|---|---|---|---|---|---|---|---|"]
+             "grad time / numpy | jit numpy / numpy | jit numba / numpy | numba first call | "
+             "notes |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         notes = []
         if "us_per_op" in r:
-            notes.append(f"{r['us_per_op']:.1f} µs per op")
+            notes.append(f"{r['us_per_op']:.1f} µs per op; jit: "
+                         f"{r['us_per_op'] * r['jit_numpy'] / r['time']:.3f} (numpy), "
+                         f"{r['us_per_op'] * r['jit_numba'] / r['time']:.3f} (numba)")
         if "nan_free" in r:
             notes.append("gradient finite at x=0" if r["nan_free"] else "NaN at x=0")
         if "hvp_over_grad" in r:
             notes.append(f"hvp / grad time {r['hvp_over_grad']:.2f}")
         lines.append(f"| {r['key']} | {r['what']} | {r['kept']:,} | {r['minimum']:,} | "
                      f"{r['ratio']:.2f} | {r['peak']:.2f} | {r['time']:.2f} | "
+                     f"{r['jit_numpy']:.2f} | {r['jit_numba']:.2f} | {r['first_numba']:.2f} s | "
                      f"{'; '.join(notes)} |")
     return "\n".join(lines)
 
@@ -167,9 +187,23 @@ def overhead_lines(repeat: int, scale: float) -> list[str]:
         r = max(1, repeat // (n // 1000))
         t_trace = median_time(lambda n=n: inert.make_jaxpr(lambda x: _scalar_chain(x, n))(x), r)
         lines.append(f"make_jaxpr of {n:,} equations: {t_trace / n * 1e6:.2f} µs per equation")
+    lines += _jit_compile_lines()
     lines.append(_inactive_tangent_count())
     lines += _long_scan_lines()
     lines.append(_adam_step_line(repeat, scale))
+    return lines
+
+
+def _jit_compile_lines() -> list[str]:
+    """First-call time of `jit(grad)` of a 10,000-op scalar chain on each backend, and
+    what a second process pays once numba's on-disk cache holds the kernels."""
+    lines = []
+    for backend in ("numpy", "numba"):
+        g = inert.jit(inert.grad(lambda x: _scalar_chain(x, 10_000)), backend=backend)
+        start = time.perf_counter()
+        g(0.3)
+        lines.append(f"jit(grad) of a 10,000-op chain, first call, {backend} backend: "
+                     f"{time.perf_counter() - start:.2f} s")
     return lines
 
 

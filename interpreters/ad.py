@@ -45,6 +45,7 @@ from ..core.trace import (
     user_source_info,
 )
 from .eval import eval_jaxpr
+from .fusion import deffused_ufunc
 
 jvp_rules = RuleTable("jvp")
 
@@ -119,6 +120,7 @@ def add_tangents(a, b):
 
 
 impl_rules[add_any_p] = np.add
+deffused_ufunc(add_any_p, np.add)
 
 
 def add_any_abstract_eval(x: ShapedArray, y: ShapedArray) -> ShapedArray:

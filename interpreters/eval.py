@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import weakref
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from ..core.config import config
 from ..core.ir import Jaxpr, Literal, Var
@@ -64,21 +64,22 @@ def _plan(jaxpr: Jaxpr) -> tuple[list[tuple[Var, ...]], dict]:
     (so reading an input is one dictionary lookup either way)."""
     plan = _plans.get(jaxpr)
     if plan is None:
-        plan = _plans[jaxpr] = (last_uses(jaxpr), {
+        dead = last_uses([(e.inputs, e.outputs) for e in jaxpr.eqns], jaxpr.outvars)
+        plan = _plans[jaxpr] = (dead, {
             a: a.val for e in jaxpr.eqns for a in (*e.inputs,) if type(a) is Literal} | {
             a: a.val for a in jaxpr.outvars if type(a) is Literal})
     return plan
 
 
-def last_uses(jaxpr: Jaxpr) -> list[tuple[Var, ...]]:
-    """For each equation, the variables no later equation or output reads."""
+def last_uses(steps: list[tuple[tuple, tuple]], outvars) -> list[tuple[Var, ...]]:
+    """For each `(inputs, outputs)` step, the variables no later step or output reads."""
     last: dict[Var, int] = {}
-    for i, eqn in enumerate(jaxpr.eqns):
-        last.update((a, i) for a in eqn.inputs if type(a) is Var)
-        last.update((v, i) for v in eqn.outputs)  # an unread output dies at once
-    for v in jaxpr.outvars:
+    for i, (inputs, outputs) in enumerate(steps):
+        last.update((a, i) for a in inputs if type(a) is Var)
+        last.update((v, i) for v in outputs)  # an unread output dies at once
+    for v in outvars:
         last.pop(v, None)
-    dead: list[list[Var]] = [[] for _ in jaxpr.eqns]
+    dead: list[list[Var]] = [[] for _ in steps]
     for v, i in last.items():
         dead[i].append(v)
     return [tuple(d) for d in dead]
@@ -86,7 +87,22 @@ def last_uses(jaxpr: Jaxpr) -> list[tuple[Var, ...]]:
 
 # ---------------------------------------------------------------------------------
 # Compiling a jaxpr to a Python function, for `jit`: no per-equation dictionary
-# traffic, just one call per equation.
+# traffic, just one call per *step*. A step is an equation's impl here; jit's numba
+# backend (`fusion`) makes a fused kernel one step too.
+
+
+class Step(NamedTuple):
+    """One call of generated code: `fn(*inputs)` defines `outputs` (as a sequence if
+    `unpack`). A tuple: a program has one per equation, and compiling holds them all."""
+
+    inputs: tuple
+    outputs: tuple
+    fn: Callable
+    unpack: bool
+
+
+def impl_step(eqn) -> Step:
+    return Step(eqn.inputs, eqn.outputs, _impl_with_params(eqn), eqn.primitive.multiple_results)
 
 
 _compiled: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -99,7 +115,7 @@ def compiled(jaxpr: Jaxpr) -> Callable:
     step."""
     generated = _compiled.get(jaxpr)
     if generated is None:
-        generated = _compiled[jaxpr] = _generate(jaxpr)
+        generated = _compiled[jaxpr] = _generate(jaxpr, [impl_step(e) for e in jaxpr.eqns])
     return functools.partial(_run, generated, jaxpr)
 
 
@@ -110,7 +126,12 @@ def compile_jaxpr(jaxpr: Jaxpr) -> Callable:
     last use. If an impl fails, the jaxpr is re-run by `eval_jaxpr`, whose error names
     the primitive, the shapes and the user's line.
     """
-    return functools.partial(_run, _generate(jaxpr), jaxpr)
+    return compile_steps(jaxpr, [impl_step(e) for e in jaxpr.eqns])
+
+
+def compile_steps(jaxpr: Jaxpr, steps: list[Step]) -> Callable:
+    """`(consts, args) -> list` running `steps`, which compute `jaxpr`, in order."""
+    return functools.partial(_run, _generate(jaxpr, steps), jaxpr)
 
 
 def _run(generated: Callable, jaxpr: Jaxpr, consts, args) -> list:
@@ -120,22 +141,23 @@ def _run(generated: Callable, jaxpr: Jaxpr, consts, args) -> list:
     try:
         outs = quietly(generated, *consts, *args)
     except Exception:
-        return eval_jaxpr(jaxpr, consts, args)  # raises the error with its context
+        eval_jaxpr(jaxpr, consts, args)  # raises the error with its context
+        raise  # generated code failing where the interpreter does not is a bug: show it
     if config.jax_debug_nans and has_nan(outs):
         return eval_jaxpr(jaxpr, consts, args)
     return outs
 
 
-_SEGMENT = 500  # equations per generated function
+_SEGMENT = 500  # steps per generated function
 
 
-def _generate(jaxpr: Jaxpr) -> Callable:
-    """`compiled(*consts, *args) -> list`: generated source, one line per equation,
+def _generate(jaxpr: Jaxpr, steps: list[Step]) -> Callable:
+    """`compiled(*consts, *args) -> list`: generated source, one line per step,
     executed.
 
     CPython's compiler needs kilobytes per line of one function (a 100k-equation
     program in one function took a gigabyte to compile), so a long program is cut
-    into functions of `_SEGMENT` equations, each compiled on its own. A value one
+    into functions of `_SEGMENT` steps, each compiled on its own. A value one
     function defines and a later one reads passes through a shared list `r`: stored
     once, loaded once by each function that reads it, and cleared by the last, so it
     still dies at its last use and the cost is per value, not per function.
@@ -151,19 +173,19 @@ def _generate(jaxpr: Jaxpr) -> Callable:
         return names.setdefault(atom, f"v{len(names)}")
 
     params = [name(v) for v in (*jaxpr.constvars, *jaxpr.invars)]
-    dead_after = _plan(jaxpr)[0]
-    n = len(jaxpr.eqns)
+    dead_after = last_uses([(s.inputs, s.outputs) for s in steps], jaxpr.outvars)
+    n = len(steps)
     if n <= _SEGMENT:
-        lines = [_eqn_line(e, d, name, namespace) for e, d in zip(jaxpr.eqns, dead_after)]
+        lines = [_step_line(s, d, name, namespace) for s, d in zip(steps, dead_after)]
         lines.append(f"    return [{', '.join(name(a) for a in jaxpr.outvars)}]")
         _exec(f"def compiled({', '.join(params)}):\n" + "\n".join(lines) + "\n", namespace)
         return namespace["compiled"]
     segments = [range(i, min(i + _SEGMENT, n)) for i in range(0, n, _SEGMENT)]
-    loads, stores, slots = _crossings(jaxpr, segments)
+    loads, stores, slots = _crossings(jaxpr, steps, segments)
     for k, segment in enumerate(segments):
         lines = [f"    {name(v)} = r[{slots[v]}]" + ("; r[%d] = None" % slots[v] if last else "")
                  for v, last in loads[k]]
-        lines += [_eqn_line(jaxpr.eqns[i], dead_after[i], name, namespace) for i in segment]
+        lines += [_step_line(steps[i], dead_after[i], name, namespace) for i in segment]
         lines += [f"    r[{slots[v]}] = {name(v)}" for v in stores[k]]
         if k == len(segments) - 1:
             lines.append(f"    return [{', '.join(name(a) for a in jaxpr.outvars)}]")
@@ -175,7 +197,7 @@ def _generate(jaxpr: Jaxpr) -> Callable:
     return namespace["compiled"]
 
 
-def _crossings(jaxpr: Jaxpr, segments: list[range]):
+def _crossings(jaxpr: Jaxpr, steps: list[Step], segments: list[range]):
     """Per segment, the values it loads from `r` (and whether it is their last reader),
     and those it stores for later segments; each crossing value's slot in `r`. The
     jaxpr's inputs are in slots 0, 1, ... (they are `r` at the start)."""
@@ -185,11 +207,11 @@ def _crossings(jaxpr: Jaxpr, segments: list[range]):
     last = len(segments) - 1
     for k, segment in enumerate(segments):
         for i in segment:
-            eqn = jaxpr.eqns[i]
-            for a in eqn.inputs:
+            step = steps[i]
+            for a in step.inputs:
                 if type(a) is Var and home[a] != k and k not in readers.setdefault(a, [k]):
                     readers[a].append(k)
-            home.update(dict.fromkeys(eqn.outputs, k))
+            home.update(dict.fromkeys(step.outputs, k))
     for v in jaxpr.outvars:
         if type(v) is Var and home[v] != last and last not in readers.setdefault(v, [last]):
             readers[v].append(last)
@@ -204,13 +226,13 @@ def _crossings(jaxpr: Jaxpr, segments: list[range]):
     return loads, stores, slots
 
 
-def _eqn_line(eqn, dead, name, namespace: dict) -> str:
+def _step_line(step: Step, dead, name, namespace: dict) -> str:
     """`outs = f(ins)`, then `del` of the values it read last."""
     fn = f"f{len(namespace)}"
-    namespace[fn] = _impl_with_params(eqn)
-    outs = ", ".join(name(v) for v in eqn.outputs) + (
-        "," if eqn.primitive.multiple_results and len(eqn.outputs) == 1 else "")
-    line = f"    {outs or '_'} = {fn}({', '.join(name(a) for a in eqn.inputs)})"
+    namespace[fn] = step.fn
+    outs = ", ".join(name(v) for v in step.outputs) + (
+        "," if step.unpack and len(step.outputs) == 1 else "")
+    line = f"    {outs or '_'} = {fn}({', '.join(name(a) for a in step.inputs)})"
     if dead:
         line += f"\n    del {', '.join(name(v) for v in dead)}"
     return line

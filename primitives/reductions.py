@@ -21,6 +21,7 @@ from ..core.errors import DTypeError, ShapeError
 from ..core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ..interpreters.ad import defjvp, defjvp_zero, deflinear
 from ..interpreters.batching import batch_rules, batched_axis, defreducer
+from ..interpreters.fusion import deffused_reduction
 from ..interpreters.transpose import transpose_rules
 from .elementwise import add, and_, div, eq, mul, ne, select_n
 from .shape.slicing import pad
@@ -71,11 +72,15 @@ def _shift(x, offset: int, axis: int, fill, reverse: bool):
 
 
 # ---------------------------------------------------------------------------------
-def def_extremum(name: str, np_fn) -> Primitive:
+def def_extremum(name: str, np_fn, beats: str) -> Primitive:
     """`reduce_max` or `reduce_min`: the same rules around numpy's function; not
-    linear, so no transpose."""
+    linear, so no transpose. `beats` compares a candidate with the running extremum
+    when fused; NaN wins, as in numpy."""
     prim = Primitive(name)
     impl_rules[prim] = lambda x, *, axes: np_fn(x, axis=axes)
+    deffused_reduction(
+        prim, lambda acc, x: f"({x} if {x} {beats} {acc} or {x} != {x} else {acc})",
+        lambda dtype: _extremum_identity(dtype, beats == "<"))
     abstract_eval_rules[prim] = lambda x, *, axes: _reduced_aval(
         name, x, axes, x.dtype, needs_elements=True)
     defjvp(prim, _extremum_tangent)
@@ -83,8 +88,19 @@ def def_extremum(name: str, np_fn) -> Primitive:
     return prim
 
 
-reduce_max_p = def_extremum("reduce_max", np.max)
-reduce_min_p = def_extremum("reduce_min", np.min)
+def _extremum_identity(dtype: np.dtype, smallest: bool):
+    """What any element beats: the top of the dtype for a minimum, the bottom for a
+    maximum."""
+    if dtype.kind == "f":
+        return np.inf if smallest else -np.inf
+    if dtype.kind == "b":
+        return smallest
+    info = np.iinfo(dtype)
+    return info.max if smallest else info.min
+
+
+reduce_max_p = def_extremum("reduce_max", np.max, ">")
+reduce_min_p = def_extremum("reduce_min", np.min, "<")
 
 
 def reduce_max(x, axes):
@@ -104,6 +120,7 @@ def reduce_prod(x, axes):
 
 
 impl_rules[reduce_prod_p] = lambda x, *, axes: np.prod(x, axis=axes)
+deffused_reduction(reduce_prod_p, lambda acc, x: f"{acc} * {x}", lambda dtype: 1)
 abstract_eval_rules[reduce_prod_p] = lambda x, *, axes: _reduced_aval(
     "reduce_prod", x, axes, _accumulator_dtype(np.cumprod, x.dtype))
 

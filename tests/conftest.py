@@ -1,6 +1,8 @@
-"""Test configuration: every jaxpr a transformation builds is checked, and the shared
-checks in `harness.py` are importable as `harness`."""
+"""Test configuration: every jaxpr a transformation builds is checked, the shared
+checks in `harness.py` are importable as `harness`, and tests that call `jit` run
+with each of its backends."""
 
+import inspect
 import os
 import sys
 
@@ -27,3 +29,19 @@ def clean_trace_state():
 @pytest.fixture
 def rng():
     return np.random.default_rng(0)
+
+
+def pytest_generate_tests(metafunc):
+    """Every test that calls `jit` runs with each of jit's backends."""
+    source = inspect.getsource(metafunc.function)
+    if "jit(" in source and "backend=" not in source:
+        metafunc.parametrize("jit_backend", ["numpy", "numba"], indirect=True)
+
+
+@pytest.fixture(autouse=True)
+def jit_backend(request, monkeypatch):
+    """The default backend of `jit` for this test (when parametrised)."""
+    backend = getattr(request, "param", None)
+    if backend is not None:
+        monkeypatch.setenv("INERT_JIT_BACKEND", backend)
+    return backend

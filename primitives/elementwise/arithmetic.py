@@ -21,6 +21,7 @@ from ...core.errors import DTypeError
 from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ...interpreters.ad import jvp_rules
 from ...interpreters.batching import defvectorized
+from ...interpreters.fusion import deffused, deffused_ufunc
 from ...interpreters.partial_eval import def_recomputable
 from ...interpreters.transpose import def_elementwise_transpose, is_linear, transpose_rules
 from ..shape.structural import convert_element_type
@@ -42,6 +43,7 @@ def neg(x):
 
 
 impl_rules[neg_p] = np.negative
+deffused_ufunc(neg_p, np.negative)
 abstract_eval_rules[neg_p] = ufunc_abstract_eval(np.negative, "neg")
 defjvp_elementwise(neg_p, lambda t, out, x: neg(t))
 transpose_rules[neg_p] = lambda ct, x: [neg(ct)]
@@ -57,6 +59,7 @@ def add(x, y):
 
 
 impl_rules[add_p] = np.add
+deffused_ufunc(add_p, np.add)
 abstract_eval_rules[add_p] = ufunc_abstract_eval(np.add)
 defjvp_elementwise(add_p,
                    lambda t, out, x, y: t,
@@ -81,6 +84,7 @@ def sub(x, y):
 
 
 impl_rules[sub_p] = np.subtract
+deffused_ufunc(sub_p, np.subtract)
 abstract_eval_rules[sub_p] = ufunc_abstract_eval(np.subtract, "sub")
 defjvp_elementwise(sub_p,
                    lambda t, out, x, y: t,
@@ -105,6 +109,7 @@ def mul(x, y):
 
 
 impl_rules[mul_p] = np.multiply
+deffused_ufunc(mul_p, np.multiply)
 abstract_eval_rules[mul_p] = ufunc_abstract_eval(np.multiply, "mul")
 defjvp_elementwise(mul_p,
                    lambda t, out, x, y: mul(t, y),
@@ -131,6 +136,7 @@ def div(x, y):
 
 
 impl_rules[div_p] = np.true_divide
+deffused_ufunc(div_p, np.true_divide)
 abstract_eval_rules[div_p] = ufunc_abstract_eval(np.true_divide, "div")
 defjvp_elementwise(div_p,
                    lambda t, out, x, y: div(t, y),
@@ -156,6 +162,7 @@ def rem(x, y):
 
 
 impl_rules[rem_p] = np.fmod
+deffused_ufunc(rem_p, np.fmod, kinds="f")  # numba's integer fmod takes the divisor's sign
 abstract_eval_rules[rem_p] = ufunc_abstract_eval(np.fmod, "rem")
 # x - rem(x, y) is exactly y * trunc(x / y), so rounding recovers the exact quotient.
 defjvp_elementwise(rem_p,
@@ -175,6 +182,7 @@ def square(x):
 
 
 impl_rules[square_p] = np.square
+deffused_ufunc(square_p, np.square)
 abstract_eval_rules[square_p] = ufunc_abstract_eval(np.square)
 defjvp_elementwise(square_p, lambda t, out, x: mul(t, mul(2, x)))
 defvectorized(square_p)
@@ -189,6 +197,7 @@ def integer_pow(x, y: int):
 
 
 impl_rules[integer_pow_p] = lambda x, *, y: np.power(x, y)
+deffused(integer_pow_p, lambda x, *, y: f"np.power({x}, {y})")
 _power_abstract_eval = ufunc_abstract_eval(np.power, "integer_pow")
 
 
@@ -224,6 +233,7 @@ def abs(x):  # noqa: A001 — lax's name
 
 
 impl_rules[abs_p] = np.abs
+deffused_ufunc(abs_p, np.abs)
 abstract_eval_rules[abs_p] = ufunc_abstract_eval(np.abs, "abs")
 # A boolean mask is all the backward pass keeps (not x, nor a float sign(x)).
 defjvp_elementwise(abs_p, lambda t, out, x: select_n(ge(x, 0), neg(t), t))
@@ -260,6 +270,7 @@ def max(x, y):  # noqa: A001 — lax's name
 
 
 impl_rules[max_p] = np.maximum
+deffused_ufunc(max_p, np.maximum)
 abstract_eval_rules[max_p] = ufunc_abstract_eval(np.maximum, "max")
 jvp_rules[max_p] = _extremum_jvp(max_p, gt)
 defbroadcasting(max_p)
@@ -273,6 +284,7 @@ def min(x, y):  # noqa: A001 — lax's name
 
 
 impl_rules[min_p] = np.minimum
+deffused_ufunc(min_p, np.minimum)
 abstract_eval_rules[min_p] = ufunc_abstract_eval(np.minimum, "min")
 jvp_rules[min_p] = _extremum_jvp(min_p, lt)
 defbroadcasting(min_p)
@@ -287,6 +299,7 @@ def clamp(lo, x, hi):
 
 
 impl_rules[clamp_p] = lambda lo, x, hi: np.minimum(np.maximum(x, lo), hi)
+deffused(clamp_p, lambda lo, x, hi: f"np.minimum(np.maximum({x}, {lo}), {hi})")
 _clamp_below = ufunc_abstract_eval(np.maximum, "clamp")
 _clamp_above = ufunc_abstract_eval(np.minimum, "clamp")
 abstract_eval_rules[clamp_p] = lambda lo, x, hi: _clamp_above(_clamp_below(x, lo), hi)

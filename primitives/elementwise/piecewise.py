@@ -21,6 +21,7 @@ from ...core.errors import DTypeError, ShapeError
 from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ...interpreters.ad import defjvp_zero, jvp_rules
 from ...interpreters.batching import defvectorized
+from ...interpreters.fusion import deffused, deffused_ufunc
 from ...interpreters.partial_eval import def_recomputable
 from ...interpreters.transpose import (
     Masked,
@@ -48,6 +49,7 @@ def def_piecewise_constant(name: str, ufunc: np.ufunc) -> Primitive:
     partial evaluation may recompute it."""
     prim = Primitive(name)
     impl_rules[prim] = ufunc
+    deffused_ufunc(prim, ufunc)
     abstract_eval_rules[prim] = ufunc_abstract_eval(ufunc, name)
     defjvp_zero(prim)
     (defbroadcasting if ufunc.nin > 1 else defvectorized)(prim)
@@ -169,6 +171,9 @@ def round_impl(x, *, rounding_method):
 
 
 impl_rules[round_p] = round_impl
+deffused(round_p, lambda x, *, rounding_method: (
+    f"np.rint({x})" if rounding_method is RoundingMethod.TO_NEAREST_EVEN
+    else f"np.trunc({x}) + (np.sign({x}) if np.abs({x} - np.trunc({x})) >= 0.5 else 0)"))
 
 
 def round_abstract_eval(x, *, rounding_method):
@@ -216,6 +221,18 @@ def select_n_impl(which, *cases):
 
 
 impl_rules[select_n_p] = select_n_impl
+
+
+def select_n_fused(which, *cases):
+    """Nested conditionals: `cases[k]` where `which == k` (False/True for booleans)."""
+    expr = cases[-1]
+    for k in range(len(cases) - 2, -1, -1):
+        expr = f"({cases[k]} if {which} == {k} else {expr})"
+    return expr
+
+
+deffused(select_n_p, select_n_fused, operand_dtypes=lambda eqn: [
+    None, *[eqn.outputs[0].aval.dtype] * (len(eqn.inputs) - 1)])
 
 
 def select_n_abstract_eval(which: ShapedArray, *cases: ShapedArray) -> ShapedArray:
@@ -278,6 +295,7 @@ def stop_gradient(x):
 
 
 impl_rules[stop_gradient_p] = lambda x: x
+deffused(stop_gradient_p, lambda x: x)
 abstract_eval_rules[stop_gradient_p] = lambda x: x
 defjvp_zero(stop_gradient_p)
 # transpose: none; the output is never linear in anything

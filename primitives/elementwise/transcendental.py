@@ -21,6 +21,7 @@ import scipy.special
 
 from ...core.trace import Primitive, abstract_eval_rules, impl_rules
 from ...interpreters.batching import defvectorized
+from ...interpreters.fusion import deffused, deffused_ufunc
 from .arithmetic import (
     add,
     div,
@@ -51,6 +52,7 @@ def sin(x):
 
 
 impl_rules[sin_p] = np.sin
+deffused_ufunc(sin_p, np.sin)
 abstract_eval_rules[sin_p] = ufunc_abstract_eval(np.sin)
 defjvp_elementwise(sin_p, lambda t, out, x: mul(t, cos(x)))
 defvectorized(sin_p)
@@ -63,6 +65,7 @@ def cos(x):
 
 
 impl_rules[cos_p] = np.cos
+deffused_ufunc(cos_p, np.cos)
 abstract_eval_rules[cos_p] = ufunc_abstract_eval(np.cos)
 defjvp_elementwise(cos_p, lambda t, out, x: neg(mul(t, sin(x))))
 defvectorized(cos_p)
@@ -75,6 +78,7 @@ def tan(x):
 
 
 impl_rules[tan_p] = np.tan
+deffused_ufunc(tan_p, np.tan)
 abstract_eval_rules[tan_p] = ufunc_abstract_eval(np.tan)
 defjvp_elementwise(tan_p, lambda t, out, x: mul(t, add(1.0, mul(out, out))))
 defvectorized(tan_p)
@@ -87,6 +91,7 @@ def asin(x):
 
 
 impl_rules[asin_p] = np.arcsin
+deffused_ufunc(asin_p, np.arcsin)
 abstract_eval_rules[asin_p] = ufunc_abstract_eval(np.arcsin, "asin")
 defjvp_elementwise(asin_p, lambda t, out, x: mul(t, rsqrt(sub(1.0, mul(x, x)))))
 defvectorized(asin_p)
@@ -99,6 +104,7 @@ def acos(x):
 
 
 impl_rules[acos_p] = np.arccos
+deffused_ufunc(acos_p, np.arccos)
 abstract_eval_rules[acos_p] = ufunc_abstract_eval(np.arccos, "acos")
 defjvp_elementwise(acos_p, lambda t, out, x: neg(mul(t, rsqrt(sub(1.0, mul(x, x))))))
 defvectorized(acos_p)
@@ -111,6 +117,7 @@ def atan(x):
 
 
 impl_rules[atan_p] = np.arctan
+deffused_ufunc(atan_p, np.arctan)
 abstract_eval_rules[atan_p] = ufunc_abstract_eval(np.arctan, "atan")
 defjvp_elementwise(atan_p, lambda t, out, x: div(t, add(1.0, mul(x, x))))
 defvectorized(atan_p)
@@ -124,6 +131,7 @@ def atan2(x, y):
 
 
 impl_rules[atan2_p] = np.arctan2
+deffused_ufunc(atan2_p, np.arctan2)
 abstract_eval_rules[atan2_p] = ufunc_abstract_eval(np.arctan2, "atan2")
 
 
@@ -147,6 +155,7 @@ def sinh(x):
 
 
 impl_rules[sinh_p] = np.sinh
+deffused_ufunc(sinh_p, np.sinh)
 abstract_eval_rules[sinh_p] = ufunc_abstract_eval(np.sinh)
 defjvp_elementwise(sinh_p, lambda t, out, x: mul(t, cosh(x)))
 defvectorized(sinh_p)
@@ -159,6 +168,7 @@ def cosh(x):
 
 
 impl_rules[cosh_p] = np.cosh
+deffused_ufunc(cosh_p, np.cosh)
 abstract_eval_rules[cosh_p] = ufunc_abstract_eval(np.cosh)
 defjvp_elementwise(cosh_p, lambda t, out, x: mul(t, sinh(x)))
 defvectorized(cosh_p)
@@ -171,6 +181,7 @@ def tanh(x):
 
 
 impl_rules[tanh_p] = np.tanh
+deffused_ufunc(tanh_p, np.tanh)
 abstract_eval_rules[tanh_p] = ufunc_abstract_eval(np.tanh)
 defjvp_elementwise(tanh_p, lambda t, out, x: mul(t, sub(1.0, mul(out, out))))
 defvectorized(tanh_p)
@@ -183,6 +194,7 @@ def asinh(x):
 
 
 impl_rules[asinh_p] = np.arcsinh
+deffused_ufunc(asinh_p, np.arcsinh)
 abstract_eval_rules[asinh_p] = ufunc_abstract_eval(np.arcsinh, "asinh")
 defjvp_elementwise(asinh_p, lambda t, out, x: mul(t, rsqrt(add(mul(x, x), 1.0))))
 defvectorized(asinh_p)
@@ -195,6 +207,7 @@ def acosh(x):
 
 
 impl_rules[acosh_p] = np.arccosh
+deffused_ufunc(acosh_p, np.arccosh)
 abstract_eval_rules[acosh_p] = ufunc_abstract_eval(np.arccosh, "acosh")
 # (x - 1)(x + 1) rather than x*x - 1: no cancellation near x = 1.
 defjvp_elementwise(acosh_p, lambda t, out, x: mul(t, rsqrt(mul(sub(x, 1.0), add(x, 1.0)))))
@@ -208,6 +221,7 @@ def atanh(x):
 
 
 impl_rules[atanh_p] = np.arctanh
+deffused_ufunc(atanh_p, np.arctanh)
 abstract_eval_rules[atanh_p] = ufunc_abstract_eval(np.arctanh, "atanh")
 defjvp_elementwise(atanh_p, lambda t, out, x: div(t, sub(1.0, mul(x, x))))
 defvectorized(atanh_p)
@@ -223,6 +237,7 @@ def exp(x):
 
 
 impl_rules[exp_p] = np.exp
+deffused_ufunc(exp_p, np.exp)
 abstract_eval_rules[exp_p] = ufunc_abstract_eval(np.exp)
 defjvp_elementwise(exp_p, lambda t, out, x: mul(t, out))
 defvectorized(exp_p)
@@ -235,6 +250,7 @@ def exp2(x):
 
 
 impl_rules[exp2_p] = np.exp2
+deffused_ufunc(exp2_p, np.exp2)
 abstract_eval_rules[exp2_p] = ufunc_abstract_eval(np.exp2)
 # A Python float keeps the output's dtype; np.log(2) would promote float32 to float64.
 _LN2 = math.log(2.0)
@@ -249,6 +265,7 @@ def expm1(x):
 
 
 impl_rules[expm1_p] = np.expm1
+deffused_ufunc(expm1_p, np.expm1)
 abstract_eval_rules[expm1_p] = ufunc_abstract_eval(np.expm1)
 defjvp_elementwise(expm1_p, lambda t, out, x: mul(t, add(out, 1.0)))
 defvectorized(expm1_p)
@@ -261,6 +278,7 @@ def log(x):
 
 
 impl_rules[log_p] = np.log
+deffused_ufunc(log_p, np.log)
 abstract_eval_rules[log_p] = ufunc_abstract_eval(np.log)
 defjvp_elementwise(log_p, lambda t, out, x: div(t, x))
 defvectorized(log_p)
@@ -273,6 +291,7 @@ def log1p(x):
 
 
 impl_rules[log1p_p] = np.log1p
+deffused_ufunc(log1p_p, np.log1p)
 abstract_eval_rules[log1p_p] = ufunc_abstract_eval(np.log1p)
 defjvp_elementwise(log1p_p, lambda t, out, x: div(t, add(x, 1.0)))
 defvectorized(log1p_p)
@@ -286,6 +305,7 @@ def logistic(x):
 
 
 impl_rules[logistic_p] = scipy.special.expit
+deffused(logistic_p, lambda x: f"1.0 / (1.0 + math.exp(-{x}))", vectorised=False)
 abstract_eval_rules[logistic_p] = ufunc_abstract_eval(scipy.special.expit, "logistic")
 defjvp_elementwise(logistic_p, lambda t, out, x: mul(t, mul(out, sub(1.0, out))))
 defvectorized(logistic_p)
@@ -301,6 +321,7 @@ def sqrt(x):
 
 
 impl_rules[sqrt_p] = np.sqrt
+deffused_ufunc(sqrt_p, np.sqrt)
 abstract_eval_rules[sqrt_p] = ufunc_abstract_eval(np.sqrt)
 defjvp_elementwise(sqrt_p, lambda t, out, x: div(t, mul(out, 2.0)))
 defvectorized(sqrt_p)
@@ -313,6 +334,7 @@ def rsqrt(x):
 
 
 impl_rules[rsqrt_p] = lambda x: 1.0 / np.sqrt(x)
+deffused(rsqrt_p, lambda x: f"1.0 / np.sqrt({x})")
 abstract_eval_rules[rsqrt_p] = ufunc_abstract_eval(np.sqrt, "rsqrt")
 # d/dx x^(-1/2) = -x^(-3/2) / 2 = -out^3 / 2
 defjvp_elementwise(rsqrt_p, lambda t, out, x: mul(t, mul(integer_pow(out, 3), -0.5)))
@@ -326,6 +348,7 @@ def cbrt(x):
 
 
 impl_rules[cbrt_p] = np.cbrt
+deffused_ufunc(cbrt_p, np.cbrt)
 abstract_eval_rules[cbrt_p] = ufunc_abstract_eval(np.cbrt)
 defjvp_elementwise(cbrt_p, lambda t, out, x: div(t, mul(square(out), 3.0)))
 defvectorized(cbrt_p)
@@ -339,6 +362,7 @@ def pow(x, y):  # noqa: A001 — lax's name
 
 
 impl_rules[pow_p] = np.power
+deffused_ufunc(pow_p, np.power)
 abstract_eval_rules[pow_p] = ufunc_abstract_eval(np.power, "pow")
 
 

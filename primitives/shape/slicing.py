@@ -18,6 +18,7 @@ from ...core.errors import DTypeError, ShapeError
 from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ...interpreters.ad import add_tangents, deflinear, instantiate_zeros, jvp_rules
 from ...interpreters.batching import batch_rules, batch_size, batched_axis
+from ...interpreters.fusion import deffused_gather
 from ...interpreters.partial_eval import def_recomputable
 from ...interpreters.transpose import is_linear, transpose_rules
 from .structural import (
@@ -142,6 +143,21 @@ def pad_impl(x, padding_value, *, padding_config):
 
 
 impl_rules[pad_p] = checked_impl(pad_impl, pad_abstract_eval)
+
+
+def pad_fused(i, shape, out_shape, /, *, padding_config):
+    """Output element `i` reads `(i - low) / (interior + 1)` on each axis, where that is
+    a whole index of the operand; the padding value elsewhere."""
+    index, valid = [], []
+    for v, n, (lo, _, interior) in zip(i, shape, padding_config):
+        step = interior + 1
+        offset = f"({v} - {lo})"
+        index.append(f"{offset} // {step}")
+        valid.append(f"{offset} >= 0 and {offset} % {step} == 0 and {offset} // {step} < {n}")
+    return index, " and ".join(f"({c})" for c in valid) or None
+
+
+deffused_gather(pad_p, pad_fused)
 abstract_eval_rules[pad_p] = pad_abstract_eval
 
 
@@ -291,6 +307,9 @@ def slice_impl(x, *, start_indices, limit_indices, strides):
 
 
 impl_rules[slice_p] = checked_impl(slice_impl, slice_abstract_eval)
+deffused_gather(slice_p, lambda i, shape, out_shape, /, *, start_indices, strides, **_: (
+    [f"{start} + {v} * {stride}" for v, start, stride in
+     zip(i, start_indices, strides or (1,) * len(shape))], None))
 abstract_eval_rules[slice_p] = slice_abstract_eval
 deflinear(slice_p)
 

@@ -30,6 +30,7 @@ from ...interpreters.batching import (
     defreducer,
     defvectorized,
 )
+from ...interpreters.fusion import broadcast_index, deffused, deffused_gather, deffused_reduction
 from ...interpreters.partial_eval import def_recomputable
 from ...interpreters.transpose import def_elementwise_transpose, is_linear, transpose_rules
 
@@ -96,6 +97,9 @@ def broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions):
 
 
 impl_rules[broadcast_in_dim_p] = broadcast_in_dim_impl
+deffused_gather(broadcast_in_dim_p, lambda i, in_shape, out_shape, /, *, broadcast_dimensions,
+                **_: ([broadcast_index(i, n, d, out_shape)
+                       for n, d in zip(in_shape, broadcast_dimensions)], None))
 abstract_eval_rules[broadcast_in_dim_p] = broadcast_in_dim_abstract_eval
 deflinear(broadcast_in_dim_p)
 
@@ -168,6 +172,7 @@ def reduce_sum(x, axes):
 
 
 impl_rules[reduce_sum_p] = lambda x, *, axes: np.sum(x, axis=axes)
+deffused_reduction(reduce_sum_p, lambda acc, x: f"{acc} + {x}", lambda dtype: 0)
 
 
 def reduce_sum_abstract_eval(x, *, axes):
@@ -202,6 +207,9 @@ def convert_element_type(x, new_dtype):
 
 
 impl_rules[convert_element_type_p] = lambda x, *, new_dtype: np.asarray(x).astype(new_dtype)
+deffused(convert_element_type_p,  # the cast to the result's dtype is the conversion
+         lambda x, *, new_dtype: f"{x} != 0" if new_dtype == np.bool_ else x,
+         operand_dtypes=lambda eqn: [None])
 abstract_eval_rules[convert_element_type_p] = lambda x, *, new_dtype: ShapedArray(
     x.shape, new_dtype)
 
@@ -234,6 +242,8 @@ def transpose(x, permutation):
 
 
 impl_rules[transpose_p] = lambda x, *, permutation: np.transpose(x, permutation)
+deffused_gather(transpose_p, lambda i, shape, out_shape, /, *, permutation: (
+    [i[permutation.index(d)] for d in range(len(shape))], None))
 
 
 def transpose_abstract_eval(x, *, permutation):
@@ -269,6 +279,16 @@ def squeeze(x, dimensions):
 impl_rules[squeeze_p] = lambda x, *, dimensions: np.squeeze(x, dimensions)
 
 
+def _with_zeros_at(indices: list[str], dimensions, rank: int) -> list[str]:
+    """The operand index of a squeeze: index 0 on each squeezed axis."""
+    rest = iter(indices)
+    return ["0" if d in dimensions else next(rest) for d in range(rank)]
+
+
+deffused_gather(squeeze_p, lambda i, shape, out_shape, /, *, dimensions: (
+    _with_zeros_at(i, dimensions, len(shape)), None))
+
+
 def squeeze_abstract_eval(x, *, dimensions):
     check_axes("squeeze", dimensions, x)
     if any(x.shape[d] != 1 for d in dimensions):
@@ -294,6 +314,8 @@ def expand_dims(x, dimensions):
 
 
 impl_rules[expand_dims_p] = lambda x, *, dimensions: np.expand_dims(x, dimensions)
+deffused_gather(expand_dims_p, lambda i, shape, out_shape, /, *, dimensions: (
+    [v for d, v in enumerate(i) if d not in dimensions], None))
 
 
 def expand_dims_abstract_eval(x, *, dimensions):
@@ -333,6 +355,9 @@ def rev(x, dimensions):
 
 
 impl_rules[rev_p] = lambda x, *, dimensions: np.flip(x, dimensions)
+deffused_gather(rev_p, lambda i, shape, out_shape, /, *, dimensions: (
+    [f"{n - 1} - {v}" if d in dimensions else v for d, (n, v) in enumerate(zip(shape, i))],
+    None))
 
 
 def rev_abstract_eval(x, *, dimensions):

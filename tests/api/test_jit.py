@@ -104,7 +104,9 @@ def test_device_put_is_the_identity():
 def test_compiling_a_long_program_takes_memory_in_proportion():
     """Compiling jit(grad) of a long chain costs a bounded amount per equation: about
     5.4 KB each when the program was one generated function (so a 100k-equation
-    chain took over a gigabyte), about 1.3 KB now; the jaxpr itself is ~0.4 KB."""
+    chain took over a gigabyte), about 1.5 KB now (2.2 KB once numba has been imported
+    in the process, which makes every code object CPython compiles larger); the jaxpr
+    itself is ~0.4 KB."""
 
     def chain(x):
         for i in range(1500):
@@ -115,5 +117,5 @@ def test_compiling_a_long_program_takes_memory_in_proportion():
     g = inert.grad(chain)
     jaxpr = inert.make_jaxpr(g)(x).jaxpr
     assert len(jaxpr.eqns) > 3000
-    assert peak_bytes(lambda: compile_jaxpr(jaxpr)) < 2500 * len(jaxpr.eqns)
+    assert peak_bytes(lambda: compile_jaxpr(jaxpr)) < 3500 * len(jaxpr.eqns)
     np.testing.assert_allclose(inert.jit(g)(x), g(x), rtol=1e-12)  # segments pass values on

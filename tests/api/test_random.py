@@ -97,7 +97,9 @@ def test_same_key_same_numbers_eager_jit_scan_and_vmap(name):
     sample = SAMPLERS[name]
     keys = jr.split(KEY, 3)
     eager = np.stack([sample(k) for k in keys])
-    np.testing.assert_array_equal(np.stack([inert.jit(sample)(k) for k in keys]), eager)
+    # the same bits; a fusing jit backend (numba) may round float math in the last bit
+    np.testing.assert_allclose(np.stack([inert.jit(sample)(k) for k in keys]), eager,
+                               rtol=1e-14, atol=0)
     np.testing.assert_array_equal(inert.vmap(sample)(keys), eager)
     _, scanned = lax.scan(lambda c, k: (c, sample(k)), 0.0, keys)
     np.testing.assert_array_equal(scanned, eager)

@@ -15,6 +15,7 @@ from harness import (
     assert_allclose,
     check_abstract_eval,
     check_grads,
+    check_jit_backends,
     check_jvp,
     check_staged,
     check_vjp,
@@ -24,6 +25,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import inert
+import inert.numpy as inp
 from inert.core.avals import ShapedArray, tangent_dtype
 from inert.core.trace import Primitive, abstract_eval, abstract_eval_rules, impl_rules
 from inert.errors import DTypeError, ShapeError
@@ -257,6 +259,25 @@ def test_second_order(case, rng):
 @cases(CASES)
 def test_staged(case, rng):
     check_staged(case.fn, case.args(rng))
+
+
+@cases(CASES)
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_jit_backends_agree(case, dtype, rng):
+    """Each primitive fused by the numba backend (alone, with a broadcast operand, and
+    inside its derivative) computes what numpy computes, in the same dtype."""
+    if dtype not in case.dtypes:
+        pytest.skip("no such operand dtype")
+    args = case.args(rng, dtype=dtype)
+    check_jit_backends(case.fn, args)
+    if dtype != np.float64:
+        return  # each kernel compiles: the broadcast and derivative variants once
+    if len(args) > 1:
+        check_jit_backends(case.fn, (args[0][:1], *args[1:]))
+    floats = tuple(i for i, a in enumerate(args) if a.dtype.kind == "f")
+    if case.smooth and floats:
+        check_jit_backends(inert.grad(lambda *a: inp.sum(case.fn(*a)), argnums=floats), args)
 
 
 BROADCAST_SHAPES = {

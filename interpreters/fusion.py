@@ -1,0 +1,452 @@
+"""jit's numba backend: clusters of elementwise work fused into compiled loops.
+
+`compile_jaxpr` (eval) calls numpy once per equation, so each elementwise equation
+materialises a temporary array and costs a Python call. This backend groups each
+cluster of elementwise and broadcast equations that share an *iteration shape*, with
+the reductions that end it, into one loop kernel compiled by numba: the cluster's
+intermediates are scalars in registers, never arrays, and a chain of 0-d operations
+is straight-line native code. Every other equation (`dot_general`, indexing, control
+flow, special functions numba cannot compile) runs through its numpy impl inside the
+same driver function, so nothing is refused.
+
+Rule signature::
+
+    fusion_rules[prim] = FusionRule(kind, expr, identity)
+
+`kind` is "elementwise" (the output has the iteration shape; `expr(*operands,
+**params)` returns a numba scalar expression from the operands' expressions),
+"gather" (the output reads its first operand elsewhere: `expr(loop_indices,
+operand_shape, out_shape, **params)` returns the operand's index expressions and a
+condition for reading it, else the second operand: broadcasts, slices, transposes,
+pads) or "reduce" (the *input* has the iteration shape; `expr(acc, x)` combines,
+`identity(dtype)` starts the accumulator). `deffused_ufunc` registers a primitive
+whose impl is a numpy ufunc as that ufunc applied to scalars.
+
+Clustering is one pass over the equations. An equation joins the open cluster of its
+iteration shape; reading a value from a *different* open cluster (or a reduction's
+result from its own) closes that cluster first, as does any unfused equation reading
+from one. So a closed cluster never grows, an open one reads only values computed
+before it is emitted, and the driver emits steps in a valid order.
+
+Dtypes are exactly the numpy backend's: each equation's result is cast to its aval's
+dtype, and a weakly typed literal is cast to the dtype it promotes to. Values agree
+to rounding: kernels with a reduction let LLVM reassociate (`fastmath={"reassoc"}`)
+so that sums vectorise, and the tests hold float64 results to 1e-12 relative.
+
+Kernels are cached per source text: in memory, and on disk through numba's cache
+(the source is written once to a file under the cache folder, `$INERT_CACHE_DIR` or
+`~/.cache/inert/kernels`), so a second process compiles nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import math
+import os
+import sys
+import tempfile
+import threading
+from typing import Callable
+
+import attrs
+import numpy as np
+
+from ..core.ir import Jaxpr, JaxprEqn, Literal, Var
+from ..core.rules import RuleTable
+from . import scalar_kernels
+from .eval import Step, compile_steps, impl_step
+
+MAX_CLUSTER_EQNS = 2000  # numba's compile time grows with a function: split array kernels
+SMALL = 1024  # elements below which a libm call per element beats a numpy call
+
+
+@attrs.frozen
+class FusionRule:
+    kind: str  # "elementwise" | "gather" | "reduce"
+    expr: Callable | None = None
+    identity: Callable | None = None
+    kinds: str = "biuf"  # the dtype kinds numba computes exactly as numpy does
+    operand_dtypes: Callable | None = None  # eqn -> the dtype each operand is cast to
+    vectorised: bool = True  # False: a libm call per element, slower than numpy's SIMD
+
+
+fusion_rules = RuleTable("fusion")
+
+
+def deffused(prim, expr: Callable, kinds: str = "biuf",
+             operand_dtypes: Callable | None = None, vectorised: bool = True) -> None:
+    """`prim` is elementwise: `expr(*operands, **params)` computes one element from its
+    operands' scalar expressions, each cast first to `operand_dtypes(eqn)` (default:
+    the dtype numpy computes in, `computation_dtype`; None leaves one uncast).
+    `vectorised=False` marks a libm call per element: numpy's SIMD loops beat it on
+    large arrays, so it fuses only into scalar and small kernels."""
+    fusion_rules[prim] = FusionRule("elementwise", expr, kinds=kinds,
+                                    operand_dtypes=operand_dtypes, vectorised=vectorised)
+
+
+# Scalar forms numba types faster than a numpy ufunc call (its compile time is mostly
+# type inference, per expression); operands are already cast to the computation dtype.
+_OPERATORS = {"add": "+", "subtract": "-", "multiply": "*", "divide": "/", "equal": "==",
+              "not_equal": "!=", "less": "<", "less_equal": "<=", "greater": ">",
+              "greater_equal": ">="}
+_MATH = {
+    "sin": "sin", "cos": "cos", "tan": "tan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh",
+    "exp": "exp", "expm1": "expm1", "log": "log", "log1p": "log1p", "sqrt": "sqrt",
+    "arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": "asinh",
+    "arccosh": "acosh", "arctanh": "atanh"}
+
+
+def ufunc_expr(ufunc: np.ufunc) -> Callable:
+    name = ufunc.__name__
+    if name in _OPERATORS:
+        return lambda x, y: f"({x} {_OPERATORS[name]} {y})"
+    if name == "negative":
+        return lambda x: f"(-{x})"
+    if name in _MATH:
+        return lambda x: f"math.{_MATH[name]}({x})"
+    return lambda *xs: f"np.{name}({', '.join(xs)})"
+
+
+def deffused_ufunc(prim, ufunc: np.ufunc, kinds: str = "biuf") -> None:
+    """`prim` computes `ufunc` elementwise; numba compiles the ufunc on scalars."""
+    deffused(prim, ufunc_expr(ufunc), kinds,
+             vectorised=ufunc.__name__ not in _MATH or ufunc.__name__ == "sqrt")
+
+
+def deffused_gather(prim, index_map: Callable) -> None:
+    """`prim` moves data: element `i` of its output is its operand's element
+    `index_map(i, operand_shape, out_shape, **params)[0]` where the condition `[1]`
+    holds (None: always), else its second operand (a pad's value)."""
+    fusion_rules[prim] = FusionRule("gather", index_map)
+
+
+def deffused_reduction(prim, combine: Callable, identity: Callable) -> None:
+    fusion_rules[prim] = FusionRule("reduce", combine, identity)
+
+
+def numba_available() -> bool:
+    """Whether numba is installed. It is imported only when a kernel first loads:
+    importing it costs half a second, and it makes every code object CPython compiles
+    afterwards larger (the numpy backend's generated code too)."""
+    return importlib.util.find_spec("numba") is not None
+
+
+# ---------------------------------------------------------------------------------
+# Clustering
+
+
+@attrs.define(eq=False)
+class Cluster:
+    """Equations run as one kernel: every elementwise result has `shape`."""
+
+    shape: tuple[int, ...]
+    eqns: list[JaxprEqn] = attrs.Factory(list)
+    reductions: set = attrs.Factory(set)
+    open: bool = True
+
+
+def broadcast_index(loop_vars: list[str], size: int, dim: int, shape: tuple) -> str:
+    """The index into an axis of `size` that broadcasts along loop axis `dim`."""
+    return "0" if size == 1 and shape[dim] != 1 else loop_vars[dim]
+
+
+def iteration_shape(eqn: JaxprEqn) -> tuple[int, ...] | None:
+    """The shape a kernel loops over for `eqn`, or None if `eqn` does not fuse."""
+    rule = fusion_rules.get(eqn.primitive)
+    if rule is None:
+        return None
+    avals = [a.aval for a in eqn.inputs] + [v.aval for v in eqn.outputs]
+    if any(aval.dtype.kind not in rule.kinds or aval.dtype == np.float16 for aval in avals):
+        return None  # complex, float16, float0 ... stay on numpy
+    shape = eqn.inputs[0].aval.shape if rule.kind == "reduce" else eqn.outputs[0].aval.shape
+    size = math.prod(shape)
+    return shape if 0 < size and (rule.vectorised or size < SMALL) else None
+
+
+def plan(jaxpr: Jaxpr) -> list[JaxprEqn | Cluster]:
+    """The equations of `jaxpr` in a valid order, fusible runs grouped in Clusters."""
+    steps: list[JaxprEqn | Cluster] = []
+    open_by_shape: dict[tuple, Cluster] = {}
+    owner: dict[Var, Cluster] = {}
+
+    def close(cluster: Cluster) -> None:
+        if cluster.open:
+            cluster.open = False
+            del open_by_shape[cluster.shape]
+            steps.append(cluster)
+
+    for eqn in jaxpr.eqns:
+        shape = iteration_shape(eqn)
+        target = open_by_shape.get(shape) if shape is not None else None
+        moves_data = shape is not None and fusion_rules[eqn.primitive].kind == "gather"
+        for a in eqn.inputs:
+            source = owner.get(a) if type(a) is Var else None
+            if source is not None and source.open and (
+                    source is not target or a in source.reductions or moves_data):
+                close(source)  # a kernel reads its own values only where it computes them
+        if shape is None:
+            steps.append(eqn)
+            continue
+        target = open_by_shape.get(shape)
+        if target is not None and shape and len(target.eqns) >= MAX_CLUSTER_EQNS:
+            close(target)
+            target = None
+        if target is None:
+            target = open_by_shape[shape] = Cluster(shape)
+        target.eqns.append(eqn)
+        for v in eqn.outputs:
+            owner[v] = target
+        if fusion_rules[eqn.primitive].kind == "reduce":
+            target.reductions.update(eqn.outputs)
+    for cluster in list(open_by_shape.values()):
+        close(cluster)
+    return steps
+
+
+# ---------------------------------------------------------------------------------
+# Kernel source
+
+
+_CASTS: dict[np.dtype, str] = {}
+
+
+def cast(dtype: np.dtype) -> str:
+    """The numba-callable that makes a scalar of `dtype`."""
+    text = _CASTS.get(dtype)
+    if text is None:
+        text = _CASTS[dtype] = "np.bool_" if dtype == np.bool_ else f"np.{dtype.name}"
+    return text
+
+
+def literal_text(value, dtype: np.dtype) -> str:
+    value = np.asarray(value).astype(dtype)[()]
+    if dtype.kind == "b":
+        return repr(bool(value))
+    if dtype.kind == "f" and not np.isfinite(value):
+        text = "np.nan" if np.isnan(value) else ("np.inf" if value > 0 else "-np.inf")
+    else:
+        text = repr(value.item())
+    return f"{cast(dtype)}({text})"
+
+
+def computation_dtype(eqn: JaxprEqn) -> np.dtype:
+    """The dtype numpy computes an elementwise `eqn` in: the result's, or for a
+    comparison the promotion of its operands (weak types yielding, NEP 50). numba's
+    own scalar promotion differs (float32 + int64 is float32 there), so every operand
+    is cast to it first."""
+    out = eqn.outputs[0].aval.dtype
+    if out.kind != "b":
+        return out
+    strong = [a.aval.dtype for a in eqn.inputs if not a.aval.weak_type]
+    return np.result_type(*strong) if strong else eqn.inputs[0].aval.dtype
+
+
+def operand_dtypes(eqn: JaxprEqn) -> list:
+    rule = fusion_rules[eqn.primitive]
+    if rule.operand_dtypes is not None:
+        return rule.operand_dtypes(eqn)
+    return [computation_dtype(eqn)] * len(eqn.inputs)
+
+
+@attrs.define
+class KernelSource:
+    """Builds one kernel: its text, the atoms it reads and the vars it returns."""
+
+    cluster: Cluster
+    used_outside: set
+    arguments: dict = attrs.Factory(dict)  # atom read from outside -> parameter name
+    locals: dict = attrs.Factory(dict)  # var computed here -> its scalar local
+    returned: dict = attrs.Factory(dict)  # var returned -> the name holding all of it
+    pre: list = attrs.Factory(list)
+    body: list = attrs.Factory(list)
+
+    @property
+    def loop_vars(self) -> list[str]:
+        return [f"i{d}" for d in range(len(self.cluster.shape))]
+
+    def operand(self, atom, eqn: JaxprEqn, dtype: np.dtype | None) -> str:
+        """`atom` as an elementwise operand of `eqn`, cast to `dtype`."""
+        if type(atom) is Literal:
+            return literal_text(atom.val, dtype or atom.aval.dtype)
+        expr = self.read(atom, eqn)
+        return expr if dtype is None or dtype == atom.aval.dtype else f"{cast(dtype)}({expr})"
+
+    def read(self, atom, eqn: JaxprEqn, index: list[str] | None = None) -> str:
+        """The scalar expression of `atom` as an operand of `eqn` at one iteration."""
+        if type(atom) is Literal:
+            return literal_text(atom.val, atom.aval.dtype)
+        if atom in self.locals:
+            return self.locals[atom]
+        name = self.arguments.setdefault(atom, f"a{len(self.arguments)}")
+        shape = atom.aval.shape
+        if not shape:
+            return name
+        if index is None:  # numpy's broadcasting: trailing axes align
+            offset = len(self.cluster.shape) - len(shape)
+            index = [self.broadcast_index(n, offset + j) for j, n in enumerate(shape)]
+        return f"{name}[{', '.join(index)}]"
+
+    def broadcast_index(self, size: int, dim: int) -> str:
+        return broadcast_index(self.loop_vars, size, dim, self.cluster.shape)
+
+    def add(self, eqn: JaxprEqn) -> None:
+        rule = fusion_rules[eqn.primitive]
+        out = eqn.outputs[0]
+        local = self.locals[out] = f"t{len(self.locals)}"
+        if rule.kind == "reduce":
+            self.add_reduction(eqn, rule, local)
+            return
+        dtype = cast(out.aval.dtype)
+        if rule.kind == "gather":  # the operand's own dtype: no cast
+            operand = eqn.inputs[0]
+            index, valid = rule.expr(self.loop_vars, operand.aval.shape, out.aval.shape,
+                                     **eqn.params)
+            expr = self.read(operand, eqn, index)
+            if valid is not None:
+                fill = self.operand(eqn.inputs[1], eqn, out.aval.dtype)
+                expr = f"({expr} if {valid} else {fill})"
+            self.body.append(f"{local} = {expr}")
+        else:
+            dtypes = operand_dtypes(eqn)
+            expr = rule.expr(*(self.operand(a, eqn, d) for a, d in zip(eqn.inputs, dtypes)),
+                             **eqn.params)
+            # float64 in and out needs no cast: numba computes float64 from float64
+            exact = out.aval.dtype == np.float64 and all(d == np.float64 for d in dtypes)
+            self.body.append(f"{local} = {expr}" if exact else f"{local} = {dtype}({expr})")
+        if out not in self.used_outside:
+            return
+        if not self.cluster.shape:
+            self.returned[out] = local
+            return
+        buffer = self.returned[out] = f"o{len(self.returned)}"
+        self.pre.append(f"{buffer} = np.empty({self.cluster.shape!r}, {dtype})")
+        self.body.append(f"{buffer}[{', '.join(self.loop_vars)}] = {local}")
+
+    def add_reduction(self, eqn: JaxprEqn, rule: FusionRule, local: str) -> None:
+        out = eqn.outputs[0]
+        dtype = out.aval.dtype
+        x = self.read(eqn.inputs[0], eqn)
+        start = literal_text(rule.identity(dtype), dtype)
+        kept = [v for d, v in enumerate(self.loop_vars) if d not in eqn.params["axes"]]
+        if kept:
+            self.pre.append(f"{local} = np.full({out.aval.shape!r}, {start}, {cast(dtype)})")
+            slot = f"{local}[{', '.join(kept)}]"
+        else:
+            self.pre.append(f"{local} = {start}")
+            slot = local
+        self.body.append(f"{slot} = {cast(dtype)}({rule.expr(slot, x)})")
+        self.returned[out] = local
+
+    def types(self) -> dict[str, np.dtype]:
+        """The dtype of each name in the kernel's text: arguments and locals."""
+        return {**{name: a.aval.dtype for a, name in self.arguments.items()},
+                **{name: v.aval.dtype for v, name in self.locals.items()}}
+
+    def text(self) -> str:
+        fastmath = ", fastmath={'reassoc'}" if self.cluster.reductions else ""
+        lines = [f"@numba.njit(cache=True, error_model='numpy'{fastmath})",
+                 f"def kernel({', '.join(self.arguments.values())}):"]
+        lines += [f"    {line}" for line in self.pre]
+        indent = "    "
+        for var, n in zip(self.loop_vars, self.cluster.shape):
+            lines.append(f"{indent}for {var} in range({n}):")
+            indent += "    "
+        lines += [f"{indent}{line}" for line in self.body]
+        lines.append(f"    return ({', '.join(self.returned.values())},)")
+        return "import math\n\nimport numba\nimport numpy as np\n\n\n" + "\n".join(lines) + "\n"
+
+
+def kernel_source(cluster: Cluster, used_outside: set) -> KernelSource:
+    source = KernelSource(cluster, used_outside)
+    for eqn in cluster.eqns:
+        source.add(eqn)
+    return source
+
+
+# ---------------------------------------------------------------------------------
+# Loading kernels, cached in memory and on disk
+
+
+def cache_dir() -> str:
+    base = os.environ.get("INERT_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "inert", "kernels")
+    try:
+        os.makedirs(base, exist_ok=True)
+        return base
+    except OSError:
+        return tempfile.mkdtemp(prefix="inert-kernels-")
+
+
+_kernels: dict[str, Callable] = {}  # source digest -> numba dispatcher
+_load_lock = threading.Lock()
+
+
+def loaded_kernels() -> list:
+    return list(_kernels.values())
+
+
+def load_kernel(text: str) -> Callable:
+    """The numba dispatcher defined by `text`, from a file named by its hash (written
+    once, so numba's on-disk cache, which checks the file's time stamp, stays valid)."""
+    digest = hashlib.sha1(text.encode()).hexdigest()[:20]
+    with _load_lock:
+        if digest not in _kernels:
+            _kernels[digest] = _import_kernel(digest, text)
+    return _kernels[digest]
+
+
+def _import_kernel(digest: str, text: str) -> Callable:
+    path = os.path.join(cache_dir(), f"k{digest}.py")
+    if not os.path.exists(path):
+        partial = f"{path}.{os.getpid()}.tmp"
+        with open(partial, "w") as f:
+            f.write(text)
+        os.replace(partial, path)
+    name = f"inert_kernel_{digest}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = sys.modules[name] = importlib.util.module_from_spec(spec)  # numba's cache
+    spec.loader.exec_module(module)  # finds a kernel's module by name when it loads it
+    return module.kernel
+
+
+def kernel_step(cluster: Cluster, used_outside: set) -> Step:
+    source = kernel_source(cluster, used_outside)
+    inputs, outputs = tuple(source.arguments), tuple(source.returned)
+    if not cluster.shape and not cluster.reductions:
+        try:
+            return Step(inputs, outputs, scalar_kernels.compile_kernel(
+                source.text(), source.types()), unpack=True)
+        except scalar_kernels.Unsupported:
+            pass  # numba compiles it
+    kernel = load_kernel(source.text())
+    scalar_inputs = [not a.aval.shape for a in inputs]  # as numpy scalars or numbers
+    boxes = [v.aval.dtype.type if not v.aval.shape else None for v in outputs]
+
+    def run(*args):
+        # 0-d arrays enter as numpy scalars; scalars leave as Python numbers: box them
+        args = [a[()] if s and type(a) is np.ndarray else a
+                for a, s in zip(args, scalar_inputs)]
+        return [box(r) if box else r for r, box in zip(kernel(*args), boxes)]
+
+    return Step(inputs, outputs, run, unpack=True)
+
+
+def compile_jaxpr_numba(jaxpr: Jaxpr) -> Callable:
+    """`compile_jaxpr` with fused kernels: `(consts, args) -> list`."""
+    steps = plan(jaxpr)
+    used_outside = used_outside_clusters(jaxpr, steps)
+    return compile_steps(jaxpr, [
+        kernel_step(s, used_outside) if isinstance(s, Cluster) else impl_step(s)
+        for s in steps])
+
+
+def used_outside_clusters(jaxpr: Jaxpr, steps) -> set:
+    """Variables some cluster computes that anything outside that cluster reads."""
+    owner = {v: s for s in steps if isinstance(s, Cluster) for e in s.eqns for v in e.outputs}
+    used = {v for v in jaxpr.outvars if type(v) is Var}
+    for s in steps:
+        for eqn in (s.eqns if isinstance(s, Cluster) else [s]):
+            used.update(a for a in eqn.inputs
+                        if type(a) is Var and a in owner and owner[a] is not s)
+    return used

@@ -1,0 +1,357 @@
+"""Scalar kernels compiled straight to LLVM, for jit's numba backend.
+
+numba spends about a millisecond per expression on type inference and lowering, in
+Python, before LLVM sees the code: a 10,000-operation scalar chain under `grad` would
+take minutes to compile. A kernel over a 0-d iteration space is straight-line code
+whose every type is known, so this module translates its source (the text `fusion`
+generates for numba, parsed back with `ast`) into LLVM IR and compiles that with
+llvmlite, numba's binding to LLVM. LLVM's time on one huge basic block grows faster
+than its length, so the code is cut into functions of `CHUNK` statements that pass
+the values crossing a cut through one buffer, the *frame*, which also carries the
+inputs in and the outputs out (8 bytes a value: floats as float64, integers and
+booleans as int64, exactly).
+
+The translation covers what scalar chains are made of: arithmetic, comparisons,
+selections, casts between float, signed-integer and boolean types, the math
+functions (libm's, as numba calls them) and a few numpy ufuncs. Anything else raises
+`Unsupported`, and the kernel goes to numba instead.
+"""
+
+from __future__ import annotations
+
+import ast
+import ctypes
+import importlib
+import struct
+import threading
+from typing import Callable
+
+import numpy as np
+
+CHUNK = 500  # statements per LLVM function
+
+_TYPES = {"float64": "double", "float32": "float", "int64": "i64", "int32": "i32",
+          "int16": "i16", "int8": "i8", "bool": "i1"}
+_FLOAT_BINOPS = {ast.Add: "fadd", ast.Sub: "fsub", ast.Mult: "fmul", ast.Div: "fdiv"}
+_INT_BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul"}
+_FLOAT_COMPARE = {ast.Eq: "oeq", ast.NotEq: "une", ast.Lt: "olt", ast.LtE: "ole",
+                  ast.Gt: "ogt", ast.GtE: "oge"}
+_INT_COMPARE = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "slt", ast.LtE: "sle", ast.Gt: "sgt",
+                ast.GtE: "sge"}
+_LIBM = {"sin", "cos", "tan", "sinh", "cosh", "tanh", "exp", "expm1", "log", "log1p", "asin",
+         "acos", "atan", "asinh", "acosh", "atanh", "cbrt", "exp2"}
+_INTRINSICS = {"sqrt": "llvm.sqrt", "trunc": "llvm.trunc", "floor": "llvm.floor",
+               "ceil": "llvm.ceil", "rint": "llvm.rint", "absolute": "llvm.fabs"}
+_NP_BINARY = {"maximum": "llvm.maximum", "minimum": "llvm.minimum"}
+
+
+F64 = np.dtype(np.float64)
+
+
+class Unsupported(Exception):
+    """The kernel uses something this translation does not cover."""
+
+
+
+
+_TYPE_OF = {np.dtype(name): t for name, t in _TYPES.items()}  # dtype.name is slow
+
+
+def dtype_type(dtype: np.dtype) -> str:
+    t = _TYPE_OF.get(dtype)
+    if t is None:
+        raise Unsupported(str(dtype))
+    return t
+
+
+def constant(value, dtype: np.dtype) -> str:
+    if dtype.kind == "f":  # LLVM spells float constants as the bits of a double
+        return f"0x{struct.unpack('<Q', struct.pack('<d', float(value)))[0]:016X}"
+    if dtype.kind == "b":
+        return "true" if value else "false"
+    return str(int(value))
+
+
+class Function:
+    """The LLVM body of one chunk: registers, and the declarations it needs."""
+
+    def __init__(self, declarations: set):
+        self.lines: list[str] = []
+        self.declarations = declarations
+        self.count = 0
+
+    def emit(self, instruction: str, dtype: np.dtype) -> tuple[str, np.dtype]:
+        self.count += 1
+        register = f"%r{self.count}"
+        self.lines.append(f"  {register} = {instruction}")
+        return register, dtype
+
+    def call(self, name: str, args: list[tuple[str, np.dtype]], dtype: np.dtype):
+        t = dtype_type(dtype)
+        signature = ", ".join(t for _ in args)
+        suffix = ".f64" if t == "double" else ".f32"
+        symbol = name + suffix if name.startswith("llvm.") else name
+        self.declarations.add(f"declare {t} @{symbol}({signature})")
+        return self.emit(f"call {t} @{symbol}({', '.join(f'{t} {r}' for r, _ in args)})", dtype)
+
+    def convert(self, value: tuple[str, np.dtype], to: np.dtype) -> tuple[str, np.dtype]:
+        register, dtype = value
+        if dtype == to:
+            return value
+        src, dst = dtype_type(dtype), dtype_type(to)
+        if dtype.kind == "f" and to.kind == "f":
+            op = "fpext" if to.itemsize > dtype.itemsize else "fptrunc"
+        elif dtype.kind in "bi" and to.kind == "f":
+            op = "uitofp" if dtype.kind == "b" else "sitofp"
+        elif dtype.kind in "bi" and to.kind == "i":
+            op = "zext" if dtype.kind == "b" else ("sext" if to.itemsize > dtype.itemsize
+                                                 else "trunc")
+        elif to.kind == "b":
+            zero = constant(0, dtype)
+            compare = f"fcmp une {src} {register}, {zero}" if dtype.kind == "f" else \
+                f"icmp ne {src} {register}, {zero}"
+            return self.emit(compare, to)
+        else:  # float to integer: numpy's result for NaN and overflow is not LLVM's
+            raise Unsupported(f"{dtype} to {to}")
+        return self.emit(f"{op} {src} {register} to {dst}", to)
+
+
+class Translation:
+    """Python statements of a scalar kernel, as typed LLVM values."""
+
+    def __init__(self, types: dict[str, np.dtype], function: Function, load: Callable):
+        self.types = types  # the kernel's locals and arguments, by name
+        self.values: dict[str, tuple[str, np.dtype]] = {}
+        self.f = function
+        self.load = load  # reads a value an earlier chunk (or the caller) defined
+
+    def expr(self, node) -> tuple[str, np.dtype]:
+        method = getattr(self, f"expr_{type(node).__name__}", None)
+        if method is None:
+            raise Unsupported(ast.dump(node))
+        return method(node)
+
+    def expr_Name(self, node):
+        value = self.values.get(node.id)
+        if value is None:
+            value = self.values[node.id] = self.load(node.id)
+        return value
+
+    def expr_Constant(self, node):
+        value = node.value
+        dtype = np.dtype(bool if isinstance(value, bool) else
+                         np.int64 if isinstance(value, int) else np.float64)
+        return constant(value, dtype), dtype
+
+    def expr_UnaryOp(self, node):
+        value = self.expr(node.operand)
+        if not isinstance(node.op, ast.USub):
+            raise Unsupported("unary operator")
+        t = dtype_type(value[1])
+        if value[1].kind == "f":
+            return self.f.emit(f"fneg {t} {value[0]}", value[1])
+        return self.f.emit(f"sub {t} 0, {value[0]}", value[1])
+
+    def promoted(self, *nodes):
+        values = [self.expr(n) for n in nodes]
+        dtypes = {d for _, d in values}
+        dtype = dtypes.pop() if len(dtypes) == 1 else np.result_type(*dtypes)
+        return [self.f.convert(v, dtype) for v in values], dtype
+
+    def expr_BinOp(self, node):
+        (a, b), dtype = self.promoted(node.left, node.right)
+        table = _FLOAT_BINOPS if dtype.kind == "f" else _INT_BINOPS
+        if type(node.op) not in table or dtype.kind == "b":
+            raise Unsupported("binary operator")
+        return self.f.emit(f"{table[type(node.op)]} {dtype_type(dtype)} {a[0]}, {b[0]}", dtype)
+
+    def expr_Compare(self, node):
+        if len(node.ops) != 1:
+            raise Unsupported("chained comparison")
+        (a, b), dtype = self.promoted(node.left, node.comparators[0])
+        if dtype.kind == "f":
+            op = f"fcmp {_FLOAT_COMPARE[type(node.ops[0])]}"
+        else:
+            op = f"icmp {_INT_COMPARE[type(node.ops[0])]}"
+        return self.f.emit(f"{op} {dtype_type(dtype)} {a[0]}, {b[0]}", np.dtype(bool))
+
+    def expr_IfExp(self, node):
+        test = self.f.convert(self.expr(node.test), np.dtype(bool))
+        (yes, no), dtype = self.promoted(node.body, node.orelse)
+        t = dtype_type(dtype)
+        return self.f.emit(f"select i1 {test[0]}, {t} {yes[0]}, {t} {no[0]}", dtype)
+
+    def expr_BoolOp(self, node):
+        values = [self.f.convert(self.expr(v), np.dtype(bool)) for v in node.values]
+        op = "and" if isinstance(node.op, ast.And) else "or"
+        result = values[0]
+        for v in values[1:]:
+            result = self.f.emit(f"{op} i1 {result[0]}, {v[0]}", np.dtype(bool))
+        return result
+
+    def expr_Call(self, node):
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
+            raise Unsupported("call")
+        module, name = func.value.id, func.attr
+        if module == "math" and name == "sqrt":
+            x = self.f.convert(self.expr(node.args[0]), F64)
+            return self.f.call("llvm.sqrt", [x], F64)
+        if module == "math" and name in _LIBM:
+            return self.libm(name, node.args)
+        if module != "np":
+            raise Unsupported(f"{module}.{name}")
+        if name in ("bool_",) or name in _TYPES:  # a cast
+            return self.f.convert(self.expr(node.args[0]), np.dtype(name))
+        return self.ufunc(name, node.args)
+
+    def libm(self, name: str, args: list):
+        """libm's double function: numpy's float32 loops round the same value once."""
+        return self.f.call(name, [self.f.convert(self.expr(a), F64) for a in args], F64)
+
+    def expr_Attribute(self, node):
+        special = {"nan": float("nan"), "inf": float("inf")}
+        if isinstance(node.value, ast.Name) and node.value.id == "np" and node.attr in special:
+            return constant(special[node.attr], F64), F64
+        raise Unsupported(ast.dump(node))
+
+    def ufunc(self, name: str, args: list):
+        if name in ("cbrt", "exp2"):
+            return self.libm(name, args)
+        if name == "arctan2":
+            return self.libm("atan2", args)
+        values, dtype = self.promoted(*args)
+        if dtype.kind != "f":
+            raise Unsupported(f"np.{name} on {dtype}")
+        if name in _INTRINSICS and len(values) == 1:
+            return self.f.call(_INTRINSICS[name], values, dtype)
+        if name in _NP_BINARY and len(values) == 2:
+            return self.f.call(_NP_BINARY[name], values, dtype)
+        if name == "fmod":
+            return self.f.emit(f"frem {dtype_type(dtype)} {values[0][0]}, {values[1][0]}",
+                               dtype)
+        raise Unsupported(f"np.{name}")
+
+
+def parse(text: str) -> tuple[list[str], list[ast.Assign], list[str]]:
+    """The argument names, the assignments and the returned names of a kernel."""
+    function = next(n for n in ast.parse(text).body if isinstance(n, ast.FunctionDef))
+    body = function.body
+    if not isinstance(body[-1], ast.Return) or any(
+            not isinstance(s, ast.Assign) for s in body[:-1]):
+        raise Unsupported("not straight-line code")
+    returned = [e.id for e in body[-1].value.elts]
+    return [a.arg for a in function.args.args], body[:-1], returned
+
+
+def module_ir(text: str, types: dict[str, np.dtype]) -> tuple[str, list[str], list[str], int]:
+    """LLVM IR of the kernel `text`: `@kernel(i64* frame)`, with its arguments in the
+    first frame slots, then the values crossing between chunks, then its results."""
+    arguments, statements, returned = parse(text)
+    chunks = [statements[i:i + CHUNK] for i in range(0, len(statements), CHUNK)] or [[]]
+    slots = {name: i for i, name in enumerate(arguments)}
+    declarations: set = set()
+    def slot(name: str) -> int:  # a value a later chunk reads gets the next slot
+        return slots.setdefault(name, len(slots))
+
+    functions, assigned = [], []  # per chunk: its function, the values it defines
+    for chunk in chunks:
+        f = Function(declarations)
+        translation = Translation(types, f, lambda name, f=f: load(f, slot(name), types[name]))
+        values = {}
+        for s in chunk:
+            name = s.targets[0].id
+            values[name] = translation.values[name] = f.convert(
+                translation.expr(s.value), types[name])
+        functions.append(f)
+        assigned.append(values)
+    results = [translation.expr(ast.Name(name)) for name in returned]  # in the last chunk
+    for f, values in zip(functions, assigned):
+        for name, value in values.items():
+            if name in slots:  # read by a later chunk: its definer stores it
+                store(f, value, slots[name])
+    crossing = list(slots)
+    for j, value in enumerate(results):
+        store(functions[-1], value, len(crossing) + j)
+    bodies = [f"define internal void @chunk{k}(i64* %frame) noinline {{\n"
+              + "\n".join(f.lines) + "\n  ret void\n}" for k, f in enumerate(functions)]
+    calls = "\n".join(f"  call void @chunk{k}(i64* %frame)" for k in range(len(chunks)))
+    kernel = f"define void @kernel(i64* %frame) {{\n{calls}\n  ret void\n}}"
+    ir = "\n".join(sorted(declarations)) + "\n\n" + "\n\n".join(bodies) + "\n\n" + kernel
+    return ir, crossing, returned, len(arguments)
+
+
+def chunk_names(chunk) -> list[str]:
+    return [s.targets[0].id for s in chunk]
+
+
+def load(f: Function, slot: int, dtype: np.dtype) -> tuple[str, np.dtype]:
+    pointer, _ = f.emit(f"getelementptr i64, i64* %frame, i64 {slot}", dtype)
+    word, _ = f.emit(f"load i64, i64* {pointer}", np.dtype(np.int64))
+    if dtype.kind == "f":
+        value = f.emit(f"bitcast i64 {word} to double", np.dtype(np.float64))
+        return f.convert(value, dtype)
+    return f.convert((word, np.dtype(np.int64)), dtype) if dtype.kind == "i" else f.emit(
+        f"icmp ne i64 {word}, 0", np.dtype(bool))
+
+
+def store(f: Function, value: tuple[str, np.dtype], slot: int) -> None:
+    register, dtype = value
+    if dtype.kind == "f":
+        register, _ = f.convert(value, np.dtype(np.float64))
+        word, _ = f.emit(f"bitcast double {register} to i64", np.dtype(np.int64))
+    else:
+        word, _ = f.convert(value, np.dtype(np.int64)) if dtype.kind == "i" else f.emit(
+            f"zext i1 {register} to i64", np.dtype(np.int64))
+    pointer, _ = f.emit(f"getelementptr i64, i64* %frame, i64 {slot}", dtype)
+    f.lines.append(f"  store i64 {word}, i64* {pointer}")
+
+
+_compile_lock = threading.Lock()
+_engines: list = []  # compiled code lives as long as its engine
+
+
+def compile_kernel(text: str, types: dict[str, np.dtype]) -> Callable:
+    """`run(*args) -> list` for the scalar kernel `text` whose locals and arguments
+    have `types`; raises Unsupported if the translation does not cover it."""
+    with _compile_lock:  # ast.parse is not safe to run in several threads at once
+        ir, crossing, returned, n_args = module_ir(text, types)
+        address = _compile(ir)
+    native = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(address)
+    frame_size = len(crossing) + len(returned)
+    arg_kinds = [types[n].kind for n in crossing[:n_args]]
+    out_types = [types[n] for n in returned]
+    local = threading.local()
+
+    def run(*args):
+        frame = getattr(local, "frame", None)
+        if frame is None:
+            frame = local.frame = np.zeros(frame_size, np.float64)
+            local.words = frame.view(np.int64)
+            local.address = frame.ctypes.data
+        words = local.words
+        for k, (a, kind) in enumerate(zip(args, arg_kinds)):
+            if kind == "f":
+                frame[k] = a
+            else:
+                words[k] = a
+        native(local.address)
+        base = len(crossing)
+        return [t.type(frame[base + j] if t.kind == "f" else words[base + j])
+                for j, t in enumerate(out_types)]
+
+    return run
+
+
+def _compile(ir: str) -> int:
+    llvm = importlib.import_module("llvmlite.binding")  # with numba, when first needed
+    if not _engines:
+        llvm.initialize_native_target()
+        llvm.initialize_native_asmprinter()
+    module = llvm.parse_assembly(ir)
+    module.verify()
+    machine = llvm.Target.from_default_triple().create_target_machine(opt=0)
+    engine = llvm.create_mcjit_compiler(module, machine)
+    engine.finalize_object()
+    _engines.append(engine)
+    return engine.get_function_address("kernel")

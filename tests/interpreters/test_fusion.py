@@ -1,0 +1,167 @@
+"""jit's numba backend: which equations fuse, what the kernels compute, and caching.
+
+Each primitive's fused form is checked against numpy by its family's table
+(`test_jit_backends_agree`); here are the clusters themselves: their boundaries,
+reductions, broadcasting, dtypes, and the kernels' caches."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from harness import check_jit_backends
+
+import inert
+import inert.numpy as inp
+from inert import lax
+from inert.interpreters.fusion import Cluster, plan
+
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+
+
+def clusters_of(f, *args):
+    steps = plan(inert.make_jaxpr(f)(*args).jaxpr)
+    return [[e.primitive.name for e in s.eqns] if isinstance(s, Cluster) else s.primitive.name
+            for s in steps]
+
+
+def test_an_elementwise_chain_and_its_reduction_are_one_kernel(rng):
+    x = rng.standard_normal((4, 5))
+    assert clusters_of(lambda x: inp.sum(inp.sin(x) * 2.0 + 1.0), x) == [
+        ["sin", "mul", "add", "reduce_sum"]]
+
+
+def test_a_matmul_splits_the_clusters_around_it(rng):
+    w, x = rng.standard_normal((3, 3)), rng.standard_normal(3)
+    steps = clusters_of(lambda w, x: inp.sum(inp.tanh(w @ inp.exp(x))), w, x)
+    assert steps == [["exp"], "dot_general", ["tanh", "reduce_sum"]]
+
+
+def test_a_reduction_result_is_read_by_a_later_kernel(rng):
+    x = rng.standard_normal((4, 5))
+
+    def softmax(x):
+        e = inp.exp(x - inp.max(x, axis=1, keepdims=True))
+        return e / inp.sum(e, axis=1, keepdims=True)
+
+    kernels = [s for s in clusters_of(softmax, x) if isinstance(s, list)]
+    assert len(kernels) >= 2
+    check_jit_backends(softmax, (x,))
+    check_jit_backends(inert.grad(lambda x: inp.sum(softmax(x) ** 2)), (x,))
+
+
+@pytest.mark.parametrize("axes", [None, 0, 1, (0, 2), 2])
+@pytest.mark.parametrize("reduce", [inp.sum, inp.max, inp.min, inp.prod],
+                         ids=["sum", "max", "min", "prod"])
+def test_reductions_over_any_axes(reduce, axes, rng):
+    x = rng.uniform(0.5, 1.5, (3, 4, 5))
+    check_jit_backends(lambda x: reduce(inp.cos(x) + 1.0, axis=axes), (x,))
+
+
+def test_max_propagates_nan_like_numpy():
+    x = np.array([1.0, np.nan, 3.0])
+    check_jit_backends(lambda x: (inp.max(x * 1.0), inp.min(x + 0.0)), (x,))
+
+
+def test_broadcasts_index_their_operand_without_materialising_it(rng):
+    x, b, s = rng.standard_normal((4, 3)), rng.standard_normal(3), rng.standard_normal()
+    f = lambda x, b, s: inp.exp(x + b[None, :]) * s + b[:, None][:1]
+    check_jit_backends(f, (x, b, s))
+    check_jit_backends(lambda x, c: x * inp.broadcast_to(c[:, None], (4, 3)),
+                       (x, rng.standard_normal(4)))
+
+
+def test_dtypes_are_the_numpy_backends_bit_for_bit(rng):
+    x32 = rng.standard_normal(6).astype(np.float32)
+    i = np.arange(6)
+    f = lambda x, i: (x * 2.0, x + i, (x > 0.5) * x, i * 3, x.astype(np.int32), i > 2,
+                      inp.where(i > 2, x, 1))
+    check_jit_backends(f, (x32, i))
+
+
+def test_select_n_with_several_cases(rng):
+    x = rng.standard_normal(7)
+    which = np.array([0, 1, 2, 2, 1, 0, 1], np.int32)
+    check_jit_backends(lambda w, x: lax.select_n(w, x, inp.sin(x), x * 3.0), (which, x))
+
+
+def test_scalar_chain_under_grad_is_one_kernel_with_the_same_gradient():
+    def chain(x):
+        for i in range(60):
+            x = inp.sin(x) if i % 3 == 0 else (x * 0.999 if i % 3 == 1 else x + 0.001)
+        return x
+
+    g = inert.grad(chain)
+    assert len(clusters_of(g, 0.3)) == 1
+    check_jit_backends(g, (0.3,))
+
+
+def test_whole_programs_agree(rng):
+    w1, w2 = rng.standard_normal((8, 16)) * 0.3, rng.standard_normal((16, 2)) * 0.3
+    x, y = rng.standard_normal((5, 8)), rng.standard_normal((5, 2))
+
+    def loss(w1, w2):
+        h = inp.tanh(x @ w1)
+        return 0.5 * inp.mean((h @ w2 - y) ** 2)
+
+    check_jit_backends(inert.value_and_grad(loss, argnums=(0, 1)), (w1, w2))
+
+    def rnn(w, xs):
+        h, _ = lax.scan(lambda h, x: (inp.tanh(w @ h + x), None), inp.zeros(3), xs)
+        return inp.sum(h)
+
+    check_jit_backends(inert.grad(rnn), (w1[:3, :3], rng.standard_normal((6, 3))))
+
+
+def test_a_failing_kernel_program_reports_like_numpy():
+    f = inert.jit(lambda x, i: inp.sin(x)[i] * 2.0, backend="numba")
+    with pytest.raises(IndexError):
+        f(np.ones(3), 7)
+
+
+def test_unknown_backend_is_refused():
+    with pytest.raises(ValueError, match="backend"):
+        inert.jit(lambda x: x, backend="xla")
+
+
+def test_a_second_process_loads_the_kernels_from_disk(tmp_path):
+    """Kernels are cached on disk by their source: a new process compiles nothing."""
+    script = (
+        "import numpy as np, inert, inert.numpy as inp\n"
+        "f = inert.jit(lambda x: inp.sum(inp.sin(x) * 3.0 + x), backend='numba')\n"
+        "f(np.ones(4))\n"
+        "from inert.interpreters import fusion\n"
+        "hits = sum(sum(d.stats.cache_hits.values()) for d in fusion.loaded_kernels())\n"
+        "print(hits)\n")
+    env = dict(os.environ, INERT_CACHE_DIR=str(tmp_path))
+    run = lambda: subprocess.run([sys.executable, "-c", script], env=env, check=True,
+                                 capture_output=True, text=True).stdout.split()[-1]
+    assert run() == "0"
+    assert int(run()) >= 1
+    assert any(name.endswith(".py") for name in os.listdir(tmp_path))
+
+
+MOVES = {
+    "slice": lambda x: lax.slice(x, (1, 0, 2), (3, 4, 5), (1, 2, 2)) * 2.0,
+    "pad": lambda x: lax.pad(x * 2.0 + 1.0, -1.0, ((1, 2, 1), (-1, 0, 0), (0, 1, 2))) + 0.0,
+    "transpose": lambda x: inp.transpose(x, (2, 0, 1)) * 2.0,
+    "squeeze_expand": lambda x: inp.expand_dims(inp.squeeze(x[:, :1] * 1.0, 1), 0) + 1.0,
+    "rev": lambda x: lax.rev(x, (0, 2)) - x,
+    "rosenbrock": lambda x: inp.sum(100.0 * (x[1::2] - x[::2] ** 2) ** 2 + (1.0 - x[::2]) ** 2),
+}
+
+
+@pytest.mark.parametrize("name", MOVES)
+def test_data_movement_fuses_as_index_maps(name, rng):
+    x = rng.standard_normal((3, 4, 5))
+    f = MOVES[name]
+    check_jit_backends(f, (x,))
+    check_jit_backends(inert.grad(lambda x: inp.sum(f(x) ** 2)), (x,))
+
+
+def test_rosenbrocks_value_and_gradient_are_all_kernels(rng):
+    """Strided slices and the pads that transpose them fuse: no equation runs alone."""
+    x = rng.standard_normal(10)
+    steps = clusters_of(inert.value_and_grad(MOVES["rosenbrock"]), x)
+    assert all(isinstance(s, list) for s in steps) and len(steps) <= 3

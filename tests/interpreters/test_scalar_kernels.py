@@ -1,0 +1,69 @@
+"""Scalar kernels compiled straight to LLVM: the same values and dtypes as numpy, across
+chunk boundaries, and numba taking over what the translation does not cover."""
+
+import numpy as np
+import pytest
+from harness import check_jit_backends
+
+import inert
+import inert.numpy as inp
+from inert import lax
+from inert.interpreters import scalar_kernels
+from inert.interpreters.fusion import Cluster, kernel_source, plan, used_outside_clusters
+
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+
+SCALAR_PROGRAMS = {
+    "math": lambda x, y: (inp.sin(x) * inp.exp(y) + inp.tanh(x - y) / inp.cosh(y)
+                          + inp.arctan2(x, y) + inp.log1p(x * x) + inp.cbrt(y)),
+    "compare_select": lambda x, y: (inp.where(x > y, x, y * 2.0), x <= y, x != y),
+    "extremes": lambda x, y: (inp.maximum(x, y), inp.minimum(x, np.nan), inp.fmod(x, y)),
+    "rounding": lambda x, y: (inp.floor(x), inp.ceil(y), inp.trunc(x * 3.0), inp.sqrt(y * y)),
+    "casts": lambda x, y: ((x > 0).astype(np.float32) * 2.0, (x * 3).astype(np.float32) + y,
+                           np.int32(7) + (y > x), inp.abs(x)),
+    "logistic": lambda x, y: lax.logistic(x) * lax.rsqrt(y * y + 1.0),
+}
+
+
+@pytest.mark.parametrize("name", SCALAR_PROGRAMS)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_scalar_programs_compile_to_llvm_and_match_numpy(name, dtype):
+    x, y = dtype(0.7), dtype(-1.3)
+    scalar_kernels.compile_kernel(*scalar_kernel_text(SCALAR_PROGRAMS[name], x, y))
+    check_jit_backends(SCALAR_PROGRAMS[name], (x, y))
+
+
+def chain(x, n):
+    for i in range(n):
+        x = inp.sin(x) if i % 3 == 0 else (x * 0.999 if i % 3 == 1 else x + 0.001)
+    return x
+
+
+def test_a_chain_longer_than_a_chunk_crosses_chunks_through_the_frame():
+    n = scalar_kernels.CHUNK + 200
+    check_jit_backends(inert.value_and_grad(lambda x: chain(x, n)), (0.3,))
+
+
+def scalar_kernel_text(f, *args):
+    jaxpr = inert.make_jaxpr(f)(*args).jaxpr
+    steps = plan(jaxpr)
+    (cluster,) = [s for s in steps if isinstance(s, Cluster)]
+    source = kernel_source(cluster, used_outside_clusters(jaxpr, steps))
+    return source.text(), source.types()
+
+
+def test_what_the_translation_does_not_cover_goes_to_numba():
+    text, types = scalar_kernel_text(lambda x: (x * 2.0).astype(np.int32) + 1, 2.5)
+    with pytest.raises(scalar_kernels.Unsupported):  # float to int: numpy's rules, not LLVM's
+        scalar_kernels.compile_kernel(text, types)
+    check_jit_backends(lambda x: (x * 2.0).astype(np.int32) + 1, (np.float64(2.5),))
+
+
+def test_a_kernel_is_callable_from_several_threads():
+    import concurrent.futures
+
+    g = inert.jit(inert.grad(lambda x: chain(x, 30)), backend="numba")
+    want = inert.grad(lambda x: chain(x, 30))(0.4)
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda _: g(0.4), range(32)))
+    assert all(g == want for g in got)
