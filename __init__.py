@@ -22,8 +22,10 @@ from .api import (
     tree,
     tree_util,
 )
+from .api.control import checkpoint, custom_jvp, custom_vjp, remat
 from .api.experimental import ode as _experimental_ode
 from .api.jacobian import hessian, jacfwd, jacrev
+from .api.lax import stop_gradient
 from .api.numpy import _methods  # noqa: F401 — installs operators on tracers
 from .api.numpy import linalg as _numpy_linalg
 from .api.ref import empty_ref, freeze, new_ref
@@ -50,9 +52,6 @@ from .core.check import check_jaxpr, enable_checks
 from .core.config import config, debug_nans
 from .core.ir import ClosedJaxpr, Jaxpr
 from .interpreters.eval import eval_jaxpr
-from .primitives.control.checkpoint import checkpoint, remat
-from .primitives.control.custom_derivatives import custom_jvp, custom_vjp
-from .primitives.elementwise import stop_gradient
 
 for _name, _module in [("numpy", numpy), ("numpy.linalg", _numpy_linalg), ("lax", lax),
                        ("scipy", scipy), ("scipy.special", _scipy_special),

@@ -25,6 +25,7 @@ from ..interpreters.batching import vmap_flat
 from ..interpreters.linearize import linearize_flat
 from ..primitives.shape.slicing import slice_in_dim
 from ..primitives.shape.structural import matchaxis, reshape, transpose
+from .numpy._array import returned
 from .transforms import (
     FlatArgs,
     RefArgs,
@@ -32,6 +33,7 @@ from .transforms import (
     check_grad_inputs,
     flat_fun,
     flatten_args,
+    recording_untraced,
 )
 
 
@@ -60,14 +62,16 @@ def _jacobian(f, argnums, has_aux, blocks_of):
         flat = flatten_args(args, nums)
         out_store: list = []
         refs = RefArgs.of(flat)
-        fun = refs.wrap(flat_fun(f, flat, out_store, has_aux))
+        untraced: list = []
+        fun = refs.wrap(recording_untraced(flat_fun(f, flat, out_store, has_aux), untraced))
         flat = attrs.evolve(flat, leaves=refs.contents(flat.leaves))
         outs, blocks = blocks_of(fun, flat, lambda: out_store[2])
         outs = refs.write_back(outs)
         out_tree, aux_tree, n_out = out_store
         jac = _assemble(args, nums, flat, outs[:n_out], blocks, out_tree,
                         isinstance(argnums, (tuple, list)))
-        return (jac, tree_unflatten(aux_tree, outs[n_out:])) if has_aux else jac
+        aux = tree_unflatten(aux_tree, outs[n_out:]) if has_aux else None
+        return returned((jac, aux) if has_aux else jac, (*flat.leaves, *untraced))
 
     return jac_f
 

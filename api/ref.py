@@ -17,7 +17,7 @@ from ..interpreters.ad import zeros
 from ..primitives.indexing.index_expressions import fit_updates, index_plan, normalize_index
 from ..primitives.shape.structural import reshape
 from ..primitives.state import refs as state
-from .numpy._array import as_array
+from .numpy._array import returned
 
 
 def new_ref(init_val):
@@ -35,7 +35,7 @@ def empty_ref(shape, dtype=np.float64):
 
 def freeze(ref):
     """The ref's contents as an array (a copy: the ref stays usable)."""
-    return as_array(state.freeze(ref))
+    return returned(state.freeze(ref))
 
 
 def _plan(ref, idx):
@@ -46,7 +46,7 @@ def _plan(ref, idx):
 def _as_result(region, plan):
     if get_aval(region).shape != plan.shape:
         region = reshape(region, plan.shape)
-    return as_array(region)
+    return returned(region)
 
 
 def get(ref, idx=None):

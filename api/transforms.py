@@ -34,6 +34,7 @@ from ..interpreters.fusion import compile_jaxpr_numba, numba_available
 from ..interpreters.linearize import LinearFunction, linearize_flat
 from ..interpreters.transpose import backward_pass
 from ..primitives.state import refs as state
+from .numpy._array import returned_leaves
 
 
 def _is_inactive(x) -> bool:
@@ -131,6 +132,20 @@ def flat_fun(f: Callable, flat_args: FlatArgs, out_store: list, has_aux: bool = 
     return flat
 
 
+def recording_untraced(fun: Callable, untraced: list) -> Callable:
+    """`fun` (flat), also putting into `untraced` the numpy arrays it returns as they
+    are: constants it closes over, which a transformation that does not stage (jvp,
+    vmap) hands back as they are, so they may be buffers the user can still write
+    (staging snapshots them)."""
+
+    def recorded(*leaves):
+        outs = fun(*leaves)
+        untraced.extend(o for o in outs if isinstance(o, np.ndarray))
+        return outs
+
+    return recorded
+
+
 # ---------------------------------------------------------------------------------
 # Staging
 
@@ -216,7 +231,7 @@ def jit(f: Callable, static_argnums: int | Sequence[int] = (),
             outs = compiled(closed.consts, leaves)
         else:
             outs = eval_jaxpr(closed.jaxpr, closed.consts, leaves)
-        return tree_unflatten(out_store[0], outs)
+        return tree_unflatten(out_store[0], returned_leaves(outs, leaves))
 
     return jitted
 
@@ -339,11 +354,14 @@ def jvp(f: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = Fals
     flat = flatten_args(primals)
     out_store: list = []
     refs = RefArgs.of(flat)
-    fun = refs.wrap(flat_fun(f, flat, out_store, has_aux))
+    untraced: list = []
+    fun = refs.wrap(recording_untraced(flat_fun(f, flat, out_store, has_aux), untraced))
     out_primals, out_tangents = jvp_flat(fun, refs.contents(flat.leaves), flat_tangents)
     out_primals = refs.write_back(out_primals)
     out_tree, aux_tree, n_out = out_store
     out_tangents = [_materialize(t, p) for t, p in zip(out_tangents[:n_out], out_primals)]
+    out_primals = returned_leaves(out_primals, (*flat.leaves, *untraced))
+    out_tangents = returned_leaves(out_tangents, flat_tangents)
     result = (tree_unflatten(out_tree, out_primals[:n_out]), tree_unflatten(out_tree, out_tangents))
     return (*result, tree_unflatten(aux_tree, out_primals[n_out:])) if has_aux else result
 
@@ -425,9 +443,10 @@ def linearize(f: Callable, *primals):
     def f_jvp(*tangents):
         flat_t = _flat_tangents(spec, tangents)
         outs = lin.apply([t for t, act in zip(flat_t, active) if act])
-        return tree_unflatten(out_tree, [_materialize(t, a) for t, a in zip(outs, out_avals)])
+        outs = [_materialize(t, a) for t, a in zip(outs, out_avals)]
+        return tree_unflatten(out_tree, returned_leaves(outs, flat_t))
 
-    return tree_unflatten(out_tree, out_primals), f_jvp
+    return tree_unflatten(out_tree, returned_leaves(out_primals, flat.leaves)), f_jvp
 
 
 @attrs.frozen(eq=False)
@@ -446,7 +465,7 @@ class VJPFunction:
         cts_in = iter(self.linear.transpose(cts))
         leaves = [_materialize(next(cts_in), x) if act else None
                   for x, act in zip(self.flat_args.leaves, self.flat_args.active)]
-        return tuple(self.flat_args.cotangents(leaves))
+        return tuple(self.flat_args.cotangents(returned_leaves(leaves, cts)))
 
 
 def _check_cotangent(ct, out_tree: PyTreeDef, out_avals) -> list:
@@ -477,7 +496,7 @@ def _vjp_flat_args(f: Callable, flat: FlatArgs, has_aux: bool, name: str):
     fun = refs.wrap(flat_fun(f, flat, out_store, has_aux))
     out_primals, lin = linearize_flat(fun, refs.contents(flat.leaves), flat.active,
                                       lambda: out_store[2], name=name)
-    out_primals = refs.write_back(out_primals)
+    out_primals = returned_leaves(refs.write_back(out_primals), flat.leaves)
     out_tree, aux_tree, n_out = out_store
     vjp_fn = VJPFunction(lin, flat.abstract(), out_tree,
                          tuple(get_aval(p) for p in out_primals[:n_out]))
@@ -504,7 +523,8 @@ def linear_transpose(f: Callable, *primals):
     def f_transpose(ct):
         cts = _check_cotangent(ct, out_trees[0], out_avals)
         cts_in = backward_pass(jaxpr, consts, [], [True] * len(in_avals), cts)
-        return tree_unflatten(in_tree, [_materialize(c, a) for c, a in zip(cts_in, in_avals)])
+        cts_in = [_materialize(c, a) for c, a in zip(cts_in, in_avals)]
+        return tree_unflatten(in_tree, returned_leaves(cts_in, cts))
 
     return f_transpose
 

@@ -23,7 +23,8 @@ from ..core.pytree import PyTreeDef, tree_flatten, tree_unflatten
 from ..core.trace import get_aval
 from ..interpreters.batching import vmap_flat
 from ..primitives.shape.structural import matchaxis
-from .transforms import FlatArgs, flatten_args
+from .numpy._array import returned_leaves
+from .transforms import FlatArgs, flatten_args, recording_untraced
 
 
 def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0) -> Callable:
@@ -51,12 +52,13 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0) -> Callable:
             out_trees.append(out_tree)
             return out_leaves
 
-        outs, dims = vmap_flat(flat_f, flat.leaves, axes)
+        untraced: list = []
+        outs, dims = vmap_flat(recording_untraced(flat_f, untraced), flat.leaves, axes)
         out_tree = out_trees[0]
         wanted = _axes_per_leaf(out_axes, out_tree, "out_axes")
         placed = [_place_output(o, d, w, size, p) for o, d, w, p in
                   zip(outs, dims, wanted, _leaf_paths(out_tree, "output"))]
-        return tree_unflatten(out_tree, placed)
+        return tree_unflatten(out_tree, returned_leaves(placed, (*flat.leaves, *untraced)))
 
     return vmapped
 

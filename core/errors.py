@@ -35,6 +35,14 @@ class IndexingError(InertError, IndexError):
     """An index that does not fit the array it indexes (out of bounds, wrong kind)."""
 
 
+class ImmutableArrayError(InertError, TypeError):
+    """A write into an inert array: they are immutable, as JAX's are (use `.at[]`)."""
+
+
+class NumpyFunctionError(InertError, TypeError):
+    """A numpy function inert.numpy does not cover (or a keyword it lacks), on a traced value."""
+
+
 class ConcretizationError(InertError, TypeError):
     """A concrete Python value (bool, int, index) was needed from a traced value."""
 

@@ -177,7 +177,7 @@ class Tracer:
 
     __slots__ = ("_trace",)
     __array_priority__ = 1000
-    __array_ufunc__ = None  # numpy defers `ndarray * tracer` to the tracer
+    __array_ufunc__ = None  # until api.numpy._methods installs numpy's dispatch to inert
 
     @property
     def aval(self) -> ShapedArray:

@@ -101,6 +101,7 @@ from ...primitives.shape.structural import (
 from ...primitives.special import betainc as regularized_incomplete_beta
 from ...primitives.special import digamma, erf, erfc, erfinv, igamma, igammac, polygamma, zeta
 from ...primitives.special import gammaln as lgamma
+from ..numpy._array import return_arrays_from
 
 
 def select(pred, on_true, on_false):
@@ -154,6 +155,8 @@ __all__ = [
     "square", "squeeze", "stop_gradient", "sub", "switch", "tan", "tanh", "transpose",
     "while_loop", "xor", "zeta",
 ]
+# Eager results are immutable Arrays, as inert.numpy's are (see api/numpy/_array).
+return_arrays_from(globals(), [name for name in __all__ if not isinstance(globals()[name], type)])
 
 
 def __dir__():

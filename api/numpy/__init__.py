@@ -10,14 +10,12 @@ modules of this package); this module is the namespace that gathers them.
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from ..namespace import public_names
 from . import linalg
 from ._array import Array
-from ._array import as_array as _as_array
+from ._array import return_arrays_from as _return_arrays_from
 from ._arrays import (
     arange,
     array,
@@ -143,6 +141,8 @@ from ._reductions import (
     sum,
     var,
 )
+from ._scalar_types import isdtype
+from ._scalar_types import scalar_type as _scalar_type
 from ._shape import (
     append,
     array_split,
@@ -330,18 +330,20 @@ from ._ufuncs import (
     trunc,
 )
 
-# Dtypes and their classes are numpy's own.
-float16, float32, float64 = np.float16, np.float32, np.float64
-int8, int16, int32, int64 = np.int8, np.int16, np.int32, np.int64
-uint8, uint16, uint32, uint64 = np.uint8, np.uint16, np.uint32, np.uint64
-complex64, complex128 = np.complex64, np.complex128
-bool_ = np.bool_
-bool = np.bool_  # noqa: A001 — numpy 2's name
-int_, uint, float_, double, single = np.int_, np.uint, np.float64, np.float64, np.float32
-complex_, cdouble, csingle, object_ = np.complex128, np.complex128, np.complex64, np.object_
+# Scalar types convert, as JAX's do, and stand for numpy's dtypes (aliases are the same
+# object, as in JAX); the abstract classes (floating, integer, ...), object_ and the
+# dtype functions are numpy's own.
+float16, float32, float64 = map(_scalar_type, (np.float16, np.float32, np.float64))
+int8, int16, int32, int64 = map(_scalar_type, (np.int8, np.int16, np.int32, np.int64))
+uint8, uint16, uint32, uint64 = map(_scalar_type, (np.uint8, np.uint16, np.uint32, np.uint64))
+complex64, complex128 = map(_scalar_type, (np.complex64, np.complex128))
+bool_ = _scalar_type(np.bool_)
+bool = bool_  # noqa: A001 — numpy 2's name
+int_, uint, float_, double, single = int64, uint64, float64, float64, float32
+complex_, cdouble, csingle, object_ = complex128, complex128, complex64, np.object_
 generic, flexible, character, complexfloating = (
     np.generic, np.flexible, np.character, np.complexfloating)
-result_type, can_cast, isdtype, iterable = np.result_type, np.can_cast, np.isdtype, np.iterable
+result_type, can_cast, iterable = np.result_type, np.can_cast, np.iterable
 get_printoptions, set_printoptions, printoptions = (
     np.get_printoptions, np.set_printoptions, np.printoptions)
 ComplexWarning = np.exceptions.ComplexWarning
@@ -354,24 +356,11 @@ pi, e, inf, nan, euler_gamma = np.pi, np.e, np.inf, np.nan, np.euler_gamma
 newaxis = None
 
 
-def _returning_arrays(fn):
-    """`fn` whose plain numpy results come back as `Array`s (with `.at`)."""
-
-    @functools.wraps(fn)
-    def wrapped(*args, **kwargs):
-        return _as_array(fn(*args, **kwargs))
-
-    return wrapped
-
-
-# The functions of this namespace return Arrays when they run eagerly (see _array);
-# aliases (acos, arccos) stay one function.
-_wrapped: dict = {}
-for _name, _fn in list(globals().items()):
-    if callable(_fn) and getattr(_fn, "__module__", "").startswith(__name__ + "._") \
-            and not _name.startswith("_") and not isinstance(_fn, type):
-        globals()[_name] = _wrapped.setdefault(id(_fn), _returning_arrays(_fn))
-del _wrapped
+# The functions of this namespace return Arrays when they run eagerly (see _array).
+_return_arrays_from(globals(), [
+    _name for _name, _fn in globals().items()
+    if callable(_fn) and getattr(_fn, "__module__", "").startswith(__name__ + "._")
+    and not _name.startswith("_") and not isinstance(_fn, type)])
 ndarray = np.ndarray  # isinstance(x, jnp.ndarray) holds for Arrays and numpy's arrays
 
 __all__ = public_names(globals(), submodules=("linalg",))

@@ -1,30 +1,63 @@
-"""`x.at[idx].set(v)` — JAX's functional index update — on every array inert.numpy
-gives back, traced or not.
+"""`Array`: what inert gives back — immutable, with JAX's `x.at[idx].set(v)`.
 
-Traced values get `.at` from `_methods`. Eagerly, inert.numpy computes plain numpy
-values; so that code written against jax.numpy (`jnp.zeros(n).at[i].set(v)`) runs as
-it is, inert.numpy's functions return them as `Array`: a numpy array that also has
-`.at`. numpy's ufuncs (`+`, `*`, `np.sin`) keep the subclass; numpy functions that
-build new arrays (`np.concatenate`, `np.asarray`) and scalar results drop it. As JAX's
-arrays are immutable, in-place operators (`x += 1`) rebind the name to a new array
-instead of writing into one that other names may share.
+Every value the API returns (a transform's outputs, an eager `inert.numpy`,
+`inert.lax` or `inert.scipy` result) passes through `returned`, the one place that
+turns numpy results into `Array`s:
+
+* an `Array` is a read-only view (O(1): no copy), so a write raises
+  `ImmutableArrayError` pointing to `.at[]`, as JAX's arrays do; in-place operators
+  (`x += 1`) rebind the name to a new array instead of writing into one that other
+  names may share;
+* it never shares a buffer the user can still write: a result that is (a view of)
+  a plain numpy argument — `asarray(a)`, `reshape(a)`, `jit(lambda x: x)(a)` — is
+  copied, once, so a later `a[0] = 99` cannot change it. Fresh results and other
+  `Array`s (immutable already) are never copied;
+* a numpy scalar result (`sum(x)`) is a 0-d `Array`, as in JAX. A Python scalar
+  that an `inert.numpy` function computed from Python scalars only stays a Python
+  scalar: it is weakly typed (`x32 * sin(1.0)` stays float32), like JAX's weakly
+  typed arrays; the transforms' outputs are always `Array`s.
+
+Traced values get `.at` from `_methods`. numpy's own operations on `Array`s follow
+numpy's rules, so every numpy function works on them: ufuncs, operators and methods
+(`x + 1`, `np.sin(x)`, `x.sum()`) give `Array`s (with `.at`), writeable as numpy's
+results are (numpy's `np.var` writes into the arrays it has just made); functions
+that build new arrays (`np.concatenate`, `np.stack`) give plain numpy arrays, and so
+do `np.asarray(x)` (a read-only view) and `np.array(x)` (a writeable copy).
 """
 
 from __future__ import annotations
 
+import functools
+
 import attrs
 import numpy as np
 
-from ...core.trace import Tracer
+from ...core.errors import ImmutableArrayError
+from ...core.pytree import tree_flatten, tree_unflatten
+from ...core.trace import Tracer, user_source_info
 from ...primitives.indexing import gather_scatter as ix
 
 
 class Array(np.ndarray):
-    """A numpy array with JAX's `.at[...]` functional updates."""
+    """An immutable numpy array with JAX's `.at[...]` functional updates."""
 
     @property
     def at(self) -> IndexUpdateHelper:
         return IndexUpdateHelper(self)
+
+    def block_until_ready(self) -> Array:
+        """JAX's: wait for the value. inert computes values before returning them."""
+        return self
+
+    def __setitem__(self, index, value):
+        if not self.flags.writeable:  # inert's own (an array numpy made is numpy's)
+            raise _immutable_error("x[idx] = y", "x = x.at[idx].set(y)")
+        super().__setitem__(index, value)
+
+    def fill(self, value):
+        if not self.flags.writeable:
+            raise _immutable_error("x.fill(v)", "x = jnp.full_like(x, v)")
+        super().fill(value)
 
     # x op= y means x = x op y, as for JAX's immutable arrays
     __iadd__ = np.ndarray.__add__
@@ -40,15 +73,84 @@ class Array(np.ndarray):
     __ixor__ = np.ndarray.__xor__
 
 
-def as_array(x):
-    """`x` (or each element of a tuple or list of results) as an `Array` if it is a
-    plain numpy array; traced values and scalars unchanged."""
-    if type(x) is np.ndarray:
-        return x.view(Array)
-    if isinstance(x, tuple) and hasattr(x, "_fields"):  # a namedtuple (unique_counts)
-        return type(x)(*(as_array(v) for v in x))
-    if isinstance(x, (tuple, list)):
-        return type(x)(as_array(v) for v in x)
+def _immutable_error(write: str, instead: str) -> ImmutableArrayError:
+    return ImmutableArrayError(
+        f"inert arrays are immutable, as JAX's are: instead of `{write}`, use `{instead}` "
+        "(or np.array(x) for a writeable numpy copy)").with_source(user_source_info())
+
+
+_PYTHON_SCALARS = frozenset((bool, int, float, complex))
+
+
+def returned(out, inputs=()):
+    """`out` (a value or a pytree of them) as the user receives it: numpy arrays and
+    scalars as immutable `Array`s, copied if they share a writeable buffer with one of
+    `inputs` (the caller's arguments); tracers and Python scalars unchanged."""
+    if isinstance(out, np.ndarray):
+        return _immutable(out, _writeable_roots(inputs))
+    if out is None or type(out) in _PYTHON_SCALARS or isinstance(out, Tracer):
+        return out  # (np.float64 is a float subclass: not one of these)
+    if isinstance(out, np.generic):
+        return _immutable(out, ())
+    leaves, tree = tree_flatten(out)  # a tuple of arrays, or of ints (`shape`)
+    roots = _writeable_roots(inputs)
+    return tree_unflatten(tree, [v if v is None or type(v) in _PYTHON_SCALARS or
+                                 isinstance(v, Tracer) else _immutable(v, roots)
+                                 for v in leaves])
+
+
+def returned_leaves(leaves, inputs=()) -> list:
+    """`returned` of each of a flat list of values (a transform's outputs; None for
+    an input without a cotangent); Python scalars become 0-d `Array`s too."""
+    roots = _writeable_roots(inputs)
+    return [v if v is None or isinstance(v, Tracer) else _immutable(v, roots) for v in leaves]
+
+
+def returning_arrays(fn):
+    """`fn` (a namespace's function) whose results pass through `returned`."""
+
+    @functools.wraps(fn)
+    def wrapped(*args, **kwargs):
+        return returned(fn(*args, **kwargs), (*args, *kwargs.values()) if kwargs else args)
+
+    return wrapped
+
+
+def return_arrays_from(namespace: dict, names) -> None:
+    """Make the functions `names` of a namespace (a module's globals) return through
+    `returned`; aliases (`acos`, `arccos`) stay one function."""
+    wrapped: dict = {}
+    for name in names:
+        fn = namespace[name]
+        namespace[name] = wrapped.setdefault(id(fn), returning_arrays(fn))
+
+
+def _immutable(x, writeable_roots: set) -> Array:
+    if not isinstance(x, np.ndarray):
+        x = np.asarray(x)  # a scalar: a fresh 0-d array
+    elif writeable_roots and id(_root(x)) in writeable_roots:
+        x = np.array(x)
+    elif type(x) is Array and not x.flags.writeable:
+        return x
+    view = x.view(Array)
+    view.setflags(write=False)
+    return view
+
+
+def _writeable_roots(inputs) -> set[int]:
+    """The buffers among `inputs` that their owner can still write (by id): the bases
+    of their numpy arrays, except of read-only `Array`s (inert's own, never shared)."""
+    roots = set()
+    for v in inputs:
+        if isinstance(v, np.ndarray) and (type(v) is not Array or v.flags.writeable):
+            roots.add(id(_root(v)))
+    return roots
+
+
+def _root(x: np.ndarray) -> np.ndarray:
+    """The array that owns `x`'s memory (`x` itself, or the base of the view `x`)."""
+    while isinstance(x.base, np.ndarray):
+        x = x.base
     return x
 
 
@@ -60,16 +162,16 @@ class IndexUpdateRef:
     index: object
 
     def get(self):
-        return as_array(ix.getitem(self.array, self.index))
+        return returned(ix.getitem(self.array, self.index), (self.array,))
 
     def set(self, values):
-        return as_array(ix.index_update(self.array, self.index, values, "set"))
+        return returned(ix.index_update(self.array, self.index, values, "set"), (values,))
 
     def add(self, values):
-        return as_array(ix.index_update(self.array, self.index, values, "add"))
+        return returned(ix.index_update(self.array, self.index, values, "add"), (values,))
 
     def multiply(self, values):
-        return as_array(ix.index_update(self.array, self.index, values, "multiply"))
+        return returned(ix.index_update(self.array, self.index, values, "multiply"), (values,))
 
 
 @attrs.frozen

@@ -2,7 +2,8 @@
 
 They are installed on `core.trace.Tracer` from here because they call the user-facing
 numpy functions, which the core must not import. `x.at[idx].set(v)` is JAX's
-functional index update: traced arrays are immutable.
+functional index update: traced arrays are immutable. numpy's own functions on
+tracers dispatch to inert.numpy through `_dispatch`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from ...primitives.indexing import gather_scatter as ix
 from .. import numpy as inp
 from .. import ref as ref_api
 from ._array import IndexUpdateHelper
+from ._dispatch import array_function, array_ufunc
 
 
 def _swap(f):
@@ -83,6 +85,11 @@ _OPERATORS = {
     "__iter__": _iter,
 }
 
+_NUMPY_PROTOCOLS = {  # numpy's own functions on tracers (see _dispatch)
+    "__array_function__": array_function,
+    "__array_ufunc__": array_ufunc,
+}
+
 _METHODS = {
     "sum": inp.sum,
     "prod": inp.prod,
@@ -118,7 +125,7 @@ _PROPERTIES = {
     "at": IndexUpdateHelper,
 }
 
-for _name, _fn in {**_OPERATORS, **_METHODS}.items():
+for _name, _fn in {**_OPERATORS, **_NUMPY_PROTOCOLS, **_METHODS}.items():
     setattr(Tracer, _name, _fn)
 for _name, _fn in _PROPERTIES.items():
     setattr(Tracer, _name, property(_fn))

@@ -10,6 +10,7 @@ from ...core.avals import is_float
 from ...core.trace import get_aval
 from ...primitives import elementwise as ew
 from . import _reductions as nr
+from ._array import return_arrays_from
 from ._arrays import cast, normalize_axes, operand, shape_error
 from ._shape import squeeze
 
@@ -70,6 +71,7 @@ def _matrix_norm(x, ord, axes, keepdims: bool):  # noqa: A002
 __all__ = [
     "norm",
 ]
+return_arrays_from(globals(), __all__)
 
 
 def __dir__():

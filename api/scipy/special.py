@@ -74,6 +74,7 @@ from ...primitives.special import (
 from ...primitives.special import igamma as gammainc
 from ...primitives.special import igammac as gammaincc
 from .. import numpy as inp
+from ..numpy._array import return_arrays_from
 
 psi = digamma
 expit = ew.logistic
@@ -159,6 +160,7 @@ __all__ = [
     "multigammaln", "ndtr", "ndtri", "poch", "polygamma", "psi", "rel_entr", "rgamma", "sinc",
     "softmax", "spence", "xlog1py", "xlogy", "y0", "y1", "yn", "yv", "zeta",
 ]
+return_arrays_from(globals(), __all__)
 
 
 def __dir__():

@@ -68,7 +68,8 @@ def ufunc_abstract_eval(ufunc: np.ufunc, name: str | None = None):
         except TypeError:
             raise DTypeError(f"{name}: not defined for operand dtypes "
                              f"{', '.join(a.dtype.name for a in avals)}") from None
-        return ShapedArray(shape, dtype, all(a.weak_type for a in avals))
+        # a comparison of Python scalars is a bool, never weak (nor is Python's bool)
+        return ShapedArray(shape, dtype, dtype != np.bool_ and all(a.weak_type for a in avals))
 
     return abstract_eval
 

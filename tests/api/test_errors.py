@@ -128,7 +128,8 @@ def test_transforms_from_several_threads(rng):
 def test_converting_an_active_value_to_a_number_is_refused():
     import math
 
-    for f, x in [(lambda x: np.dot(x, x), np.array([1.0, 2.0])), (lambda x: float(x) * x, 3.0),
+    # (numpy's own functions on tracers run inert.numpy's: see tests/api/numpy/test_dispatch.py)
+    for f, x in [(lambda x: np.asarray(x) @ x, np.array([1.0, 2.0])), (lambda x: float(x) * x, 3.0),
                  (lambda x: math.sin(x), 1.0)]:
         with pytest.raises(ConcretizationError, match="lose its derivative"):
             inert.grad(f)(x)

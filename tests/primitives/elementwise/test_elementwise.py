@@ -485,7 +485,11 @@ def test_bad_operands(fn, args, error, words, staged):
 
 
 def test_logic_on_weakly_typed_booleans():
-    """Comparisons of Python scalars give weak booleans; combining them must type-check
-    (numpy's type resolution takes no Python `bool`)."""
+    """A weakly typed boolean combines with another (numpy's type resolution takes no
+    Python `bool`); the result is a plain boolean: booleans are never weak, as in JAX
+    (so a comparison of Python scalars gives a plain boolean too)."""
     weak = ShapedArray((), np.dtype(np.bool_), True)
-    assert abstract_eval(elementwise_piecewise.and_p, [weak, weak], {}) == [weak]
+    strong = ShapedArray((), np.dtype(np.bool_))
+    assert abstract_eval(elementwise_piecewise.and_p, [weak, weak], {}) == [strong]
+    weak_float = ShapedArray((), np.dtype(np.float64), True)
+    assert abstract_eval(elementwise_piecewise.gt_p, [weak_float, weak_float], {}) == [strong]

@@ -1,0 +1,33 @@
+"""The higher-order functions users call directly — `checkpoint`, `custom_jvp`,
+`custom_vjp` — as `primitives.control` defines them, with their eager results
+immutable `Array`s, like every value inert returns (see `api.numpy._array`)."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from ..primitives.control import checkpoint as _checkpoint
+from ..primitives.control import custom_derivatives as _custom
+from .numpy._array import returned, returning_arrays
+
+
+def checkpoint(fun: Callable) -> Callable:
+    """`fun`, whose intermediates the backward pass recomputes instead of keeping."""
+    return returning_arrays(_checkpoint.checkpoint(fun))
+
+
+remat = checkpoint
+
+
+class custom_jvp(_custom.custom_jvp):  # noqa: N801 — JAX's name
+    __doc__ = _custom.custom_jvp.__doc__
+
+    def __call__(self, *args):
+        return returned(super().__call__(*args), args)
+
+
+class custom_vjp(_custom.custom_vjp):  # noqa: N801 — JAX's name
+    __doc__ = _custom.custom_vjp.__doc__
+
+    def __call__(self, *args):
+        return returned(super().__call__(*args), args)
