@@ -9,6 +9,7 @@ import numpy as np
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.trace import get_aval
 from . import numpy as jnp
+from .numpy._array import returned, returning_arrays
 from .numpy._arrays import shape_error
 
 
@@ -34,7 +35,7 @@ def ravel_pytree(pytree):
                  zip(ends, sizes, avals)]
         return tree_unflatten(treedef, [jnp.astype(p, a.dtype) for p, a in zip(parts, avals)])
 
-    return flat, unravel
+    return returned(flat, leaves), returning_arrays(unravel)
 
 
 __all__ = ["ravel_pytree"]

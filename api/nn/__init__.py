@@ -16,6 +16,7 @@ import numpy as np
 
 from ...primitives import elementwise as ew
 from .. import numpy as jnp
+from ..numpy._array import return_arrays_from
 from ..numpy._arrays import shape_error
 from ..scipy import special as _special
 from . import initializers
@@ -168,6 +169,8 @@ __all__ = [
     "one_hot", "relu", "relu6", "selu", "sigmoid", "silu", "soft_sign", "softmax", "softplus",
     "squareplus", "standardize", "swish",
 ]
+
+return_arrays_from(globals(), [n for n in __all__ if n != "initializers"])
 
 
 def __dir__():

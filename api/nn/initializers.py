@@ -14,6 +14,7 @@ import math
 
 from .. import numpy as jnp
 from .. import random
+from ..numpy._array import return_arrays_from, returning_arrays
 from ..numpy._arrays import shape_error
 
 _TRUNCATED_STD = 0.87962566103423978  # std of a standard normal truncated to (-2, 2)
@@ -34,14 +35,14 @@ def constant(value, dtype=float):
         del key
         return jnp.full(shape, value, dtype)
 
-    return init
+    return returning_arrays(init)
 
 
 def normal(stddev=1e-2, dtype=float):
     def init(key, shape, dtype=dtype):
         return random.normal(key, shape, dtype) * stddev
 
-    return init
+    return returning_arrays(init)
 
 
 def uniform(scale=1e-2, dtype=float):
@@ -49,7 +50,7 @@ def uniform(scale=1e-2, dtype=float):
     def init(key, shape, dtype=dtype):
         return random.uniform(key, shape, dtype, maxval=scale)
 
-    return init
+    return returning_arrays(init)
 
 
 def _fans(shape, in_axis, out_axis, batch_axis) -> tuple[float, float]:
@@ -84,7 +85,7 @@ def variance_scaling(scale, mode: str, distribution: str, in_axis=-2, out_axis=-
         bound = math.sqrt(3 * variance)
         return random.uniform(key, shape, dtype, minval=-bound, maxval=bound)
 
-    return init
+    return returning_arrays(init)
 
 
 def _scheme(scale, mode, distribution, doc):
@@ -109,6 +110,8 @@ __all__ = [
     "kaiming_normal", "kaiming_uniform", "lecun_normal", "lecun_uniform", "normal", "ones",
     "uniform", "variance_scaling", "xavier_normal", "xavier_uniform", "zeros",
 ]
+
+return_arrays_from(globals(), ["zeros", "ones"])
 
 
 def __dir__():

@@ -18,6 +18,7 @@ by implicit reparameterisation (`primitives/random/distributions.py`); `beta` an
 
 from __future__ import annotations
 
+from ..numpy._array import return_arrays_from
 from ._choices import (  # noqa: F401
     categorical,
     choice,
@@ -75,6 +76,8 @@ __all__ = [
     "permutation", "poisson", "rademacher", "randint", "rayleigh", "split", "t", "triangular",
     "truncated_normal", "uniform", "wald", "weibull_min", "wrap_key_data",
 ]
+
+return_arrays_from(globals(), __all__)  # immutable `Array`s, like every value inert returns
 
 
 def __dir__():

@@ -345,3 +345,10 @@ def test_multinomial_counts_add_up_with_binomial_marginals():
         assert discrete_pvalue(m[:, i], lambda v, i=i: st.binom.pmf(v, 20, p[i])) > P_MIN
     batched = jr.multinomial(KEY, np.array([5.0, 9.0]), np.tile(p, (2, 1)))
     np.testing.assert_array_equal(batched.sum(-1), [5, 9])
+
+
+def test_results_are_immutable_arrays_like_every_value_inert_returns():
+    words = np.array([1, 2], np.uint32)
+    for out in (jr.key_data(words), jr.normal(KEY, (2,)), jr.split(KEY)):
+        assert isinstance(out, jnp.ndarray) and not out.flags.writeable
+    assert not np.shares_memory(jr.wrap_key_data(words), words)
