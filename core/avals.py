@@ -10,6 +10,7 @@ from __future__ import annotations
 import attrs
 import numpy as np
 
+from .backends import backend_aval_parts
 from .errors import DTypeError
 
 # JAX's dtype of tangents of integer and boolean values: zero bytes per element.
@@ -132,8 +133,7 @@ def concrete_aval(x) -> ShapedArray:
         return aval
     if type(x) in (ShapedArray, AbstractRef):  # what a returned function keeps of a value
         return x
-    raise TypeError(f"{type(x).__name__} {x!r:.60} is not a valid inert value: "
-                    "use numpy arrays, numpy scalars or Python numbers")
+    return ShapedArray(*backend_aval_parts(x))  # a Dask, CuPy, ... array: metadata only
 
 
 def promotion_operand(aval: ShapedArray):

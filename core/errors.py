@@ -64,3 +64,8 @@ class ActivityError(InertError, TypeError):
 
 class NaNError(InertError, FloatingPointError):
     """A primitive produced a NaN while `inert.config.jax_debug_nans` is on."""
+
+
+class BackendError(InertError, TypeError):
+    """A primitive has no implementation for an array library (Dask, CuPy, an Array-API
+    library), its operands mix libraries, or its impl left the operands' library."""

@@ -24,6 +24,7 @@ import attrs
 import numpy as np
 
 from .avals import AbstractRef, ShapedArray, concrete_aval
+from .backends import PLAIN_TYPES, eval_on_backend, is_backend_array
 from .config import config
 from .errors import (
     ConcretizationError,
@@ -324,9 +325,15 @@ class EvalTrace(Trace):
 
 
 def eval_primitive(prim: Primitive, values, params, source: SourceInfo | None = None):
-    """Run the impl; if numpy fails, let abstract evaluation explain why."""
+    """Run the impl (through a backend's namespace when an operand is a Dask, CuPy, ...
+    array); if numpy fails, let abstract evaluation explain why."""
     try:
-        out = impl_rules[prim](*values, **params)
+        for v in values:
+            if type(v) not in PLAIN_TYPES and is_backend_array(v):
+                out = eval_on_backend(prim, impl_rules[prim], values, params)
+                break
+        else:
+            out = impl_rules[prim](*values, **params)
     except InertError as e:
         raise e.with_source(source or user_source_info()) from None
     except Exception as numpy_error:

@@ -17,6 +17,7 @@ import functools
 import weakref
 from typing import Callable, NamedTuple
 
+from ..core.backends import is_backend_array
 from ..core.config import config
 from ..core.ir import Jaxpr, Literal, Var
 from ..core.trace import (
@@ -137,7 +138,11 @@ def compile_steps(jaxpr: Jaxpr, steps: list[Step]) -> Callable:
 def _run(generated: Callable, jaxpr: Jaxpr, consts, args) -> list:
     """Run the generated code; on an error, or a NaN in the outputs while
     `jax_debug_nans` is on, re-run the jaxpr one equation at a time, which raises the
-    error naming the primitive and the user's line."""
+    error naming the primitive and the user's line. Another library's arrays (Dask,
+    CuPy, ...) are interpreted: the generated code calls the numpy impls directly,
+    and building a backend's graph costs far more than the interpretation."""
+    if any(map(is_backend_array, args)) or any(map(is_backend_array, consts)):
+        return eval_jaxpr(jaxpr, consts, args)
     try:
         outs = quietly(generated, *consts, *args)
     except Exception:

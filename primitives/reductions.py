@@ -17,6 +17,7 @@ import math
 import numpy as np
 
 from ..core.avals import ShapedArray
+from ..core.backends import array_api_impls, as_array
 from ..core.errors import DTypeError, ShapeError
 from ..core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ..interpreters.ad import defjvp, defjvp_zero, deflinear
@@ -78,6 +79,12 @@ def def_extremum(name: str, np_fn, beats: str) -> Primitive:
     when fused; NaN wins, as in numpy."""
     prim = Primitive(name)
     impl_rules[prim] = lambda x, *, axes: np_fn(x, axis=axes)
+    def extremum_array_api(xp, x, *, axes):
+        if x.dtype == xp.bool:  # the standard's max and min take numbers only
+            return (xp.any if np_fn is np.max else xp.all)(x, axis=axes)
+        return getattr(xp, np_fn.__name__)(x, axis=axes)
+
+    array_api_impls[prim] = extremum_array_api
     deffused_reduction(
         prim, lambda acc, x: f"({x} if {x} {beats} {acc} or {x} != {x} else {acc})",
         lambda dtype: _extremum_identity(dtype, beats == "<"))
@@ -120,6 +127,7 @@ def reduce_prod(x, axes):
 
 
 impl_rules[reduce_prod_p] = lambda x, *, axes: np.prod(x, axis=axes)
+array_api_impls[reduce_prod_p] = lambda xp, x, *, axes: xp.prod(x, axis=axes)
 deffused_reduction(reduce_prod_p, lambda acc, x: f"{acc} * {x}", lambda dtype: 1)
 abstract_eval_rules[reduce_prod_p] = lambda x, *, axes: _reduced_aval(
     "reduce_prod", x, axes, _accumulator_dtype(np.cumprod, x.dtype))
@@ -258,7 +266,7 @@ def cumulative_impl(accumulate, abstract_eval):
     (checked first: numpy would scan a 0-d array as if it were 1-d)."""
 
     def impl(x, *, axis, reverse):
-        x = np.asarray(x)
+        x = as_array(x)
         if not reverse:
             return accumulate(x, axis=axis)
         return np.flip(accumulate(np.flip(x, axis), axis=axis), axis)

@@ -32,6 +32,7 @@ import functools
 import attrs
 import numpy as np
 
+from ...core.backends import is_backend_array
 from ...core.errors import ImmutableArrayError
 from ...core.pytree import tree_flatten, tree_unflatten
 from ...core.trace import Tracer, user_source_info
@@ -126,6 +127,8 @@ def return_arrays_from(namespace: dict, names) -> None:
 
 
 def _immutable(x, writeable_roots: set) -> Array:
+    if is_backend_array(x):  # a Dask, CuPy, ... array stays its library's (np.asarray
+        return x             # would compute a dask graph)
     if not isinstance(x, np.ndarray):
         x = np.asarray(x)  # a scalar: a fresh 0-d array
     elif writeable_roots and id(_root(x)) in writeable_roots:

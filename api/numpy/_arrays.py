@@ -15,6 +15,7 @@ import operator
 import numpy as np
 
 from ...core.avals import float0, is_python_scalar, result_dtype
+from ...core.backends import is_backend_array
 from ...core.errors import DTypeError, ShapeError
 from ...core.trace import Tracer, get_aval, user_source_info
 from ...primitives import elementwise as ew
@@ -36,7 +37,7 @@ def operand(x):
     scalars as they are (scalars stay weakly typed), sequences as arrays."""
     if isinstance(x, (Tracer, np.ndarray, np.generic)) or is_python_scalar(x):
         return x
-    return asarray(x)
+    return asarray(x)  # a Dask, CuPy, ... array stays its library's (see `asarray`)
 
 
 def asarray(a, dtype=None):
@@ -45,6 +46,8 @@ def asarray(a, dtype=None):
         return a if dtype is None else st.convert_element_type(a, dtype)
     if isinstance(a, (list, tuple)) and _holds_tracer(a):
         return asarray(stack([asarray(x) for x in a]), dtype)
+    if is_backend_array(a):  # np.asarray would compute a dask array
+        return a if dtype is None else st.convert_element_type(a, dtype)
     return _numeric(np.asarray(a, dtype), "asarray")
 
 
@@ -72,7 +75,7 @@ def _holds_tracer(seq) -> bool:
 def cast(x, dtype):
     """`x` converted to `dtype`: a primitive for traced values, numpy for the rest (a
     scalar stays a numpy scalar, so that a jaxpr shows it as a literal)."""
-    if isinstance(x, Tracer):
+    if isinstance(x, Tracer) or is_backend_array(x):
         return st.convert_element_type(x, dtype)
     return np.asarray(x, dtype)[()]
 

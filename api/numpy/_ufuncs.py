@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from ...core.avals import is_float
+from ...core.backends import is_backend_array
 from ...core.errors import DTypeError
 from ...core.trace import Tracer, get_aval
 from ...primitives import elementwise as ew
@@ -203,7 +204,7 @@ def clip(a, a_min=None, a_max=None, *, min=None, max=None):  # noqa: A002 — nu
 def _as_bool(x):
     """`x != 0`, unless `x` is boolean already; numpy converts plain values."""
     x = operand(x)
-    if not isinstance(x, Tracer):
+    if not isinstance(x, Tracer) and not is_backend_array(x):
         return np.asarray(x, np.bool_)
     return x if get_aval(x).dtype == np.bool_ else ew.ne(x, 0)
 

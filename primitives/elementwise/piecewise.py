@@ -17,6 +17,7 @@ import numpy as np
 
 from ...core.activity import Zero
 from ...core.avals import ShapedArray, is_float, result_dtype
+from ...core.backends import array_api_impls, to_backend
 from ...core.errors import DTypeError, ShapeError
 from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ...interpreters.ad import defjvp_zero, jvp_rules
@@ -223,6 +224,18 @@ def select_n_impl(which, *cases):
 impl_rules[select_n_p] = select_n_impl
 
 
+def select_n_array_api(xp, which, *cases):
+    """select_n on an Array-API namespace: `where`, once per case after the first."""
+    avals = [get_aval(c) for c in cases]
+    _check_which(get_aval(which).dtype, len(cases))
+    dtype = result_dtype(*avals)
+    out = to_backend(xp, cases[0], dtype)
+    for i, case in enumerate(cases[1:], 1):
+        out = xp.where(which if len(cases) == 2 else which == i, to_backend(xp, case, dtype), out)
+    return out
+
+
+array_api_impls[select_n_p] = select_n_array_api
 def select_n_fused(which, *cases):
     """Nested conditionals: `cases[k]` where `which == k` (False/True for booleans)."""
     expr = cases[-1]

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from ...core.avals import ShapedArray, result_dtype
+from ...core.backends import array_api_impls, to_backend
 from ...core.errors import ShapeError
 from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ...interpreters.ad import defjvp
@@ -71,6 +72,28 @@ def dot_general_impl(x, y, *, dimension_numbers, preferred_element_type):
 
 
 impl_rules[dot_general_p] = dot_general_impl
+
+
+def dot_general_array_api(xp, x, y, *, dimension_numbers, preferred_element_type):
+    """The same contraction on an Array-API namespace: `tensordot` without batch
+    dimensions (dask's blocked matmul, summing over chunks by a tree reduction), else
+    one batched `matmul` of the (batch, free, contracting) layouts."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    dtype = preferred_element_type or result_dtype(get_aval(x), get_aval(y))
+    x, y = to_backend(xp, x, dtype), to_backend(xp, y, dtype)
+    if not lb:
+        return xp.tensordot(x, y, axes=(lc, rc))
+    lf, rf = free_dims(x.ndim, lc, lb), free_dims(y.ndim, rc, rb)
+    batch = [x.shape[d] for d in lb]
+    out_shape = (*batch, *(x.shape[d] for d in lf), *(y.shape[d] for d in rf))
+    m, k, n = (math.prod(x.shape[d] for d in lf), math.prod(x.shape[d] for d in lc),
+               math.prod(y.shape[d] for d in rf))
+    x_mat = xp.reshape(xp.permute_dims(x, (*lb, *lf, *lc)), (math.prod(batch), m, k))
+    y_mat = xp.reshape(xp.permute_dims(y, (*rb, *rc, *rf)), (math.prod(batch), k, n))
+    return xp.reshape(xp.matmul(x_mat, y_mat), out_shape)
+
+
+array_api_impls[dot_general_p] = dot_general_array_api
 
 
 def dot_general_abstract_eval(x, y, *, dimension_numbers, preferred_element_type):

@@ -14,6 +14,7 @@ import numpy as np
 
 from ...core.activity import Zero
 from ...core.avals import ShapedArray, result_dtype
+from ...core.backends import array_api_impls, as_array, to_backend
 from ...core.errors import DTypeError, ShapeError
 from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ...interpreters.ad import add_tangents, deflinear, instantiate_zeros, jvp_rules
@@ -50,6 +51,8 @@ def concatenate(operands, dimension):
 
 # casting="no": numpy would promote operands of different dtypes
 impl_rules[concatenate_p] = lambda *xs, dimension: np.concatenate(xs, dimension, casting="no")
+array_api_impls[concatenate_p] = lambda xp, *xs, dimension: xp.concat(
+    [to_backend(xp, x, get_aval(x).dtype) for x in xs], axis=dimension)
 
 
 def concatenate_abstract_eval(*xs, dimension):
@@ -302,11 +305,12 @@ def slice_abstract_eval(x, *, start_indices, limit_indices, strides):
 
 
 def slice_impl(x, *, start_indices, limit_indices, strides):
-    return np.asarray(x)[tuple(builtins.slice(a, b, s) for a, b, s in
-                               zip(start_indices, limit_indices, strides))]
+    return as_array(x)[tuple(builtins.slice(a, b, s) for a, b, s in
+                             zip(start_indices, limit_indices, strides))]
 
 
 impl_rules[slice_p] = checked_impl(slice_impl, slice_abstract_eval)
+array_api_impls[slice_p] = lambda xp, x, **params: slice_impl(x, **params)
 deffused_gather(slice_p, lambda i, shape, out_shape, /, *, start_indices, strides, **_: (
     [f"{start} + {v} * {stride}" for v, start, stride in
      zip(i, start_indices, strides or (1,) * len(shape))], None))

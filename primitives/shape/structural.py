@@ -14,6 +14,7 @@ import numpy as np
 
 from ...core.activity import Zero
 from ...core.avals import ShapedArray, is_float, tangent_aval
+from ...core.backends import array_api_impls, backend_dtype
 from ...core.errors import ShapeError
 from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules, user_source_info
 from ...interpreters.ad import (
@@ -86,6 +87,16 @@ def broadcast_in_dim_impl(x, *, shape, broadcast_dimensions):
     return np.broadcast_to(np.reshape(x, expanded), shape)
 
 
+def broadcast_in_dim_array_api(xp, x, *, shape, broadcast_dimensions):
+    expanded = [1] * len(shape)
+    for axis, dim in zip(broadcast_dimensions, x.shape):
+        expanded[axis] = dim
+    return xp.broadcast_to(xp.reshape(x, tuple(expanded)), shape)
+
+
+array_api_impls[broadcast_in_dim_p] = broadcast_in_dim_array_api
+
+
 def broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions):
     fits = len(broadcast_dimensions) == x.ndim and all(
         0 <= d < len(shape) and x.shape[i] in (1, shape[d])
@@ -141,6 +152,7 @@ def reshape(x, new_sizes):
 
 
 impl_rules[reshape_p] = lambda x, *, new_sizes: np.reshape(x, new_sizes)
+array_api_impls[reshape_p] = lambda xp, x, *, new_sizes: xp.reshape(x, new_sizes)
 
 
 def reshape_abstract_eval(x, *, new_sizes):
@@ -175,6 +187,15 @@ impl_rules[reduce_sum_p] = lambda x, *, axes: np.sum(x, axis=axes)
 deffused_reduction(reduce_sum_p, lambda acc, x: f"{acc} + {x}", lambda dtype: 0)
 
 
+def reduce_sum_array_api(xp, x, *, axes):
+    if x.dtype == xp.bool:  # the standard sums numbers only; numpy counts booleans
+        x = xp.astype(x, xp.int64)
+    return xp.sum(x, axis=axes)
+
+
+array_api_impls[reduce_sum_p] = reduce_sum_array_api
+
+
 def reduce_sum_abstract_eval(x, *, axes):
     check_axes("reduce_sum", axes, x)
     shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
@@ -207,6 +228,8 @@ def convert_element_type(x, new_dtype):
 
 
 impl_rules[convert_element_type_p] = lambda x, *, new_dtype: np.asarray(x).astype(new_dtype)
+array_api_impls[convert_element_type_p] = lambda xp, x, *, new_dtype: xp.astype(
+    x, backend_dtype(xp, new_dtype))
 deffused(convert_element_type_p,  # the cast to the result's dtype is the conversion
          lambda x, *, new_dtype: f"{x} != 0" if new_dtype == np.bool_ else x,
          operand_dtypes=lambda eqn: [None])
@@ -242,6 +265,7 @@ def transpose(x, permutation):
 
 
 impl_rules[transpose_p] = lambda x, *, permutation: np.transpose(x, permutation)
+array_api_impls[transpose_p] = lambda xp, x, *, permutation: xp.permute_dims(x, permutation)
 deffused_gather(transpose_p, lambda i, shape, out_shape, /, *, permutation: (
     [i[permutation.index(d)] for d in range(len(shape))], None))
 
@@ -277,6 +301,7 @@ def squeeze(x, dimensions):
 
 
 impl_rules[squeeze_p] = lambda x, *, dimensions: np.squeeze(x, dimensions)
+array_api_impls[squeeze_p] = lambda xp, x, *, dimensions: xp.squeeze(x, dimensions)
 
 
 def _with_zeros_at(indices: list[str], dimensions, rank: int) -> list[str]:
@@ -318,6 +343,15 @@ deffused_gather(expand_dims_p, lambda i, shape, out_shape, /, *, dimensions: (
     [v for d, v in enumerate(i) if d not in dimensions], None))
 
 
+def expand_dims_array_api(xp, x, *, dimensions):
+    for d in sorted(dimensions):  # the standard's expand_dims takes one axis
+        x = xp.expand_dims(x, axis=d)
+    return x
+
+
+array_api_impls[expand_dims_p] = expand_dims_array_api
+
+
 def expand_dims_abstract_eval(x, *, dimensions):
     ndim = x.ndim + len(dimensions)
     if any(not 0 <= d < ndim for d in dimensions) or len(set(dimensions)) != len(dimensions):
@@ -355,6 +389,7 @@ def rev(x, dimensions):
 
 
 impl_rules[rev_p] = lambda x, *, dimensions: np.flip(x, dimensions)
+array_api_impls[rev_p] = lambda xp, x, *, dimensions: xp.flip(x, axis=dimensions)
 deffused_gather(rev_p, lambda i, shape, out_shape, /, *, dimensions: (
     [f"{n - 1} - {v}" if d in dimensions else v for d, (n, v) in enumerate(zip(shape, i))],
     None))
