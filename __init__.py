@@ -1,9 +1,10 @@
 """inert: JAX-style program transformations for numpy, with activity analysis.
 
-This module only re-exports. `inert.numpy`, `inert.lax`, `inert.scipy` (special, stats,
-integrate), `inert.experimental.ode` and `inert.tree_util` live under `api/` and are
-registered here under those names, the way the standard library provides `os.path`: a
-folder named `numpy` at the repository root would shadow the real numpy.
+This module only re-exports. `inert.numpy(.linalg)`, `inert.lax(.linalg)`, `inert.scipy`
+(linalg, special, stats, integrate), `inert.experimental.ode` and `inert.tree_util` live
+under `api/` and are registered here under those names, the way the standard library
+provides `os.path`: a folder named `numpy` at the repository root would shadow the real
+numpy.
 """
 
 import sys as _sys
@@ -25,12 +26,14 @@ from .api import (
 from .api.control import checkpoint, custom_jvp, custom_vjp, remat
 from .api.experimental import ode as _experimental_ode
 from .api.jacobian import hessian, jacfwd, jacrev
+from .api.lax import linalg as _lax_linalg
 from .api.lax import stop_gradient
 from .api.numpy import _methods  # noqa: F401 — installs operators on tracers
 from .api.numpy import linalg as _numpy_linalg
 from .api.ref import empty_ref, freeze, new_ref
 from .api.residuals import activity_jaxpr, print_activity, print_saved_residuals, saved_residuals
 from .api.scipy import integrate as _scipy_integrate
+from .api.scipy import linalg as _scipy_linalg
 from .api.scipy import special as _scipy_special
 from .api.scipy import stats as _scipy_stats
 from .api.transforms import (
@@ -54,7 +57,9 @@ from .core.ir import ClosedJaxpr, Jaxpr
 from .interpreters.eval import eval_jaxpr
 
 for _name, _module in [("numpy", numpy), ("numpy.linalg", _numpy_linalg), ("lax", lax),
-                       ("scipy", scipy), ("scipy.special", _scipy_special),
+                       ("lax.linalg", _lax_linalg),
+                       ("scipy", scipy), ("scipy.linalg", _scipy_linalg),
+                       ("scipy.special", _scipy_special),
                        ("scipy.stats", _scipy_stats), ("scipy.integrate", _scipy_integrate),
                        ("experimental", experimental), ("experimental.ode", _experimental_ode),
                        ("tree_util", tree_util), ("errors", errors), ("ref", ref),

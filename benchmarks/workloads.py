@@ -12,9 +12,11 @@ from typing import Callable
 
 import attrs
 import numpy as np
+import scipy.linalg
 
 import inert
 import inert.numpy as inp
+import inert.scipy.linalg as isl
 from inert import lax
 
 F64 = 8
@@ -189,6 +191,72 @@ def w9_numpy(x):
     return (np.sum(t), aux), 1.0 - t * t
 
 
+# W10 -----------------------------------------------------------------------------
+def w10(x, A, b):  # noqa: N803 — the workload's names
+    return inp.sum((A @ x + b) ** 2)
+
+
+def w10_numpy(x, A, b):  # noqa: N803
+    r = A @ x + b
+    return np.sum(r * r), 2.0 * (A.T @ r)
+
+
+# W11 -----------------------------------------------------------------------------
+_LOG_2PI = float(np.log(2.0 * np.pi))
+
+
+def gp_nlml(lengthscale, variance, noise, x, y):
+    """The negative log marginal likelihood of a GP with a squared-exponential kernel:
+    0.5 yᵀ K⁻¹ y + log|L| + n/2 log 2π, with K = L Lᵀ."""
+    n = x.shape[0]
+    sq = (x[:, None] - x[None, :]) ** 2
+    k = variance * inp.exp(-0.5 * sq / lengthscale**2) + noise * inp.eye(n)
+    chol = isl.cholesky(k, lower=True)
+    z = isl.solve_triangular(chol, y, lower=True)
+    return 0.5 * (z @ z) + inp.sum(inp.log(inp.diagonal(chol))) + 0.5 * n * _LOG_2PI
+
+
+def gp_nlml_numpy(lengthscale, variance, noise, x, y):
+    """By hand (Rasmussen and Williams, 5.9): dNLML/dθ = -½ tr((ααᵀ - K⁻¹) ∂K/∂θ)."""
+    n = x.shape[0]
+    sq = (x[:, None] - x[None, :]) ** 2
+    e = np.exp(-0.5 * sq / lengthscale**2)
+    chol = np.linalg.cholesky(variance * e + noise * np.eye(n))
+    z = scipy.linalg.solve_triangular(chol, y, lower=True)
+    alpha = scipy.linalg.solve_triangular(chol, z, lower=True, trans=1)
+    value = 0.5 * (z @ z) + np.sum(np.log(np.diag(chol))) + 0.5 * n * _LOG_2PI
+    w = np.outer(alpha, alpha) - scipy.linalg.cho_solve((chol, True), np.eye(n))
+    we = w * e
+    grads = (-0.5 * variance / lengthscale**3 * np.sum(we * sq), -0.5 * np.sum(we),
+             -0.5 * np.trace(w))
+    return value, grads
+
+
+def gp_args(rng, n):
+    x = np.sort(rng.uniform(0.0, 10.0, n))
+    y = np.sin(x) + 0.1 * rng.standard_normal(n)
+    return np.float64(1.3), np.float64(0.9), np.float64(0.1), inert.Inactive(x), inert.Inactive(y)
+
+
+def gp_minimum(args):
+    """The kernel's exponential and its Cholesky factor (n² each), z = L⁻¹y and L's
+    diagonal (n each), x by reference (the squared distances are recomputed from it),
+    and the two scalars the kernel's derivative multiplies by."""
+    n = _size(_unwrap(args)[3])
+    return F64 * (2 * n * n + 3 * n + 2)
+
+
+# W12 -----------------------------------------------------------------------------
+def w12(w, A, y):  # noqa: N803
+    """The least-squares objective, whose minimiser `lstsq(A, y)` computes."""
+    return inp.sum((A @ w - y) ** 2)
+
+
+def w12_numpy(w, A, y):  # noqa: N803
+    r = A @ w - y
+    return np.sum(r * r), 2.0 * (A.T @ r)
+
+
 # W13, W14: refs (mutable buffers) filled element by element --------------------
 def naive_map_sin_cos_exp(x):
     """Mooncake's example: a buffer filled one slot per Python iteration."""
@@ -250,6 +318,8 @@ def workloads(scale: float = 1.0, seed: int = 0) -> list[Workload]:
     n_w9 = max(8, int(512 * np.sqrt(scale)))
     n_map = max(8, int(1000 * scale))
     steps, hidden = max(4, int(200 * scale)), max(4, int(128 * np.sqrt(scale)))
+    n_w10, n_w11 = max(8, int(1024 * np.sqrt(scale))), max(8, int(512 * np.sqrt(scale)))
+    m_w12, p_w12 = max(8, int(2048 * np.sqrt(scale))), max(4, int(512 * np.sqrt(scale)))
 
     def rnn(active_w: bool):
         W, h0, xs = rnn_args(rng, steps, hidden)
@@ -279,6 +349,18 @@ def workloads(scale: float = 1.0, seed: int = 0) -> list[Workload]:
         Workload("W9", "tanh loss with a matmul aux output", w9,
                  lambda: (rng.standard_normal((n_w9, n_w9)),),
                  lambda a: F64 * _size(a[0]), w9_numpy, has_aux=True),
+        Workload("W10", "sum((A@x+b)**2), A 1024x1024 inactive", w10,
+                 lambda: (rng.standard_normal(n_w10), inactive(rng.standard_normal(
+                     (n_w10, n_w10)) / np.sqrt(n_w10)), inactive(rng.standard_normal(n_w10))),
+                 lambda a: F64 * (_size(_unwrap(a)[1]) + _size(a[0])), w10_numpy),
+        Workload("W11", "GP log marginal likelihood, 512 points, Cholesky", gp_nlml,
+                 lambda: gp_args(rng, n_w11), gp_minimum, gp_nlml_numpy),
+        Workload("W12", "least squares sum((A@w-y)**2), A 2048x512 inactive", w12,
+                 lambda: (rng.standard_normal(p_w12), inactive(rng.standard_normal(
+                     (m_w12, p_w12))), inactive(rng.standard_normal(m_w12))),
+                 lambda a: F64 * (_size(_unwrap(a)[1]) + m_w12), w12_numpy),
+
+
         Workload("W13", "naive_map_sin_cos_exp: y[n] = sin(cos(exp(x[n]))), Python loop",
                  naive_map_sin_cos_exp, lambda: (rng.standard_normal(n_map),),
                  lambda a: F64 * 3 * _size(a[0]), naive_map_numpy),

@@ -9,6 +9,8 @@ appends where in the user's code the offending operation was written (see
 
 from __future__ import annotations
 
+import numpy as np
+
 
 class InertError(Exception):
     """Base class of every error inert raises on purpose."""
@@ -53,6 +55,10 @@ class NonDifferentiableError(InertError, TypeError):
 
 class EscapedTracerError(InertError, RuntimeError):
     """A tracer was used after the transformation that created it had finished."""
+
+
+class LinAlgError(InertError, np.linalg.LinAlgError):
+    """A matrix a decomposition or solve cannot handle (singular), as numpy raises."""
 
 
 class ActivityError(InertError, TypeError):

@@ -12,7 +12,8 @@ either a `LinearInput(aval)`, a value the program is linear in, or a known value
 nothing.
 
 Equations of a linear jaxpr that read no linear input (cheap values recomputed
-instead of saved) are evaluated first, forwards.
+instead of saved) are evaluated forwards, each just before the first transposed
+equation that needs it, and every known value is dropped after its last read.
 
 A cotangent may also be `Masked`: zero outside a mask, which is what `select_n`
 gives a case of the output's shape and dtype. It stays symbolic through transposes
@@ -103,43 +104,90 @@ def _backward_pass(jaxpr: Jaxpr, consts, known_args, linear_mask, cts_out) -> li
             linear_vars.add(var)
         else:
             env[var] = next(known)
-    linear_eqns = _forward_nonlinear(jaxpr, env, linear_vars)
-    dead_after = _dead_after_backward(linear_eqns, env)
+    events = _backward_schedule(jaxpr, env, linear_vars)
 
     ct_env: dict[Var, object] = {}
     for var, ct in zip(jaxpr.outvars, cts_out):
         if type(var) is Var and var in linear_vars and type(ct) is not Zero:
             _accumulate(ct_env, var, ct)
-    for eqn, dead in zip(reversed(linear_eqns), dead_after):
-        cts = [ct_env.pop(v, None) for v in eqn.outputs]
-        if any(ct is not None for ct in cts):
-            cts = [Zero(v.aval) if ct is None else ct for v, ct in zip(eqn.outputs, cts)]
-            operands = [LinearInput(a.aval) if a in linear_vars else _value(a, env)
-                        for a in eqn.inputs]
-            cts_in = at_source(eqn.source_info, _transpose_eqn, eqn, cts, operands)
-            for atom, ct in zip(eqn.inputs, cts_in):
-                if ct is not None and type(ct) is not Zero and atom in linear_vars:
-                    _accumulate(ct_env, atom, ct)
-            del cts, operands, cts_in  # not held while the next equations run
+    for eqn, is_linear_eqn, dead in events:
+        if not is_linear_eqn:
+            out = bind(eqn.primitive, [_value(a, env) for a in eqn.inputs], eqn.params,
+                       eqn.source_info)
+            env.update(zip(eqn.outputs, out if eqn.primitive.multiple_results else [out]))
+            del out
+        else:
+            _transpose_into(ct_env, eqn, env, linear_vars)
         for v in dead:
             del env[v]
     return [materialize(ct_env.pop(v, Zero(v.aval)))
             for v, lin in zip(jaxpr.invars, linear_mask) if lin]
 
 
-def _dead_after_backward(linear_eqns: list, env: dict) -> list[list[Var]]:
-    """For each linear equation in backward order, the known values no later one
-    reads: they are dropped there, as the forward pass drops each value after its
-    last use. Known values no linear equation reads are dropped at once."""
+def _transpose_into(ct_env: dict, eqn, env: dict, linear_vars: set) -> None:
+    """Transpose one linear equation: its output cotangents into its linear inputs'."""
+    cts = [ct_env.pop(v, None) for v in eqn.outputs]
+    if all(ct is None for ct in cts):
+        return
+    cts = [Zero(v.aval) if ct is None else ct for v, ct in zip(eqn.outputs, cts)]
+    operands = [LinearInput(a.aval) if a in linear_vars else _value(a, env)
+                for a in eqn.inputs]
+    cts_in = at_source(eqn.source_info, _transpose_eqn, eqn, cts, operands)
+    for atom, ct in zip(eqn.inputs, cts_in):
+        if ct is not None and type(ct) is not Zero and atom in linear_vars:
+            _accumulate(ct_env, atom, ct)
+
+
+def _backward_schedule(jaxpr: Jaxpr, env: dict, linear_vars: set) -> list:
+    """The backward pass's steps in order, `(eqn, is_linear, values dead after it)`: the
+    linear equations in reverse, each preceded by the equations that read no linear
+    value (known values recomputed from the residuals) that it needs first. So a
+    recomputed value is made just before its first use and dropped after its last,
+    as the forward pass does, instead of all of them living through the whole pass;
+    one that no linear equation needs is never made. Adds the linear equations'
+    outputs to `linear_vars`; drops from `env` the known values no step reads."""
+    recipes: dict[Var, object] = {}
+    linear_eqns = []
+    for eqn in jaxpr.eqns:
+        if eqn.primitive is zeros_p or any(type(a) is Var and a in linear_vars
+                                           for a in eqn.inputs):
+            linear_vars.update(eqn.outputs)
+            linear_eqns.append(eqn)
+        else:
+            recipes.update((v, eqn) for v in eqn.outputs)
+    steps, made = [], set()
+    for eqn in reversed(linear_eqns):
+        steps += [(e, False) for e in _recipes_needed(eqn.inputs, recipes, made)]
+        steps.append((eqn, True))
     last: dict[Var, int] = {}
-    for k, eqn in enumerate(reversed(linear_eqns)):
-        last.update((a, k) for a in eqn.inputs if type(a) is Var and a in env)
+    for t, (eqn, _) in enumerate(steps):
+        last.update((a, t) for a in eqn.inputs if type(a) is Var and a not in linear_vars)
+    dead: list[list[Var]] = [[] for _ in steps]
+    for t, (eqn, is_linear_eqn) in enumerate(steps):
+        if not is_linear_eqn:  # an output nothing reads dies at once
+            dead[t] += [v for v in eqn.outputs if v not in last]
+    for v, t in last.items():
+        dead[t].append(v)
     for v in [v for v in env if v not in last]:
         del env[v]
-    dead: list[list[Var]] = [[] for _ in linear_eqns]
-    for v, k in last.items():
-        dead[k].append(v)
-    return dead
+    return [(eqn, is_linear_eqn, d) for (eqn, is_linear_eqn), d in zip(steps, dead)]
+
+
+def _recipes_needed(atoms, recipes: dict, made: set) -> list:
+    """The equations not made yet that compute `atoms`, dependencies first."""
+    order, stack = [], [(a, False) for a in atoms if type(a) is Var]
+    while stack:
+        var, expanded = stack.pop()
+        eqn = recipes.get(var)
+        if eqn is None or (id(eqn) in made and not expanded):
+            continue
+        if expanded:
+            order.append(eqn)
+            continue
+        made.add(id(eqn))
+        stack.append((var, True))
+        stack += [(a, False) for a in eqn.inputs if type(a) is Var]
+    return order
 
 
 def _transpose_eqn(eqn, cts: list, operands: list) -> list:
@@ -173,21 +221,6 @@ def _accumulate(ct_env: dict, var: Var, ct) -> None:
         ct_env[var] = Masked(add_tangents(old.value, ct.value), ct.apply_mask)
     else:
         ct_env[var] = add_tangents(materialize(old), materialize(ct))
-
-
-def _forward_nonlinear(jaxpr: Jaxpr, env: dict, linear_vars: set) -> list:
-    """Evaluate equations that read no linear value; return the linear ones."""
-    linear_eqns = []
-    for eqn in jaxpr.eqns:
-        if eqn.primitive is zeros_p or any(type(a) is Var and a in linear_vars
-                                           for a in eqn.inputs):
-            linear_vars.update(eqn.outputs)
-            linear_eqns.append(eqn)
-            continue
-        out = bind(eqn.primitive, [_value(a, env) for a in eqn.inputs], eqn.params,
-                   eqn.source_info)
-        env.update(zip(eqn.outputs, out if eqn.primitive.multiple_results else [out]))
-    return linear_eqns
 
 
 def _value(atom, env: dict):

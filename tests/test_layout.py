@@ -87,7 +87,8 @@ def test_nothing_at_the_root_shadows_numpy_or_scipy():
 
 
 @pytest.mark.parametrize("namespace", [
-    inert.numpy, inert.numpy.linalg, inert.lax, inert.scipy, inert.scipy.special,
+    inert.numpy, inert.numpy.linalg, inert.lax, inert.lax.linalg, inert.scipy,
+    inert.scipy.linalg, inert.scipy.special,
     inert.scipy.stats, inert.scipy.integrate, inert.experimental, inert.experimental.ode,
     inert.tree_util, inert.ref, inert.random, inert.nn, inert.nn.initializers,
     inert.example_libraries, inert.example_libraries.optimizers, inert.tree,

@@ -10,6 +10,8 @@ with its arguments rearranged (`select`, `full`, `dot`, `broadcast`).
 
 from __future__ import annotations
 
+import types
+
 import numpy as np
 
 from ...core.trace import get_aval
@@ -102,6 +104,7 @@ from ...primitives.special import betainc as regularized_incomplete_beta
 from ...primitives.special import digamma, erf, erfc, erfinv, igamma, igammac, polygamma, zeta
 from ...primitives.special import gammaln as lgamma
 from ..numpy._array import return_arrays_from
+from . import linalg
 
 
 def select(pred, on_true, on_false):
@@ -147,7 +150,7 @@ __all__ = [
     "cummax", "cummin", "cumprod", "cumsum", "digamma", "div", "dot", "dot_general",
     "dynamic_slice", "dynamic_update_slice", "eq", "erf", "erfc", "erfinv", "exp", "exp2",
     "expand_dims", "expm1", "floor", "fori_loop", "full", "full_like", "ge", "gt", "igamma",
-    "igammac", "integer_pow", "iota", "is_finite", "le", "lgamma", "log", "log1p",
+    "igammac", "integer_pow", "iota", "is_finite", "le", "lgamma", "linalg", "log", "log1p",
     "logistic", "lt", "max", "min", "mul", "ne", "neg", "not_", "or_", "pad", "polygamma",
     "pow", "reduce_and", "reduce_max", "reduce_min", "reduce_or", "reduce_prod",
     "reduce_sum", "regularized_incomplete_beta", "rem", "reshape", "rev", "round", "rsqrt",
@@ -156,7 +159,8 @@ __all__ = [
     "while_loop", "xor", "zeta",
 ]
 # Eager results are immutable Arrays, as inert.numpy's are (see api/numpy/_array).
-return_arrays_from(globals(), [name for name in __all__ if not isinstance(globals()[name], type)])
+return_arrays_from(globals(), [name for name in __all__
+                               if not isinstance(globals()[name], (type, types.ModuleType))])
 
 
 def __dir__():

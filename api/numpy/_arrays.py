@@ -207,9 +207,12 @@ def ones_like(a, dtype=None, shape=None):
 
 
 def eye(N, M=None, k=0, dtype=None):  # noqa: N803 — numpy's names
-    """numpy.eye, from two iotas (staged inside a trace, like `full`)."""
-    shape = (N, N if M is None else M)
-    on_diagonal = ew.eq(ew.add(st.iota(np.int64, shape, 0), k), st.iota(np.int64, shape, 1))
+    """numpy.eye, from a column and a row of indices that broadcast (staged inside a
+    trace, like `full`): no n x n index arrays."""
+    rows, cols = N, N if M is None else M
+    row_index = st.iota(np.int64, (rows, 1), 0)
+    row_index = ew.add(row_index, k) if k else row_index
+    on_diagonal = ew.eq(row_index, st.iota(np.int64, (1, cols), 1))
     return cast(on_diagonal, np.float64 if dtype is None else dtype)
 
 

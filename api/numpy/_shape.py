@@ -14,6 +14,7 @@ import operator
 import numpy as np
 
 from ...core.trace import get_aval
+from ...primitives import elementwise as ew
 from ...primitives.indexing import gather_scatter as ix
 from ...primitives.shape import slicing as sl
 from ...primitives.shape import structural as st
@@ -351,13 +352,19 @@ def take_along_axis(arr, indices, axis):
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1):
-    """numpy.diagonal: the diagonal goes last, after the remaining axes."""
+    """numpy.diagonal: the diagonal goes last, after the remaining axes. The indices
+    are iotas, which the backward pass recomputes rather than keeps."""
     a = moveaxis(a, (axis1, axis2), (-2, -1))
     n, m = get_aval(a).shape[-2:]
     length = max(0, min(n + min(offset, 0), m - max(offset, 0)))
-    rows = np.arange(length) + max(-offset, 0)
-    cols = np.arange(length) + max(offset, 0)
+    rows, cols = (_counting(length, max(-offset, 0)), _counting(length, max(offset, 0)))
     return ix.getitem(a, (Ellipsis, rows, cols))
+
+
+def _counting(length: int, start: int):
+    """start, start + 1, ..., as an iota."""
+    values = st.iota(np.int64, (length,), 0)
+    return ew.add(values, start) if start else values
 
 
 def diag(v, k=0):

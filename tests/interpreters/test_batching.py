@@ -34,7 +34,9 @@ from inert.primitives.control.cond import cond, switch
 from inert.primitives.control.scan import scan
 from inert.primitives.control.while_loop import fori_loop, while_loop
 from inert.primitives.indexing import gather_scatter as ix
+from inert.primitives.linalg import cholesky as chol
 from inert.primitives.linalg import dot_general as la
+from inert.primitives.linalg import eigh, expm, lu, qr, svd
 from inert.primitives.random import distributions as rdist
 from inert.primitives.random import keys as rk
 from inert.primitives.shape import slicing as slc
@@ -69,6 +71,18 @@ def uniform(lo, hi, *shape):
 
 def nonzero(*shape):
     return lambda rng: rng.uniform(0.5, 2.0, shape) * rng.choice([-1.0, 1.0], shape)
+
+
+def spd(n):
+    """Symmetric positive definite n x n matrices (and their Cholesky factors)."""
+    def make(rng):
+        a = rng.standard_normal((n, n))
+        return a @ a.T + n * np.eye(n)
+    return make
+
+
+def lower_factor(n):
+    return lambda rng: np.linalg.cholesky(spd(n)(rng))
 
 
 def boolean(*shape):
@@ -247,6 +261,21 @@ CASES = [
     Case("dot_general", lambda x, y: la.dot_general(x, y, (((2,), (1,)), ((0,), (0,)))),
          (real(2, 3, 4), real(2, 4, 5))),
     Case("dot_general-matmul", lambda x, y: x @ y, (real(3, 4), real(4, 2))),
+    Case("cholesky", chol.cholesky, (spd(3),)),
+    Case("triangular_solve", lambda a, b: chol.triangular_solve(a, b, left_side=True, lower=True),
+         (lower_factor(3), real(3, 2))),
+    Case("triangular_solve-right", lambda a, b: chol.triangular_solve(
+        a, b, left_side=False, lower=True, transpose_a=True), (lower_factor(3), real(2, 3))),
+    Case("lu", lu.lu, (spd(3),)),
+    Case("lu_pivots_to_permutation", lambda p: lu.lu_pivots_to_permutation(p, 4),
+         (ints(0, 4, 3),)),
+    Case("solve", lu.solve, (spd(3), real(3, 2))),
+    Case("qr", qr.qr, (real(4, 3),)),
+    Case("eigh", lambda a: eigh.eigh(a)[1], (spd(3),)),
+    Case("eigvalsh", eigh.eigvalsh, (spd(3),)),
+    Case("svd", lambda a: svd.svd(a, compute_uv=False), (real(4, 3),)),
+    Case("expm", expm.expm, (real(3, 3),)),
+    Case("expm_frechet", expm.expm_frechet, (real(3, 3), real(3, 3))),
     Case("dynamic_slice", lambda x, i, j: ix.dynamic_slice(x, (i, j), (2, 3)),
          (real(4, 5), ints(-1, 5), ints(-1, 5))),
     Case("dynamic_update_slice", lambda x, u, i, j: ix.dynamic_update_slice(x, u, (i, j)),

@@ -16,6 +16,7 @@ LINEAR = {
     "gather", "mul", "neg", "pad", "reduce_sum", "reshape", "rev", "scan", "scatter",
     "scatter_add", "scatter_mul", "select_n", "slice", "squeeze", "sub", "transpose",
     "xlog1py", "xlogy", "zeros",
+    "expm_frechet", "solve", "triangular_solve",  # linear in their second operand
 }
 
 

@@ -31,13 +31,13 @@ from .continuous import (
 )
 from .discrete import bernoulli, betabinom, binom, geom, nbinom, poisson
 from .extreme import gumbel_l, gumbel_r
-from .multivariate import dirichlet, multinomial
+from .multivariate import dirichlet, multinomial, multivariate_normal
 
 __all__ = [
     "bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2", "dirichlet", "expon", "gamma",
     "gennorm", "geom", "gumbel_l", "gumbel_r", "laplace", "logistic", "lognorm", "mode",
-    "multinomial", "nbinom", "norm", "pareto", "poisson", "rankdata", "sem", "t", "truncnorm",
-    "uniform", "vonmises", "wrapcauchy",
+    "multinomial", "multivariate_normal", "nbinom", "norm", "pareto", "poisson", "rankdata",
+    "sem", "t", "truncnorm", "uniform", "vonmises", "wrapcauchy",
 ]
 
 DISTRIBUTIONS = tuple(name for name in __all__ if name not in ("mode", "rankdata", "sem"))

@@ -1,0 +1,224 @@
+"""`inert.scipy.linalg`: the scipy.linalg subset, on inert's linalg primitives.
+
+Names and signatures are scipy's (and jax.scipy.linalg's); `overwrite_*` and
+`check_finite` are accepted and ignored (inert never overwrites, and NaNs propagate
+as in JAX). Unlike `inert.numpy.linalg`, these read one triangle of a symmetric
+matrix, as LAPACK does (`lower`), instead of symmetrizing it.
+
+A factorisation is a value like any other: `cho_factor`/`lu_factor` of an inactive
+matrix runs once in the forward pass, and `cho_solve`/`lu_solve` keep only the
+factor for the backward pass (by reference if it is an input).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...core.trace import get_aval
+from ...primitives.linalg import cholesky as ch
+from ...primitives.linalg import eigh as eg
+from ...primitives.linalg import expm as ex
+from ...primitives.linalg import lu as lu_prims
+from ...primitives.linalg.matrices import mT, permutation_matrix, triu
+from ...primitives.shape import structural as st
+from ..numpy._array import return_arrays_from
+from ..numpy._arrays import cast, concatenate, operand, shape_error, zeros
+from ..numpy._dot import matmul
+from ..numpy.linalg import _linalg as nl
+
+__all__ = [
+    "block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eigh", "expm",
+    "expm_frechet", "inv", "lu", "lu_factor", "lu_solve", "qr", "solve", "solve_triangular",
+    "svd",
+]
+
+
+def _as_columns(name: str, factor, b):
+    """`b` as a stack of columns `(..., n, k)` fitting the matrix, and whether it was
+    one vector."""
+    b = nl.float_matrices(name, b, min_ndim=0)
+    n, shape = get_aval(factor).shape[-1], get_aval(b).shape
+    vector = len(shape) == get_aval(factor).ndim - 1
+    columns = st.reshape(b, (*shape, 1)) if vector else b
+    if get_aval(columns).shape[:-1] != get_aval(factor).shape[:-1]:
+        raise shape_error(f"{name}: b of shape {shape} does not fit a matrix of shape "
+                             f"{get_aval(factor).shape} (n = {n})")
+    return columns, vector
+
+
+def _restore(x, vector: bool):
+    return st.reshape(x, get_aval(x).shape[:-1]) if vector else x
+
+
+def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
+    """The Cholesky factor, upper (`a = Uᵀ U`, from the upper triangle) by default, as
+    scipy; NaNs if `a` is not positive definite, as in JAX."""
+    a = nl.float_matrices("cholesky", a)
+    return ch.cholesky(a) if lower else mT(ch.cholesky(mT(a)))
+
+
+def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
+    """`(c, lower)` for `cho_solve`; c is triangular (zeros in the other triangle)."""
+    return cholesky(a, lower=lower), lower
+
+
+def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
+    """`x` with `a x = b` from `cho_factor(a)`: two triangular solves with the factor."""
+    c, lower = c_and_lower
+    c = nl.float_matrices("cho_solve", c)
+    columns, vector = _as_columns("cho_solve", c, b)
+    # a = L Lᵀ: solve with L, then Lᵀ; a = Uᵀ U: with Uᵀ, then U (the same two solves)
+    y = ch.triangular_solve(c, columns, left_side=True, lower=lower, transpose_a=not lower)
+    x = ch.triangular_solve(c, y, left_side=True, lower=lower, transpose_a=lower)
+    return _restore(x, vector)
+
+
+def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
+                     debug=None, check_finite=True):
+    """`x` with `op(a) x = b` for the `lower` (else upper) triangle of `a`; `trans` 0
+    or 'N' (op(a) = a), 1, 'T', 2 or 'C' (op(a) = aᵀ: real matrices)."""
+    if trans not in (0, 1, 2, "N", "T", "C"):
+        raise ValueError(f"solve_triangular: invalid trans {trans!r}")
+    a = nl.float_matrices("solve_triangular", a)
+    columns, vector = _as_columns("solve_triangular", a, b)
+    x = ch.triangular_solve(a, columns, left_side=True, lower=lower,
+                            transpose_a=trans not in (0, "N"), unit_diagonal=unit_diagonal)
+    return _restore(x, vector)
+
+
+def lu(a, permute_l=False, overwrite_a=False, check_finite=True):
+    """`(p, l, u)` with `a = p @ l @ u` (`(p @ l, u)` if `permute_l`)."""
+    a = nl.float_matrices("lu", a)
+    factors, _, perm = lu_prims.lu(a)
+    p = mT(permutation_matrix(perm, get_aval(a).dtype))
+    lower = lu_prims.unit_lower(factors)
+    if permute_l:
+        return matmul(p, lower), triu(factors)
+    return p, lower, triu(factors)
+
+
+def lu_factor(a, overwrite_a=False, check_finite=True):
+    """`(lu, piv)`: L and U packed, and LAPACK's row swaps, as scipy."""
+    a = nl.float_matrices("lu_factor", a)
+    factors, pivots, _ = lu_prims.lu(a)
+    return factors, pivots
+
+
+def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
+    """`x` with `a x = b` (`aᵀ x = b` for trans 1 or 2) from `lu_factor(a)`."""
+    factors, piv = lu_and_piv
+    factors = nl.float_matrices("lu_solve", factors)
+    columns, vector = _as_columns("lu_solve", factors, b)
+    perm = lu_prims.lu_pivots_to_permutation(piv, get_aval(factors).shape[-1])
+    return _restore(lu_prims.lu_solve(factors, perm, columns, trans=int(trans in (1, 2))),
+                    vector)
+
+
+_GENERAL = ("gen", "general", "sym", "symmetric", "her", "hermitian")
+_POSITIVE = ("pos", "positive definite")
+
+
+def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, debug=None,
+          check_finite=True, assume_a="gen", transposed=False):
+    """`x` with `a x = b` (`aᵀ x = b` if `transposed`): by LU for a general or
+    symmetric matrix, by Cholesky for `assume_a='pos'` (from its `lower` triangle,
+    else the upper one)."""
+    a = nl.float_matrices("solve", a)
+    if transposed:
+        a = mT(a)
+    if assume_a in _POSITIVE:
+        return cho_solve(cho_factor(a, lower=lower), b)
+    if assume_a not in _GENERAL:
+        raise NotImplementedError(f"solve: assume_a={assume_a!r} is not supported "
+                                  "('gen', 'sym', 'her' and 'pos' are)")
+    columns, vector = _as_columns("solve", a, b)
+    return _restore(nl.solve(a, columns), vector)
+
+
+def inv(a, overwrite_a=False, check_finite=True):
+    return nl.inv(a)
+
+
+def det(a, overwrite_a=False, check_finite=True):
+    return nl.det(a)
+
+
+def eigh(a, b=None, lower=True, eigvals_only=False, overwrite_a=False, overwrite_b=False,
+         type=1, check_finite=True, subset_by_index=None, subset_by_value=None,  # noqa: A002
+         driver=None):
+    """`(w, v)` (or `w` alone) of a symmetric matrix, from its `lower` triangle (else
+    the upper one). The eigenvalues alone have a derivative free of gap divisions."""
+    if b is not None or subset_by_index is not None or subset_by_value is not None:
+        raise NotImplementedError("eigh: generalized and subset problems are not supported")
+    a = nl.float_matrices("eigh", a)
+    if eigvals_only:
+        return eg.eigvalsh(a, lower=lower)
+    v, w = eg.eigh(a, lower=lower)
+    return w, v
+
+
+def svd(a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=True,
+        lapack_driver="gesdd"):
+    """`(U, s, Vh)`, or `s` alone without `compute_uv`."""
+    out = nl.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
+    return tuple(out) if compute_uv else out
+
+
+def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_finite=True):
+    """`(Q, R)` for mode 'full' (complete) or 'economic' (reduced); `(R,)` for 'r',
+    the complete R: the reduced one and rows of zeros, so differentiable."""
+    if pivoting or mode not in ("full", "economic", "r"):
+        raise NotImplementedError(f"qr: mode={mode!r}, pivoting={pivoting} is not supported")
+    if mode != "r":
+        return tuple(nl.qr(a, mode="complete" if mode == "full" else "reduced"))
+    r = nl.qr(a, mode="r")
+    *batch, k, n = get_aval(r).shape
+    m = get_aval(operand(a)).shape[-2]
+    return (concatenate([r, zeros((*batch, m - k, n), get_aval(r).dtype)], axis=-2),)
+
+
+def expm(A, *, upper_triangular=False, max_squarings=16):  # noqa: N803 — scipy's name
+    """The matrix exponential (scipy's Padé approximation with scaling and squaring);
+    its derivative is the exact Fréchet derivative, and it keeps only `A`."""
+    return ex.expm(nl.float_matrices("expm", A))
+
+
+def expm_frechet(A, E, method=None, compute_expm=True, check_finite=True):  # noqa: N803
+    """`(expm(A), L(A, E))`, or the Fréchet derivative `L(A, E)` alone."""
+    A, E = nl.float_matrices("expm_frechet", A, E)  # noqa: N806
+    frechet = ex.expm_frechet(A, E)
+    return (ex.expm(A), frechet) if compute_expm else frechet
+
+
+def block_diag(*arrs):
+    """The arrays on the diagonal of a matrix of zeros (scalars and vectors as 1-row
+    matrices, as scipy)."""
+    if not arrs:
+        return np.zeros((1, 0))
+    blocks = [_as_block(operand(a)) for a in arrs]
+    dtype = np.result_type(*(get_aval(b).dtype for b in blocks))
+    widths = [get_aval(b).shape[1] for b in blocks]
+    rows, start = [], 0
+    for block, width in zip(blocks, widths):
+        height = get_aval(block).shape[0]
+        parts = [zeros((height, start), dtype), cast(block, dtype),
+                 zeros((height, sum(widths) - start - width), dtype)]
+        rows.append(concatenate(parts, axis=1))
+        start += width
+    return concatenate(rows, axis=0)
+
+
+def _as_block(a):
+    shape = get_aval(a).shape
+    if len(shape) > 2:
+        raise shape_error(f"block_diag: arrays must have at most 2 dimensions, got {shape}")
+    return st.reshape(a, (1, shape[0]) if len(shape) == 1 else (1, 1) if not shape else shape)
+
+
+# Eager results are immutable Arrays, as inert.numpy's are (see api/numpy/_array).
+return_arrays_from(globals(), __all__)
+
+
+def __dir__():
+    return __all__
+

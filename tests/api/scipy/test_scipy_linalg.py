@@ -1,0 +1,164 @@
+"""inert.scipy.linalg against scipy.linalg: values, derivatives (jvp by finite
+differences and the vjp dot-product test), vmap against a loop and jit against
+eager, for each function of the namespace; then lax.linalg's conventions."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import attrs
+import numpy as np
+import pytest
+import scipy.linalg as sl
+from harness import assert_allclose, check_grads
+
+import inert
+import inert.scipy.linalg as isl
+from inert import lax
+from inert.errors import ShapeError
+
+
+def spd(rng, n):
+    a = rng.standard_normal((n, n))
+    return a @ a.T + n * np.eye(n)
+
+
+def general(rng, m, n):
+    return rng.standard_normal((m, n)) + 2 * np.eye(m, n)
+
+
+def upper_factor(rng, n):
+    return np.linalg.cholesky(spd(rng, n)).T
+
+
+@attrs.frozen
+class Case:
+    name: str
+    f: Callable
+    reference: Callable
+    make: Callable  # rng -> arguments (one problem)
+    vmap: bool = True
+
+
+def _lu_solve(a, b, trans=0):
+    return isl.lu_solve(isl.lu_factor(a), b, trans=trans)
+
+
+CASES = [
+    Case("cholesky-upper", isl.cholesky, sl.cholesky, lambda r: (spd(r, 4),)),
+    Case("cholesky-lower", lambda a: isl.cholesky(a, lower=True),
+         lambda a: sl.cholesky(a, lower=True), lambda r: (spd(r, 4),)),
+    *(Case(f"cho_solve-{'lower' if lower else 'upper'}",
+           lambda a, b, lower=lower: isl.cho_solve(isl.cho_factor(a, lower=lower), b),
+           lambda a, b, lower=lower: sl.cho_solve(sl.cho_factor(a, lower=lower), b),
+           lambda r: (spd(r, 4), r.standard_normal((4, 2)))) for lower in (True, False)),
+    *(Case(f"solve_triangular-trans{trans}",
+           lambda a, b, trans=trans: isl.solve_triangular(a, b, trans=trans),
+           lambda a, b, trans=trans: sl.solve_triangular(a, b, trans=trans),
+           lambda r: (upper_factor(r, 4), r.standard_normal(4))) for trans in (0, "T")),
+    Case("solve_triangular-lower-unit",
+         lambda a, b: isl.solve_triangular(a, b, lower=True, unit_diagonal=True),
+         lambda a, b: sl.solve_triangular(a, b, lower=True, unit_diagonal=True),
+         lambda r: (general(r, 4, 4), r.standard_normal((4, 3)))),
+    Case("lu", isl.lu, sl.lu, lambda r: (general(r, 4, 4),)),
+    Case("lu-permute_l", lambda a: isl.lu(a, permute_l=True),
+         lambda a: sl.lu(a, permute_l=True), lambda r: (general(r, 4, 4),)),
+    Case("lu_factor", lambda a: isl.lu_factor(a)[0], lambda a: sl.lu_factor(a)[0],
+         lambda r: (general(r, 4, 4),)),
+    *(Case(f"lu_solve-trans{t}", lambda a, b, t=t: _lu_solve(a, b, t),
+           lambda a, b, t=t: sl.lu_solve(sl.lu_factor(a), b, trans=t),
+           lambda r: (general(r, 4, 4), r.standard_normal(4))) for t in (0, 1)),
+    *(Case(f"solve-{assume}", lambda a, b, assume=assume: isl.solve(a, b, assume_a=assume),
+           lambda a, b, assume=assume: sl.solve(a, b, assume_a=assume),
+           lambda r: (spd(r, 4), r.standard_normal((4, 2)))) for assume in ("gen", "pos")),
+    Case("solve-transposed", lambda a, b: isl.solve(a, b, transposed=True),
+         lambda a, b: sl.solve(a, b, transposed=True),
+         lambda r: (general(r, 4, 4), r.standard_normal(4))),
+    Case("inv", isl.inv, sl.inv, lambda r: (general(r, 3, 3),)),
+    Case("det", isl.det, sl.det, lambda r: (general(r, 3, 3),)),
+    Case("eigh-eigvals_only", lambda a: isl.eigh(a, eigvals_only=True),
+         lambda a: sl.eigh(a, eigvals_only=True), lambda r: (spd(r, 4),)),
+    Case("eigh-upper-values", lambda a: isl.eigh(a, lower=False)[0],
+         lambda a: sl.eigh(a, lower=False)[0], lambda r: (np.triu(spd(r, 4)),)),
+    Case("svd-values", lambda a: isl.svd(a, compute_uv=False),
+         lambda a: sl.svd(a, compute_uv=False), lambda r: (general(r, 4, 3),)),
+    Case("qr-r", lambda a: isl.qr(a, mode="r")[0] ** 2,
+         lambda a: sl.qr(a, mode="r")[0] ** 2, lambda r: (general(r, 4, 3),)),
+    Case("expm", isl.expm, sl.expm, lambda r: (r.standard_normal((3, 3)),)),
+    Case("expm_frechet", lambda a, e: isl.expm_frechet(a, e),
+         lambda a, e: sl.expm_frechet(a, e), lambda r: (r.standard_normal((3, 3)),
+                                                        r.standard_normal((3, 3)))),
+    Case("block_diag", isl.block_diag, sl.block_diag,
+         lambda r: (r.standard_normal((2, 2)), r.standard_normal(3), r.standard_normal((1, 2))),
+         vmap=False),
+]
+IDS = [c.name for c in CASES]
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_values_against_scipy(case, rng):
+    args = case.make(rng)
+    assert_allclose(case.f(*args), case.reference(*args), rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_derivatives(case, rng):
+    check_grads(case.f, case.make(rng), rng)
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.vmap], ids=[c.name for c in CASES
+                                                                    if c.vmap])
+def test_vmap(case, rng):
+    lanes = [case.make(np.random.default_rng(i)) for i in range(3)]
+    stacked = tuple(np.stack(xs) for xs in zip(*lanes))
+    got = inert.vmap(case.f)(*stacked)
+    for i, args in enumerate(lanes):
+        want = case.f(*args)
+        lane = type(got)(g[i] for g in got) if isinstance(got, tuple) else got[i]
+        assert_allclose(lane, want, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_jit(case, rng):
+    args = case.make(rng)
+    assert_allclose(inert.jit(case.f)(*args), case.f(*args), rtol=1e-12, atol=1e-12)
+
+
+def test_eigh_and_svd_factors_reconstruct(rng):
+    a = spd(rng, 4)
+    w, v = isl.eigh(a)
+    np.testing.assert_allclose((v * w) @ v.T, a, atol=1e-10)
+    b = rng.standard_normal((4, 3))
+    u, s, vh = isl.svd(b, full_matrices=False)
+    np.testing.assert_allclose((u * s) @ vh, b, atol=1e-10)
+    q, r = isl.qr(b, mode="economic")
+    np.testing.assert_allclose(q @ r, b, atol=1e-10)
+    assert isl.qr(b)[0].shape == (4, 4)
+
+
+def test_bad_input_names_the_function(rng):
+    with pytest.raises(ShapeError, match=r"cho_solve: b of shape \(3,\) does not fit") as info:
+        isl.cho_solve((np.eye(4), True), np.ones(3))
+    assert "test_scipy_linalg.py" in str(info.value)
+    with pytest.raises(ShapeError, match="lu_factor: needs square"):
+        isl.lu_factor(np.ones((2, 3)))
+    with pytest.raises(NotImplementedError, match="assume_a"):
+        isl.solve(np.eye(2), np.ones(2), assume_a="banded")
+
+
+def test_lax_linalg_follows_jax_conventions(rng):
+    a = spd(rng, 3)
+    np.testing.assert_allclose(lax.linalg.cholesky(a), np.linalg.cholesky(a))
+    b = rng.standard_normal((2, 3))
+    upper = np.triu(a)
+    # JAX's defaults: right side, upper triangle
+    np.testing.assert_allclose(lax.linalg.triangular_solve(upper, b) @ upper, b, atol=1e-12)
+    v, w = lax.linalg.eigh(a)
+    np.testing.assert_allclose(w, np.linalg.eigvalsh(a))
+    u, s, vh = lax.linalg.svd(b)
+    assert u.shape == (2, 2) and vh.shape == (3, 3)
+    np.testing.assert_allclose(lax.linalg.svd(b, compute_uv=False), s)
+    q, r = lax.linalg.qr(b.T)
+    assert q.shape == (3, 3)
+    factors, pivots, perm = lax.linalg.lu(a)
+    np.testing.assert_array_equal(lax.linalg.lu_pivots_to_permutation(pivots, 3), perm)
