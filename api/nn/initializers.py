@@ -88,6 +88,26 @@ def variance_scaling(scale, mode: str, distribution: str, in_axis=-2, out_axis=-
     return returning_arrays(init)
 
 
+def orthogonal(scale=1.0, column_axis=-1, dtype=float):
+    """Weights whose matrix (`column_axis` against the rest) has orthonormal rows or
+    columns, times `scale`: the Q of a normal matrix's QR, signs fixed by R."""
+    def init(key, shape, dtype=dtype):
+        shape = tuple(shape)
+        if len(shape) < 2:
+            raise shape_error(f"orthogonal: a weight has at least 2 axes, not shape {shape}")
+        n_cols = shape[column_axis]
+        n_rows = math.prod(shape) // n_cols
+        tall = (max(n_rows, n_cols), min(n_rows, n_cols))
+        q, r = jnp.linalg.qr(random.normal(key, tall, dtype))
+        q = q * jnp.sign(jnp.diagonal(r))
+        if n_rows < n_cols:
+            q = q.T
+        rest = tuple(d for i, d in enumerate(shape) if i != column_axis % len(shape))
+        return scale * jnp.moveaxis(jnp.reshape(q, (*rest, n_cols)), -1, column_axis)
+
+    return returning_arrays(init)
+
+
 def _scheme(scale, mode, distribution, doc):
     def make(in_axis=-2, out_axis=-1, batch_axis=(), dtype=float):
         return variance_scaling(scale, mode, distribution, in_axis, out_axis, batch_axis, dtype)
@@ -108,6 +128,7 @@ kaiming_normal, kaiming_uniform = he_normal, he_uniform
 __all__ = [
     "constant", "glorot_normal", "glorot_uniform", "he_normal", "he_uniform",
     "kaiming_normal", "kaiming_uniform", "lecun_normal", "lecun_uniform", "normal", "ones",
+    "orthogonal",
     "uniform", "variance_scaling", "xavier_normal", "xavier_uniform", "zeros",
 ]
 

@@ -55,7 +55,9 @@ from ._samplers import (  # noqa: F401
     lognormal,
     maxwell,
     multinomial,
+    multivariate_normal,
     normal,
+    orthogonal,
     pareto,
     poisson,
     rademacher,
@@ -72,9 +74,10 @@ __all__ = [
     "PRNGKey", "bernoulli", "beta", "binomial", "bits", "categorical", "cauchy", "chisquare",
     "choice", "clone", "dirichlet", "double_sided_maxwell", "exponential", "f", "fold_in",
     "gamma", "generalized_normal", "geometric", "gumbel", "key", "key_data", "laplace",
-    "loggamma", "logistic", "lognormal", "maxwell", "multinomial", "normal", "pareto",
-    "permutation", "poisson", "rademacher", "randint", "rayleigh", "split", "t", "triangular",
-    "truncated_normal", "uniform", "wald", "weibull_min", "wrap_key_data",
+    "loggamma", "logistic", "lognormal", "maxwell", "multinomial", "multivariate_normal",
+    "normal", "orthogonal", "pareto", "permutation", "poisson", "rademacher", "randint",
+    "rayleigh", "split", "t", "triangular", "truncated_normal", "uniform", "wald",
+    "weibull_min", "wrap_key_data",
 ]
 
 return_arrays_from(globals(), __all__)  # immutable `Array`s, like every value inert returns

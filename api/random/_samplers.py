@@ -270,3 +270,38 @@ def multinomial(key, n, p, *, shape=None, dtype=float, unroll=1):
         remaining, mass_left = remaining - counts[-1], mass_left - p[..., i]
     counts.append(remaining)
     return jnp.astype(jnp.stack(counts, axis=-1), dtype)
+
+
+def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky"):
+    """mean + A z for a standard normal z and A Aᵀ = cov (A from cov's Cholesky, eigh or
+    svd factorisation); differentiable in `mean` and `cov`."""
+    if method not in ("cholesky", "eigh", "svd"):
+        raise shape_error(f"random.multivariate_normal: method must be cholesky, eigh or "
+                          f"svd, not {method!r}")
+    dtype = float_dtype("multivariate_normal", np.result_type(
+        get_aval(mean).dtype, get_aval(cov).dtype) if dtype is None else dtype)
+    mean, cov = jnp.astype(mean, dtype), jnp.astype(cov, dtype)
+    mean_shape, cov_shape = get_aval(mean).shape, get_aval(cov).shape
+    if len(mean_shape) < 1 or cov_shape[-2:] != (mean_shape[-1],) * 2:
+        raise shape_error(f"random.multivariate_normal: mean {mean_shape} and cov "
+                          f"{cov_shape} must be (..., n) and (..., n, n)")
+    shape = output_shape("multivariate_normal", shape, mean_shape[:-1], cov_shape[:-2])
+    if method == "cholesky":
+        factor = jnp.linalg.cholesky(cov)
+    elif method == "eigh":
+        w, v = jnp.linalg.eigh(cov)
+        factor = v * jnp.expand_dims(jnp.sqrt(jnp.maximum(w, 0)), -2)
+    else:
+        u, s, _ = jnp.linalg.svd(cov)
+        factor = u * jnp.expand_dims(jnp.sqrt(s), -2)
+    z = normal(key, (*shape, mean_shape[-1]), dtype)
+    return mean + jnp.einsum("...ij,...j->...i", factor, z)
+
+
+def orthogonal(key, n: int, shape=(), dtype=float):
+    """Haar-random orthogonal n x n matrices: the Q of a normal matrix's QR, its columns'
+    signs fixed by R's diagonal."""
+    dtype = float_dtype("orthogonal", dtype)
+    z = normal(key, (*shape_tuple("orthogonal", shape), n, n), dtype)
+    q, r = jnp.linalg.qr(z)
+    return q * jnp.expand_dims(jnp.sign(jnp.diagonal(r, 0, -2, -1)), -2)

@@ -127,3 +127,14 @@ def test_simple_initializers():
         init.variance_scaling(1.0, "fan_sideways", "normal")
     with pytest.raises(ValueError, match="2 axes"):
         init.he_normal()(KEY, (3,))
+
+
+@pytest.mark.parametrize("shape, axis", [((6, 4), -1), ((4, 6), -1), ((3, 2, 5), 0)])
+def test_orthogonal_initializer_has_orthonormal_columns_or_rows(shape, axis):
+    w = init.orthogonal(scale=2.0, column_axis=axis)(KEY, shape)
+    assert w.shape == shape
+    m = np.moveaxis(np.asarray(w), axis, -1).reshape(-1, shape[axis]) / 2.0
+    gram = m.T @ m if m.shape[0] >= m.shape[1] else m @ m.T
+    np.testing.assert_allclose(gram, np.eye(len(gram)), atol=1e-12)
+    np.testing.assert_array_equal(inert.jit(lambda k: init.orthogonal()(k, shape))(KEY),
+                                  init.orthogonal()(KEY, shape))

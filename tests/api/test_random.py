@@ -352,3 +352,23 @@ def test_results_are_immutable_arrays_like_every_value_inert_returns():
     for out in (jr.key_data(words), jr.normal(KEY, (2,)), jr.split(KEY)):
         assert isinstance(out, jnp.ndarray) and not out.flags.writeable
     assert not np.shares_memory(jr.wrap_key_data(words), words)
+
+
+@pytest.mark.parametrize("method", ["cholesky", "eigh", "svd"])
+def test_multivariate_normal_moments_and_gradient(method):
+    mean, cov = np.array([1.0, -1.0]), np.array([[2.0, 0.6], [0.6, 1.0]])
+    x = jr.multivariate_normal(KEY, mean, cov, (N,), method=method)
+    np.testing.assert_allclose(x.mean(0), mean, atol=0.04)
+    np.testing.assert_allclose(np.cov(np.asarray(x).T), cov, atol=0.06)
+    assert ks_pvalue((x[:, 0] - 1) / np.sqrt(2), st.norm().cdf) > P_MIN
+    f = lambda m: jr.multivariate_normal(KEY, m, cov, (3,), method=method)  # noqa: E731
+    np.testing.assert_allclose(inert.jacfwd(f)(mean), np.broadcast_to(np.eye(2), (3, 2, 2)),
+                               atol=1e-12)
+
+
+def test_orthogonal_matrices_are_orthogonal_and_haar():
+    q = jr.orthogonal(KEY, 3, (N // 10,))
+    np.testing.assert_allclose(np.einsum("bij,bkj->bik", q, q), np.broadcast_to(np.eye(3),
+                               q.shape), atol=1e-12)
+    # under the Haar measure each entry of a 3x3 rotation is (2 Beta(1, 1) - 1): uniform
+    assert ks_pvalue(q[:, 0, 0], st.uniform(-1, 2).cdf) > P_MIN
