@@ -26,7 +26,7 @@ from ..core.check import check_jaxpr, checks_enabled
 from ..core.ir import ClosedJaxpr
 from ..core.pytree import PyTreeDef, tree_flatten, tree_unflatten
 from ..core.staging import stage
-from ..core.trace import Tracer, current_dynamic, get_aval
+from ..core.trace import Tracer, current_dynamic, get_aval, trace_depth
 from ..interpreters.ad import jvp_flat
 from ..interpreters.dce import dce_jaxpr
 from ..interpreters.eval import compile_jaxpr, eval_jaxpr
@@ -490,12 +490,14 @@ def vjp(f: Callable, *primals, has_aux: bool = False):
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
 
 
-def _vjp_flat_args(f: Callable, flat: FlatArgs, has_aux: bool, name: str):
+def _vjp_flat_args(f: Callable, flat: FlatArgs, has_aux: bool, name: str,
+                   value: bool = True):
+    """vjp on flat arguments; without `value`, the output is its aval (not computed)."""
     out_store: list = []
     refs = RefArgs.of(flat)
     fun = refs.wrap(flat_fun(f, flat, out_store, has_aux))
     out_primals, lin = linearize_flat(fun, refs.contents(flat.leaves), flat.active,
-                                      lambda: out_store[2], name=name)
+                                      lambda: out_store[2], name=name, diff_values=value)
     out_primals = returned_leaves(refs.write_back(out_primals), flat.leaves)
     out_tree, aux_tree, n_out = out_store
     vjp_fn = VJPFunction(lin, flat.abstract(), out_tree,
@@ -532,18 +534,27 @@ def linear_transpose(f: Callable, *primals):
 def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
     """`(f(*args), gradient)`; the gradient has the structure of the `argnums` args
     (a tuple of them if `argnums` is a sequence)."""
+    return _value_and_grad(f, argnums, has_aux, value=True)
+
+
+def _value_and_grad(f: Callable, argnums, has_aux: bool, value: bool):
+    """value_and_grad; without `value` the value is not computed (its aval stands in)
+    when no transformation is in progress. Under one, grad's forward pass is part of
+    the outer transformation's program and runs the whole function, as the user wrote
+    it: the outer level sees every operation (and refuses one it cannot transform)."""
     argnums_t = as_tuple(argnums)
 
     @functools.wraps(f)
     def value_and_grad_f(*args):
         nums = check_argnums(argnums_t, len(args))
         check_grad_inputs(args, nums)
-        out, vjp_fn, aux = _vjp_flat_args(f, flatten_args(args, nums), has_aux, "grad")
+        flat = flatten_args(args, nums)
+        out, vjp_fn, aux = _vjp_flat_args(f, flat, has_aux, "grad", value or trace_depth() > 0)
         aval = get_aval(out) if vjp_fn.out_tree.node_type is None else None
-        if aval is None or aval.shape != () or not is_float(aval.dtype):
-            raise TypeError("grad requires a function returning a float scalar, but it returned "
-                            f"{aval.str_short() if aval else vjp_fn.out_tree}; use vjp or "
-                            "jacrev for other outputs")
+        if aval is None or aval.shape != () or aval.dtype.kind != "f":
+            raise TypeError("grad requires a function returning a real float scalar, but it "
+                            f"returned {aval.str_short() if aval else vjp_fn.out_tree}; use "
+                            "vjp or jacrev for other outputs")
         cts = vjp_fn(aval.dtype.type(1))  # a scalar: staged as a literal, not a constant
         grads = tuple(cts[i] for i in nums)
         g = grads if isinstance(argnums, (tuple, list)) else grads[0]
@@ -553,8 +564,9 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool 
 
 
 def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
-    """The gradient of a scalar function (with `has_aux`: `(gradient, aux)`)."""
-    value_and_grad_f = value_and_grad(f, argnums, has_aux)
+    """The gradient of a scalar function (with `has_aux`: `(gradient, aux)`). The
+    forward pass computes only what the gradient (and `aux`) needs, not the value."""
+    value_and_grad_f = _value_and_grad(f, argnums, has_aux, value=False)
 
     @functools.wraps(f)
     def grad_f(*args):

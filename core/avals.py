@@ -39,7 +39,14 @@ class ShapedArray:
         return self.size * self.dtype.itemsize
 
     def strong(self) -> ShapedArray:
-        return attrs.evolve(self, weak_type=False) if self.weak_type else self
+        if not self.weak_type:
+            return self
+        strong = _strong_avals.get(self)
+        if strong is None:
+            if len(_strong_avals) > 4096:  # a bounded cache, not a registry
+                _strong_avals.clear()
+            strong = _strong_avals[self] = attrs.evolve(self, weak_type=False)
+        return strong
 
     def str_short(self) -> str:
         return f"{dtype_short_name(self.dtype)}[{','.join(map(str, self.shape))}]"
@@ -160,6 +167,17 @@ def tangent_dtype(dtype: np.dtype) -> np.dtype:
 def tangent_aval(aval: ShapedArray) -> ShapedArray:
     if type(aval) is AbstractRef:  # a ref's tangent is a ref of its contents' tangents
         return AbstractRef(tangent_aval(aval.inner), aval.source)
-    if is_float(aval.dtype) and not aval.weak_type:
+    if not aval.weak_type and aval.dtype.kind in "fc":
         return aval
-    return ShapedArray(aval.shape, tangent_dtype(aval.dtype))
+    tangent = _tangent_avals.get(aval)
+    if tangent is None:
+        if len(_tangent_avals) > 4096:  # a bounded cache, not a registry
+            _tangent_avals.clear()
+        tangent = _tangent_avals[aval] = ShapedArray(aval.shape, tangent_dtype(aval.dtype))
+    return tangent
+
+
+# Avals are values, so these derived ones are computed once each (tracing asks for the
+# tangent type of a Python scalar at every operation on one); bounded caches.
+_tangent_avals: dict[ShapedArray, ShapedArray] = {}
+_strong_avals: dict[ShapedArray, ShapedArray] = {}

@@ -33,6 +33,12 @@ class DTypeError(InertError, TypeError):
     """Operand dtypes that do not fit a primitive."""
 
 
+class TypeMismatchError(InertError, TypeError):
+    """Values that must have one type do not: a loop carry that changes shape or dtype,
+    `cond` branches returning different types or structures, a custom rule's output
+    that does not fit its primal (a TypeError, as in JAX)."""
+
+
 class IndexingError(InertError, IndexError):
     """An index that does not fit the array it indexes (out of bounds, wrong kind)."""
 

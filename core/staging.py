@@ -49,8 +49,11 @@ from .trace import (
     Trace,
     Tracer,
     abstract_eval,
+    at_dynamic,
+    bind,
     bind_at,
     current_dynamic,
+    eval_primitive,
     full_raise,
     get_aval,
     new_main,
@@ -132,15 +135,18 @@ class JaxprBuilder:
 
     def add_eqn(self, eqn: JaxprEqn, known: bool) -> None:
         if known:
-            self.known_defs.update(dict.fromkeys(eqn.outputs, len(self.eqns)))
+            index = len(self.eqns)
+            for v in eqn.outputs:
+                self.known_defs[v] = index
         self.eqns.append(eqn)
 
     def values_of(self, atoms, free: bool = True) -> list:
         """The values of known atoms: runs the known equations they need that have not
-        run yet, in program order. With `free`, each intermediate this call computes is
-        dropped after its last use (the final forward pass); without, every value is
-        kept, since Python control flow asking for one value may ask for the next."""
-        return quietly(self._values_of, atoms, free)
+        run yet, in program order, one level down. With `free`, each intermediate this
+        call computes is dropped after its last use (the final forward pass); without,
+        every value is kept, since Python control flow asking for one value may ask
+        for the next."""
+        return quietly(at_dynamic, self.parent_dynamic, self._values_of, atoms, free)
 
     def _values_of(self, atoms, free: bool) -> list:
         wanted = [a for a in atoms if type(a) is Var and a not in self.values]
@@ -153,12 +159,19 @@ class JaxprBuilder:
             for a in self.eqns[i].inputs:
                 if type(a) is Var and a in self.known_defs:
                     last_use[a] = i
+        at_eval = self.parent_dynamic.level == 0
         for i in needed:
             eqn = self.eqns[i]
             args = [a.val if type(a) is Literal else env[a] for a in eqn.inputs]
-            out = bind_at(self.parent_dynamic, eqn.primitive, args, eqn.params,
-                          eqn.source_info)
-            env.update(zip(eqn.outputs, out if eqn.primitive.multiple_results else [out]))
+            # plain values one level down run their impl directly (what bind would do)
+            if at_eval and not any(isinstance(x, Tracer) for x in args):
+                out = eval_primitive(eqn.primitive, args, eqn.params, eqn.source_info)
+            else:
+                out = bind(eqn.primitive, args, eqn.params, eqn.source_info)
+            if eqn.primitive.multiple_results:
+                env.update(zip(eqn.outputs, out))
+            else:
+                env[eqn.outputs[0]] = out
             computed.update(eqn.outputs)
             for a in eqn.inputs:
                 if free and last_use.get(a) == i and a in computed and a not in keep:
@@ -209,18 +222,18 @@ class StagingTrace(Trace):
         return StagingTracer(self, var.aval, var, True)
 
     def process_primitive(self, prim, tracers, params):
-        builder = self.builder
+        builder = self.main.global_data
         if prim.effect is not None and builder.discharge:
             return self._discharge(prim, tracers, params)
         known = [t.is_known for t in tracers]
-        if prim in builder.split_rules and any(known) and not all(known):
-            return self._split(prim, tracers, params)
-        avals_out = abstract_eval(prim, [t.aval for t in tracers], params)
-        outvars = [Var(aval) for aval in avals_out]
         is_known = all(known)
-        builder.add_eqn(JaxprEqn(prim, tuple(t.atom for t in tracers), tuple(outvars),
+        if not is_known and prim in builder.split_rules and any(known):
+            return self._split(prim, tracers, params)
+        avals_out = abstract_eval(prim, [t._aval for t in tracers], params)
+        outvars = [Var(aval) for aval in avals_out]
+        builder.add_eqn(JaxprEqn(prim, tuple([t.atom for t in tracers]), tuple(outvars),
                                  params, user_source_info()), is_known)
-        return [StagingTracer(self, v.aval, v, is_known) for v in outvars]
+        return [StagingTracer(self, aval, v, is_known) for aval, v in zip(avals_out, outvars)]
 
     def _discharge(self, prim, tracers, params):
         if prim.effect == "new":
@@ -260,10 +273,13 @@ class StagingTrace(Trace):
 
 
 @contextlib.contextmanager
-def _cyclic_gc_paused():
+def cyclic_gc_paused():
     """Tracing builds a long-lived list of equations; the cyclic collector would scan
     it again and again, making tracing superlinear. Nothing a trace creates is cyclic,
-    so collection waits until the outermost trace is done (refcounting still frees)."""
+    so collection waits until the outermost trace is done (refcounting still frees).
+    The forward and backward passes of reverse mode pause it too: their allocations
+    would otherwise trigger collections that walk the program (15% of a scalar chain's
+    gradient)."""
     if not gc.isenabled():
         yield
         return
@@ -278,7 +294,7 @@ def stage(fun, in_avals, discharge: bool = False) -> tuple[Jaxpr, list]:
     """Trace `fun` (flat list in, flat list out) into a jaxpr and its consts; with
     `discharge`, the refs `fun` creates become their contents (none is recorded)."""
     builder = JaxprBuilder(current_dynamic(), discharge=discharge)
-    with _cyclic_gc_paused(), new_main(StagingTrace, builder, dynamic=True) as main:
+    with cyclic_gc_paused(), new_main(StagingTrace, builder, dynamic=True) as main:
         in_tracers = [main.trace.new_arg(a) for a in in_avals]
         out_tracers = [full_raise(main.trace, o) for o in fun(*in_tracers)]
         jaxpr, consts = builder.build(in_tracers, out_tracers)
@@ -309,7 +325,7 @@ def stage_with_known(fun, in_avals, knowns: list, split_rules: dict) -> KnownSta
     """Trace `fun` where input i has the known value `knowns[i]` (or is unknown where
     that is `None`); equations with `split_rules` and mixed inputs are split."""
     builder = JaxprBuilder(current_dynamic(), split_rules, discharge=True)
-    with _cyclic_gc_paused(), new_main(StagingTrace, builder, dynamic=True) as main:
+    with cyclic_gc_paused(), new_main(StagingTrace, builder, dynamic=True) as main:
         in_tracers = [main.trace.new_arg(a) for a in in_avals]
         for t, k in zip(in_tracers, knowns):
             if k is not None:

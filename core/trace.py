@@ -125,10 +125,16 @@ def new_main(trace_type: type, global_data: Any = None, dynamic: bool = False,
 def bind_at(main: MainTrace, prim: Primitive, args, params, source=None):
     """Bind with `main` as the dynamic trace: how a staging trace computes known
     values one level down (nested binds, e.g. in a control-flow impl, go there too)."""
+    return at_dynamic(main, bind, prim, args, params, source)
+
+
+def at_dynamic(main: MainTrace, fn, *args):
+    """`fn(*args)` with `main` as the dynamic trace (see `bind_at`): once around a
+    whole pass over known equations instead of once per equation."""
     state = _state
     previous, state.dynamic = state.dynamic, main
     try:
-        return bind(prim, args, params, source)
+        return fn(*args)
     finally:
         state.dynamic = previous
 
@@ -152,7 +158,7 @@ def current_dynamic() -> MainTrace:
 
 
 def trace_depth() -> int:
-    """How many transformations are in progress (0 when none is): for tests."""
+    """How many transformations are in progress (0 when none is)."""
     return len(_state.stack) - 1
 
 
@@ -290,25 +296,30 @@ def bind(prim: Primitive, args, params, source: SourceInfo | None = None):
     trace's rule runs (the primal and tangent refs of a jvp, a custom jvp rule) runs
     below that trace, so the refs it creates go below it: the *ceiling*.
     """
+    state = _state
     if prim.effect == "new":
-        stack = _state.stack
-        trace = stack[min(len(stack), _state.ceiling) - 1].trace
+        stack = state.stack
+        trace = stack[min(len(stack), state.ceiling) - 1].trace
     else:
         trace = find_top_trace(args)
-    if trace.main.level == 0:
+    main = trace.main
+    if main.level == 0:
         return eval_primitive(prim, args, params, source)
-    state = _state
     outer_source, outer_ceiling = state.source, state.ceiling
     if source is not None or outer_source is None:
         state.source = source or _walk_to_user_frame()
-    state.ceiling = trace.main.level
+    state.ceiling = main.level
     try:
-        outs = trace.process_primitive(prim, [full_raise(trace, a) for a in args], params)
+        # operands of the top trace already (the common case) need no raising
+        tracers = [a if isinstance(a, Tracer) and a._trace.main is main
+                   else full_raise(trace, a) for a in args]
+        outs = trace.process_primitive(prim, tracers, params)
     finally:
         state.source, state.ceiling = outer_source, outer_ceiling
     if prim.multiple_results:
         return [full_lower(o) for o in outs]
-    return full_lower(outs[0])
+    out = outs[0]
+    return out.full_lower() if isinstance(out, Tracer) else out
 
 
 class EvalTrace(Trace):
@@ -435,23 +446,36 @@ def _walk_to_user_frame() -> SourceInfo | None:
     frame = sys._getframe(1)
     while frame is not None:
         code = frame.f_code
-        internal = _internal_code.get(code)
-        if internal is None:
-            internal = _internal_code[code] = code.co_filename.startswith(_INTERNAL)
-        if not internal:
-            key = (code, frame.f_lineno)
-            info = _source_infos.get(key)
-            if info is None:
-                if len(_source_infos) > 65536:  # a bounded cache
-                    _source_infos.clear()
-                info = _source_infos[key] = SourceInfo(code.co_filename, key[1], code.co_name)
-            return info
+        if not _cached(_internal_code, code, None, _is_internal):
+            return _cached(_source_infos, code, frame.f_lineno, _source_info)
         frame = frame.f_back
     return None
 
 
-_internal_code: dict = {}  # code object -> is it inert's own? (a cache: frames repeat)
-_source_infos: dict = {}  # (code, line) -> its SourceInfo: a loop's equations share one
+def _is_internal(code, _line) -> bool:
+    return code.co_filename.startswith(_INTERNAL)
+
+
+def _source_info(code, line: int) -> SourceInfo:
+    return SourceInfo(code.co_filename, line, code.co_name)
+
+
+def _cached(cache: dict, code, line, compute):
+    """`compute(code, line)`, cached by the code object's *identity*: code objects
+    compare equal by content, so two identical functions compiled from different files
+    would share an entry and name the wrong file. Each entry keeps its code object
+    alive, so its id is not reused while cached; the cache is bounded."""
+    key = (id(code), line)
+    entry = cache.get(key)
+    if entry is None:
+        if len(cache) > 65536:
+            cache.clear()
+        entry = cache[key] = (code, compute(code, line))
+    return entry[1]
+
+
+_internal_code: dict = {}  # (id(code), None) -> (code, is it inert's own?): frames repeat
+_source_infos: dict = {}  # (id(code), line) -> (code, SourceInfo): a loop's eqns share one
 
 
 _state = _TraceState()

@@ -56,7 +56,7 @@ def defjvp(prim: Primitive, *operand_rules) -> None:
     derivative (an order, an index): an error if it is active, nothing if not."""
 
     def rule(primals, tangents, **params):
-        out = prim.bind(*primals, **params)
+        out = bind(prim, primals, params)
         tangent_out = None
         for i, (operand_rule, t) in enumerate(zip(operand_rules, tangents)):
             if type(t) is Zero:
@@ -205,13 +205,14 @@ class JVPTrace(Trace):
         tangents = [t.tangent for t in tracers]
         if checks_enabled():
             self._check_levels(prim, tangents)
-        if prim.effect == "new":  # a ref of this level: its primal and tangent refs below
+        effect = prim.effect
+        if effect == "new":  # a ref of this level: its primal and tangent refs below
             primals_out, tangents_out = jvp_rules[prim](primals, tangents, **params)
             return [JVPTracer(self, p, t) for p, t in zip(primals_out, tangents_out)]
         if all(type(t) is Zero for t in tangents):
-            out = prim.bind(*primals, **params)  # inactive: no tangent work at all
+            out = bind(prim, primals, params)  # inactive: no tangent work at all
             return out if prim.multiple_results else [out]
-        if prim.effect == "write" and type(tangents[0]) is Zero:
+        if effect == "write" and type(tangents[0]) is Zero:
             raise inactive_ref_write(self.main, get_aval(primals[0]),
                                      "differentiates the value written here", "argument")
         primals_out, tangents_out = jvp_rules[prim](primals, tangents, **params)

@@ -18,7 +18,7 @@ import numpy as np
 from ..core.activity import Zero
 from ..core.avals import ShapedArray, tangent_aval
 from ..core.ir import Jaxpr, SourceInfo, Var
-from ..core.staging import stage_with_known
+from ..core.staging import cyclic_gc_paused, stage_with_known
 from ..core.trace import get_aval
 from .ad import jvp_flat
 from .eval import eval_jaxpr
@@ -65,14 +65,21 @@ class LinearFunction:
 
 
 def linearize_flat(fun, primals: list, active: list[bool], n_diff_outputs=None,
-                   name: str = "vjp") -> tuple[list, LinearFunction]:
+                   name: str = "vjp", diff_values: bool = True) -> tuple[list, LinearFunction]:
     """Run `fun` at `primals` and linearize it in the `active` inputs.
 
     `n_diff_outputs()`, asked once `fun` has run, says how many leading outputs are
     differentiated (the rest are `has_aux` outputs: computed, never differentiated,
     never keeping residuals); None differentiates all. `name` is the user's
-    transformation, for error messages.
+    transformation, for error messages. Without `diff_values` the differentiated
+    outputs' values are not computed (`grad` discards them), their avals stand in:
+    the forward pass runs only what the residuals and the other outputs need.
     """
+    with cyclic_gc_paused():
+        return _linearize_flat(fun, primals, active, n_diff_outputs, name, diff_values)
+
+
+def _linearize_flat(fun, primals, active, n_diff_outputs, name, diff_values):
     primal_avals = [get_aval(p) for p in primals]
     tangent_avals = [tangent_aval(a) for a, act in zip(primal_avals, active) if act]
     jvp_fun, out_zero = _jvp_of(fun, primal_avals, active, n_diff_outputs, name)
@@ -83,13 +90,16 @@ def linearize_flat(fun, primals: list, active: list[bool], n_diff_outputs=None,
     unknown_inputs = [False] * len(primals) + [True] * len(tangent_avals)
     split = partial_eval_jaxpr(jaxpr, unknown_inputs,
                                [False] * n_out + [True] * (len(jaxpr.outvars) - n_out),
-                               online=True)
-    # the forward pass: only the outputs and the residuals are computed
-    values = staged.final_values([*jaxpr.outvars[:n_out], *split.residuals])
-    out_primals, residuals = values[:n_out], values[n_out:]
+                               known_defs=staged.builder.known_defs)
+    # the forward pass: only the outputs asked for and the residuals are computed
+    skipped = 0 if diff_values else len(out_zero)
+    values = staged.final_values([*jaxpr.outvars[skipped:n_out], *split.residuals])
+    out_primals = [a.aval for a in jaxpr.outvars[:skipped]] + values[:n_out - skipped]
+    residuals = values[n_out - skipped:]
     diff_avals = [tangent_aval(get_aval(p)) for p in out_primals[:len(out_zero)]]
     linear = LinearFunction(split.unknown, tuple(map(_unviewed, residuals)),
-                            _residual_infos(split.residuals, jaxpr), tuple(tangent_avals),
+                            _residual_infos(split.residuals, jaxpr, staged.builder.known_defs),
+                            tuple(tangent_avals),
                             tuple(diff_avals), tuple(out_zero))
     return out_primals, linear
 
@@ -120,8 +130,17 @@ def _unviewed(value):
     return value
 
 
-def _residual_infos(residuals: list[Var], jaxpr: Jaxpr) -> tuple[ResidualInfo, ...]:
-    origin = {v: (f"input {i}", None) for i, v in enumerate(jaxpr.invars)}
-    origin.update((v, ("constant", None)) for v in jaxpr.constvars)
-    origin.update((v, (e.primitive.name, e.source_info)) for e in jaxpr.eqns for v in e.outputs)
-    return tuple(ResidualInfo(v.aval, *origin[v]) for v in residuals)
+def _residual_infos(residuals: list[Var], jaxpr: Jaxpr, known_defs: dict
+                    ) -> tuple[ResidualInfo, ...]:
+    """Where each residual came from; `known_defs` (known var -> index of its equation)
+    finds a residual's equation without a pass over the whole program."""
+    inputs = {v: i for i, v in enumerate(jaxpr.invars)}
+    infos = []
+    for v in residuals:
+        if v in known_defs:
+            eqn = jaxpr.eqns[known_defs[v]]
+            infos.append(ResidualInfo(v.aval, eqn.primitive.name, eqn.source_info))
+        else:
+            infos.append(ResidualInfo(v.aval, f"input {inputs[v]}" if v in inputs else
+                                      "constant", None))
+    return tuple(infos)

@@ -76,16 +76,21 @@ class Split:
 
 
 def partial_eval_jaxpr(jaxpr: Jaxpr, unknown_inputs: list[bool],
-                       instantiate: list[bool], online: bool = False) -> Split:
+                       instantiate: list[bool], known_defs: dict | None = None) -> Split:
     """Split `jaxpr`; outputs flagged in `instantiate` are unknown even if computable
     from known values (the caller needs them on the unknown side).
 
-    `online` is for a jaxpr the staging trace recorded while computing its known
-    values: its equations were split by their rules already, and `Split.known` is
+    `known_defs` is given for a jaxpr the staging trace recorded while computing its
+    known values (known variable -> index of its equation): its equations were split
+    by their rules already and classified as they were recorded, and `Split.known` is
     None since the caller has the known values.
     """
+    online = known_defs is not None
     unknown = {v for v, u in zip(jaxpr.invars, unknown_inputs) if u}
-    known_eqns, unknown_eqns, defining = _classify(jaxpr.eqns, unknown, not online)
+    if online:
+        known_eqns, unknown_eqns, defining = _classified(jaxpr.eqns, unknown, known_defs)
+    else:
+        known_eqns, unknown_eqns, defining = _classify(jaxpr.eqns, unknown)
     out_unknowns = [(type(v) is Var and v in unknown) or inst
                     for v, inst in zip(jaxpr.outvars, instantiate)]
     unknown_outvars = [v for v, u in zip(jaxpr.outvars, out_unknowns) if u]
@@ -111,7 +116,18 @@ def partial_eval_jaxpr(jaxpr: Jaxpr, unknown_inputs: list[bool],
     return Split(known_jaxpr, unknown_jaxpr, out_unknowns, residuals)
 
 
-def _classify(eqns, unknown: set, use_rules: bool) -> tuple[list, list, dict]:
+def _classified(eqns, unknown: set, known_defs: dict) -> tuple[list, list, dict]:
+    """`_classify` of equations the staging trace classified as it recorded them (so
+    no pass reads every equation's inputs). A linearization records no equation
+    without outputs (its refs are discharged), so each known one is in `known_defs`."""
+    known_index = set(known_defs.values())
+    unknown_eqns = [e for i, e in enumerate(eqns) if i not in known_index]
+    for e in unknown_eqns:
+        unknown.update(e.outputs)
+    return [], unknown_eqns, {v: eqns[i] for v, i in known_defs.items()}
+
+
+def _classify(eqns, unknown: set) -> tuple[list, list, dict]:
     """Known and unknown equations (adds unknown outputs to `unknown`), and the known
     equation defining each known variable."""
     known_eqns, unknown_eqns, defining = [], [], {}
@@ -119,7 +135,7 @@ def _classify(eqns, unknown: set, use_rules: bool) -> tuple[list, list, dict]:
         unknown_inputs = [type(a) is Var and a in unknown for a in eqn.inputs]
         if not any(unknown_inputs):
             known, unknowns = [eqn], []
-        elif all(unknown_inputs) or not use_rules or eqn.primitive not in partial_eval_rules:
+        elif all(unknown_inputs) or eqn.primitive not in partial_eval_rules:
             known, unknowns = [], [eqn]
         else:
             known, unknowns = partial_eval_rules[eqn.primitive](eqn, unknown_inputs)

@@ -35,8 +35,16 @@ from ..core.activity import Zero
 from ..core.avals import ShapedArray, tangent_aval
 from ..core.ir import Jaxpr, Literal, Var
 from ..core.rules import RuleTable
-from ..core.staging import stage
-from ..core.trace import Primitive, at_source, bind, quietly
+from ..core.staging import cyclic_gc_paused, stage
+from ..core.trace import (
+    Primitive,
+    Tracer,
+    at_source,
+    bind,
+    current_dynamic,
+    eval_primitive,
+    quietly,
+)
 from .ad import add_any_p, add_tangents, zeros, zeros_p
 
 transpose_rules = RuleTable("transpose")
@@ -77,8 +85,10 @@ def def_elementwise_transpose(*prims: Primitive) -> None:
 
 transpose_rules[add_any_p] = lambda ct, x, y: [ct, ct]
 def_elementwise_transpose(add_any_p)
-# zeros is the zero linear map (of no inputs): staying on the linear side keeps a loop
-# whose carry tangent starts at zero linear in that carry
+# zeros is the zero linear map (of no inputs), as a rule; the backward pass itself
+# evaluates a `zeros` equation as a known value, since it may be one (an inner backward
+# pass's zero, read by a product): a loop whose linear carry starts at such a known zero
+# stays linear in that carry (see scan's transpose)
 transpose_rules[zeros_p] = lambda ct, **params: []
 
 
@@ -92,7 +102,8 @@ def backward_pass(jaxpr: Jaxpr, consts, known_args, linear_mask, cts_out) -> lis
     operations. Each equation's transpose binds with the equation's source line, so
     an error (or a NaN under `jax_debug_nans`) names the user's line it came from.
     """
-    return quietly(_backward_pass, jaxpr, consts, known_args, linear_mask, cts_out)
+    with cyclic_gc_paused():
+        return quietly(_backward_pass, jaxpr, consts, known_args, linear_mask, cts_out)
 
 
 def _backward_pass(jaxpr: Jaxpr, consts, known_args, linear_mask, cts_out) -> list:
@@ -110,12 +121,15 @@ def _backward_pass(jaxpr: Jaxpr, consts, known_args, linear_mask, cts_out) -> li
     for var, ct in zip(jaxpr.outvars, cts_out):
         if type(var) is Var and var in linear_vars and type(ct) is not Zero:
             _accumulate(ct_env, var, ct)
+    at_eval = current_dynamic().level == 0
     for eqn, is_linear_eqn, dead in events:
-        if not is_linear_eqn:
-            out = bind(eqn.primitive, [_value(a, env) for a in eqn.inputs], eqn.params,
-                       eqn.source_info)
+        if not is_linear_eqn:  # plain values with no transformation run their impl directly
+            args = [_value(a, env) for a in eqn.inputs]
+            apply = eval_primitive if at_eval and not any(
+                isinstance(x, Tracer) for x in args) else bind
+            out = apply(eqn.primitive, args, eqn.params, eqn.source_info)
             env.update(zip(eqn.outputs, out if eqn.primitive.multiple_results else [out]))
-            del out
+            del out, args  # each value dies after its last use
         else:
             _transpose_into(ct_env, eqn, env, linear_vars)
         for v in dead:
@@ -149,8 +163,7 @@ def _backward_schedule(jaxpr: Jaxpr, env: dict, linear_vars: set) -> list:
     recipes: dict[Var, object] = {}
     linear_eqns = []
     for eqn in jaxpr.eqns:
-        if eqn.primitive is zeros_p or any(type(a) is Var and a in linear_vars
-                                           for a in eqn.inputs):
+        if any(type(a) is Var and a in linear_vars for a in eqn.inputs):
             linear_vars.update(eqn.outputs)
             linear_eqns.append(eqn)
         else:

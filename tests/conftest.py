@@ -16,6 +16,12 @@ import inert  # noqa: E402
 inert.enable_checks(True)
 
 
+def pytest_addoption(parser):
+    parser.addoption("--resave-notebooks", action="store_true",
+                     help="write each notebook back with the outputs of a fresh run "
+                          "(tests/test_notebooks.py)")
+
+
 @pytest.fixture(autouse=True)
 def clean_trace_state():
     """Every test must leave no transformation behind, whatever it raised."""

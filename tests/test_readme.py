@@ -8,14 +8,20 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def test_readme_python_blocks_run(capsys):
+def test_readme_python_blocks_run_and_print_what_is_shown(capsys):
+    """Each python block runs; a `text` block right after one (a line of prose between
+    them allowed) is exactly what it prints."""
     with open(os.path.join(ROOT, "README.md")) as f:
-        blocks = re.findall(r"```python\n(.*?)```", f.read(), re.S)
-    assert blocks
+        readme = f.read()
+    blocks = re.findall(r"```python\n(.*?)```(?:\n\n(?!```)[^\n]*\n\n```text\n(.*?)```)?", readme,
+                        re.S)
+    assert blocks and any(shown for _, shown in blocks)
     namespace: dict = {}
-    for block in blocks:
-        exec(compile(block, "README.md", "exec"), namespace)
-    assert "residuals" in capsys.readouterr().out
+    for code, shown in blocks:
+        exec(compile(code, "README.md", "exec"), namespace)
+        printed = capsys.readouterr().out
+        if shown:
+            assert printed == shown, f"README shows\n{shown}\nbut the code prints\n{printed}"
 
 
 def test_python_dash_m_inert_prints_the_tour():

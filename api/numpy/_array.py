@@ -32,11 +32,15 @@ import functools
 import attrs
 import numpy as np
 
+from ...core.avals import ShapedArray
 from ...core.backends import is_backend_array
 from ...core.errors import ImmutableArrayError
 from ...core.pytree import tree_flatten, tree_unflatten
-from ...core.trace import Tracer, user_source_info
+from ...core.trace import Tracer, get_aval, user_source_info
+from ...primitives import elementwise as ew
 from ...primitives.indexing import gather_scatter as ix
+from ...primitives.indexing import scatter_extrema as ext
+from ...primitives.shape import structural as st
 
 
 class Array(np.ndarray):
@@ -45,6 +49,14 @@ class Array(np.ndarray):
     @property
     def at(self) -> IndexUpdateHelper:
         return IndexUpdateHelper(self)
+
+    def __getitem__(self, index):
+        """numpy's indexing, except that a traced index (a `jit` or `vmap` argument)
+        stages a gather, as indexing a JAX array with a traced integer does."""
+        if isinstance(index, Tracer) or (type(index) is tuple and
+                                         any(isinstance(i, Tracer) for i in index)):
+            return ix.getitem(self, index)
+        return super().__getitem__(index)
 
     def block_until_ready(self) -> Array:
         """JAX's: wait for the value. inert computes values before returning them."""
@@ -102,9 +114,11 @@ def returned(out, inputs=()):
 
 def returned_leaves(leaves, inputs=()) -> list:
     """`returned` of each of a flat list of values (a transform's outputs; None for
-    an input without a cotangent); Python scalars become 0-d `Array`s too."""
+    an input without a cotangent, an aval for a value `grad` did not compute); Python
+    scalars become 0-d `Array`s too."""
     roots = _writeable_roots(inputs)
-    return [v if v is None or isinstance(v, Tracer) else _immutable(v, roots) for v in leaves]
+    return [v if v is None or isinstance(v, (Tracer, ShapedArray)) else _immutable(v, roots)
+            for v in leaves]
 
 
 def returning_arrays(fn):
@@ -159,22 +173,68 @@ def _root(x: np.ndarray) -> np.ndarray:
 
 @attrs.frozen
 class IndexUpdateRef:
-    """`x.at[idx]`: what `set`/`add`/`multiply`/`get` apply to."""
+    """`x.at[idx]`: what `set`/`add`/`multiply`/`divide`/`power`/`min`/`max`/`get`
+    apply to.
+
+    JAX's keyword arguments are accepted: `indices_are_sorted` and `unique_indices`
+    are hints that change nothing here (results are exact for any indices), and
+    `mode` may be None or "promise_in_bounds" (inert indexes as numpy does: an index
+    out of bounds is an error, never clipped or dropped)."""
 
     array: Tracer | np.ndarray
     index: object
 
-    def get(self):
+    def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
+            fill_value=None):
+        _check_mode("get", mode)
+        if fill_value is not None:
+            raise NotImplementedError("x.at[idx].get: fill_value is only used by mode='fill', "
+                                      "which inert does not support")
         return returned(ix.getitem(self.array, self.index), (self.array,))
 
-    def set(self, values):
-        return returned(ix.index_update(self.array, self.index, values, "set"), (values,))
+    def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._update("set", values, mode)
 
-    def add(self, values):
-        return returned(ix.index_update(self.array, self.index, values, "add"), (values,))
+    def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._update("add", values, mode)
 
-    def multiply(self, values):
-        return returned(ix.index_update(self.array, self.index, values, "multiply"), (values,))
+    def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._update("multiply", values, mode)
+
+    mul = multiply
+
+    def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):  # noqa: A003
+        """`x[idx] = minimum(x[idx], values)`; of repeated indices every value counts."""
+        return self._update("min", values, mode, ext.scatter_min)
+
+    def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):  # noqa: A003
+        """`x[idx] = maximum(x[idx], values)`; of repeated indices every value counts."""
+        return self._update("max", values, mode, ext.scatter_max)
+
+    def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """`x[idx] /= values`: x divided by the product of the values each entry gets."""
+        return returned(ew.div(self.array, self._product_of(values, mode)), (values,))
+
+    def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        """`x[idx] **= values`: x to the product of the exponents each entry gets."""
+        return returned(ew.pow(self.array, self._product_of(values, mode)), (values,))
+
+    def _update(self, method: str, values, mode, scatter=None):
+        """`method`'s update: index_update's scatter of that name, or `scatter`."""
+        _check_mode(method, mode)
+        return returned(ix.index_update(self.array, self.index, values, scatter or method),
+                        (values,))
+
+    def _product_of(self, values, mode):
+        ones = st.broadcast_in_dim(get_aval(self.array).dtype.type(1),
+                                   get_aval(self.array).shape, ())
+        return IndexUpdateRef(ones, self.index)._update("multiply", values, mode)
+
+
+def _check_mode(method: str, mode) -> None:
+    if mode not in (None, "promise_in_bounds"):
+        raise NotImplementedError(f"x.at[idx].{method}: mode={mode!r} is not supported; inert "
+                                  "indexes as numpy does (an out-of-bounds index is an error)")
 
 
 @attrs.frozen

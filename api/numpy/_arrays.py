@@ -14,9 +14,9 @@ import operator
 
 import numpy as np
 
-from ...core.avals import float0, is_python_scalar, result_dtype
+from ...core.avals import ShapedArray, float0, is_python_scalar, result_dtype
 from ...core.backends import is_backend_array
-from ...core.errors import DTypeError, ShapeError
+from ...core.errors import ConcretizationError, DTypeError, ShapeError
 from ...core.trace import Tracer, get_aval, user_source_info
 from ...primitives import elementwise as ew
 from ...primitives.shape import slicing as sl
@@ -139,10 +139,29 @@ def broadcast_shapes(*shapes, name: str = "broadcast_shapes") -> tuple[int, ...]
                           "together") from None
 
 
+def canonical_shape(shape, name: str) -> tuple[int, ...]:
+    """A shape argument as a tuple of Python ints: one integer or a sequence of them,
+    of any integer type numpy accepts (`np.int64(6)`, a 0-d integer array). A traced
+    dimension is a ConcretizationError (shapes must be known while tracing)."""
+    try:
+        return (operator.index(shape),)
+    except ConcretizationError:
+        raise
+    except TypeError:
+        pass
+    try:
+        return tuple(operator.index(d) for d in shape)
+    except ConcretizationError:
+        raise
+    except TypeError:
+        raise TypeError(f"{name}: a shape must be an integer or a sequence of integers, "
+                        f"got {shape!r}") from None
+
+
 def broadcast_to(array, shape):
     """numpy.broadcast_to, as a `broadcast_in_dim` (nothing if the shape is right)."""
     x = operand(array)
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    shape = canonical_shape(shape, "broadcast_to")
     x_shape = get_aval(x).shape
     if tuple(x_shape) == shape:
         return x
@@ -170,15 +189,43 @@ def arange(*args, **kwargs):
     return np.arange(*args, **kwargs)
 
 
-def linspace(*args, **kwargs):
-    """numpy.linspace: a numpy constant."""
-    return np.linspace(*args, **kwargs)
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    """numpy.linspace: a numpy constant, unless `start` or `stop` is traced: then
+    `start + i * step` (differentiable in both), the last value exactly `stop`.
+    `num` must be known while tracing."""
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"linspace: number of samples, {num}, must be non-negative")
+    if not isinstance(start, Tracer) and not isinstance(stop, Tracer):
+        return np.linspace(start, stop, num, endpoint, retstep, dtype, axis)
+    start, stop = broadcast_arrays(start, stop)
+    aval = get_aval(start)
+    float_dtype = result_dtype(aval, get_aval(stop), ShapedArray((), np.float64, True))
+    float_dtype = float_dtype if float_dtype.kind in "fc" else np.dtype(np.float64)
+    start, stop = cast(start, float_dtype), cast(stop, float_dtype)
+    div = num - 1 if endpoint else num
+    shape = (num, *aval.shape)
+    i = st.iota(float_dtype, shape, 0)
+    along = range(1, len(shape))
+    y = st.broadcast_in_dim(start, shape, along)
+    if div > 0:
+        step = ew.div(ew.sub(stop, start), div)
+        y = ew.add(y, ew.mul(i, st.broadcast_in_dim(step, shape, along)))
+    else:  # one sample (or none): numpy's step is undefined
+        step = ew.mul(stop, np.nan)
+    if endpoint and num > 1:
+        y = ew.select_n(ew.eq(i, num - 1), y, st.broadcast_in_dim(stop, shape, along))
+    axis = normalize_axis(axis, len(shape), "linspace")
+    y = st.transpose(y, [*range(1, axis + 1), 0, *range(axis + 1, len(shape))])
+    if dtype is not None:
+        y = cast(ew.floor(y) if np.dtype(dtype).kind in "iu" else y, dtype)
+    return (y, step) if retstep else y
 
 
 def full(shape, fill_value, dtype=None):
     fill_value = operand(fill_value)
     dtype = get_aval(fill_value).dtype if dtype is None else np.dtype(dtype)
-    return broadcast_to(cast(fill_value, dtype), shape)
+    return broadcast_to(cast(fill_value, dtype), canonical_shape(shape, "full"))
 
 
 def zeros(shape, dtype=None):
@@ -209,7 +256,7 @@ def ones_like(a, dtype=None, shape=None):
 def eye(N, M=None, k=0, dtype=None):  # noqa: N803 — numpy's names
     """numpy.eye, from a column and a row of indices that broadcast (staged inside a
     trace, like `full`): no n x n index arrays."""
-    rows, cols = N, N if M is None else M
+    rows, cols = canonical_shape((N, N if M is None else M), "eye")
     row_index = st.iota(np.int64, (rows, 1), 0)
     row_index = ew.add(row_index, k) if k else row_index
     on_diagonal = ew.eq(row_index, st.iota(np.int64, (1, cols), 1))

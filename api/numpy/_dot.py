@@ -5,6 +5,7 @@ reshapes, transposes and sums.
 
 from __future__ import annotations
 
+import operator
 import string
 
 from ...core.trace import get_aval
@@ -85,7 +86,10 @@ def trace(a, offset=0, axis1=0, axis2=1):
 
 def einsum(subscripts, *operands, optimize=None):
     """numpy.einsum, with explicit (`->`) or implicit output and `...` broadcasting of
-    equal-sized leading axes. `optimize` is accepted and ignored."""
+    equal-sized leading axes; also numpy's sublist form `einsum(a, [0, 1], b, [1, 2],
+    [0, 2])` (`Ellipsis` allowed). `optimize` is accepted and ignored."""
+    if not isinstance(subscripts, str):
+        subscripts, operands = _from_sublists((subscripts, *operands))
     operands = promote(*operands)
     inputs, output = _parse_einsum(subscripts, [get_aval(x).ndim for x in operands])
     terms = [_take_diagonals(x, labels) for x, labels in zip(operands, inputs)]
@@ -97,6 +101,26 @@ def einsum(subscripts, *operands, optimize=None):
         x, labels = _contract_labels(x, labels, y, y_labels, later)
     x, labels = _sum_unneeded(x, labels, output)
     return transpose(x, [labels.index(c) for c in output])
+
+
+def _from_sublists(args: tuple) -> tuple[str, list]:
+    """The subscripts string and operands of the sublist form: integer labels 0-51 are
+    letters, `Ellipsis` is `...`."""
+    pairs, output = args[:len(args) // 2 * 2], args[len(args) // 2 * 2:]
+    operands, sublists = list(pairs[0::2]), pairs[1::2]
+    subscripts = ",".join(map(_sublist_labels, sublists))
+    if output:
+        subscripts += "->" + _sublist_labels(output[0])
+    return subscripts, operands
+
+
+def _sublist_labels(sublist) -> str:
+    try:
+        return "".join("..." if s is Ellipsis else string.ascii_letters[operator.index(s)]
+                       for s in sublist)
+    except (TypeError, IndexError):
+        raise TypeError(f"einsum: a sublist holds integers 0 to 51 and Ellipsis, got "
+                        f"{sublist!r}") from None
 
 
 def _parse_einsum(subscripts: str, ndims: list[int]) -> tuple[list[str], str]:

@@ -13,13 +13,14 @@ import operator
 
 import numpy as np
 
-from ...core.trace import get_aval
+from ...core.trace import Tracer, get_aval
 from ...primitives import elementwise as ew
 from ...primitives.indexing import gather_scatter as ix
 from ...primitives.shape import slicing as sl
 from ...primitives.shape import structural as st
 from ._arrays import (
     broadcast_to,
+    canonical_shape,
     concatenate,
     full_like,
     normalize_axes,
@@ -27,7 +28,7 @@ from ._arrays import (
     operand,
     shape_error,
 )
-from ._ufuncs import where
+from ._ufuncs import remainder, where
 
 # ---------------------------------------------------------------------------------
 # Reshapes and transposes
@@ -37,7 +38,7 @@ def reshape(a, shape):
     """numpy.reshape; one dimension may be -1 (inferred). Always C order."""
     a = operand(a)
     size = get_aval(a).size
-    shape = (shape,) if isinstance(shape, int) else tuple(operator.index(d) for d in shape)
+    shape = canonical_shape(shape, "reshape")
     if shape.count(-1) == 1:
         known = math.prod(d for d in shape if d != -1)
         if known == 0 or size % known:
@@ -225,7 +226,7 @@ def split(ary, indices_or_sections, axis=0):
     a = operand(ary)
     axis = normalize_axis(axis, get_aval(a).ndim, "split")
     n = get_aval(a).shape[axis]
-    if isinstance(indices_or_sections, int):
+    if isinstance(indices_or_sections, (int, np.integer)):
         if n % indices_or_sections:
             raise shape_error(f"split: an axis of size {n} does not split into "
                               f"{indices_or_sections} equal sections")
@@ -238,7 +239,7 @@ def array_split(ary, indices_or_sections, axis=0):
     """numpy.array_split: like split, but sections may differ in size by one."""
     a = operand(ary)
     axis = normalize_axis(axis, get_aval(a).ndim, "array_split")
-    if isinstance(indices_or_sections, int):
+    if isinstance(indices_or_sections, (int, np.integer)):
         size, extra = divmod(get_aval(a).shape[axis], indices_or_sections)
         sizes = [size + 1] * extra + [size] * (indices_or_sections - extra)
         indices_or_sections = np.cumsum(sizes)[:-1]
@@ -275,10 +276,13 @@ def flipud(m):
 
 
 def roll(a, shift, axis=None):
-    """numpy.roll, as slices and a concatenate per rolled axis."""
+    """numpy.roll, as slices and a concatenate per rolled axis (for a traced shift, a
+    dynamic slice of the axis doubled)."""
     a = operand(a)
     if axis is None:
         return reshape(roll(ravel(a), shift, 0), get_aval(a).shape)
+    if isinstance(shift, Tracer):
+        return _roll_traced(a, shift, axis)
     shifts, axes = np.broadcast_arrays(np.asarray(shift), np.asarray(axis))
     for s, ax in zip(shifts.ravel(), axes.ravel()):
         ax = normalize_axis(int(ax), get_aval(a).ndim, "roll")
@@ -289,10 +293,27 @@ def roll(a, shift, axis=None):
     return a
 
 
+def _roll_traced(a, shift, axis):
+    """Rolling by `s` is the block of length n starting at n - (s mod n) of the axis
+    concatenated with itself: the start is in (0, n], so the block always fits."""
+    shift_shape, axes = get_aval(shift).shape, np.asarray(axis)
+    shape = np.broadcast_shapes(shift_shape, axes.shape)
+    shifts = reshape(broadcast_to(shift, shape), (-1,)) if shape else reshape(shift, (1,))
+    for k, ax in enumerate(np.broadcast_to(axes, shape).ravel()):
+        x_shape = get_aval(a).shape
+        ax = normalize_axis(int(ax), len(x_shape), "roll")
+        n = x_shape[ax]
+        if n:
+            starts = [0] * len(x_shape)
+            starts[ax] = n - remainder(shifts[k], n)
+            a = ix.dynamic_slice(concatenate([a, a], ax), starts, x_shape)
+    return a
+
+
 def tile(A, reps):
     """numpy.tile: one broadcast to (r0, d0, r1, d1, ...) and a reshape."""
     a = operand(A)
-    reps = (reps,) if isinstance(reps, int) else tuple(reps)
+    reps = canonical_shape(reps, "tile")
     if any(r < 0 for r in reps):
         raise shape_error(f"tile: negative repetitions {reps}")
     shape = tuple(get_aval(a).shape)

@@ -19,14 +19,14 @@ from typing import Callable, Sequence
 import attrs
 
 from ...core.avals import AbstractRef, ShapedArray
-from ...core.errors import DTypeError, ShapeError
+from ...core.errors import TypeMismatchError
 from ...core.ir import Jaxpr, JaxprEqn, Var
 from ...core.pytree import PyTreeDef, tree_flatten, tree_unflatten
 from ...core.staging import stage
 from ...core.trace import get_aval, user_source_info
 from ...interpreters.batching import batched_aval, vmap_flat
 from ...interpreters.eval import eval_jaxpr
-from ..shape.structural import matchaxis
+from ..shape.structural import convert_element_type, matchaxis
 from ..state.discharge import discharge_jaxpr, has_state
 from ..state.refs import freeze, swap
 
@@ -225,17 +225,38 @@ def split_list(xs: Sequence, sizes: Sequence[int]) -> list[list]:
     return pieces
 
 
+def stage_with_promoted_carry(init_leaves: list, stage_for: Callable) -> tuple[list, object]:
+    """JAX's rule for loop carries: a weakly typed initial value (a Python scalar) is
+    staged weakly typed and then takes the dtype the body gives it, so
+    `fori_loop(0, n, lambda i, c: c + 1.5, 0)` is a float loop and `c * x32` from
+    `1.0` a float32 one. `stage_for(carry_avals)` stages the loop for those carry types
+    and returns `(result, the avals the body gives the carry)`. Returns the initial
+    leaves (converted to the carry types) and the result staged for strong carry types;
+    strongly typed carries never change (a mismatch is check_same_types' error)."""
+    avals = [get_aval(x) for x in init_leaves]
+    result, outs = stage_for(avals if any(a.weak_type for a in avals) else
+                             [a.strong() for a in avals])
+    if any(a.weak_type for a in avals):
+        if len(outs) == len(avals):
+            avals = [ShapedArray(a.shape, o.dtype) if a.weak_type and o.shape == a.shape
+                     else a for a, o in zip(avals, outs)]
+        result, _ = stage_for([a.strong() for a in avals])
+    leaves = [x if get_aval(x).dtype == a.dtype else convert_element_type(x, a.dtype)
+              for x, a in zip(init_leaves, avals)]
+    return leaves, result
+
+
 def check_same_types(what: str, expected: Sequence[ShapedArray], got: Sequence[ShapedArray],
                      tree: PyTreeDef | None = None) -> None:
     """Loop carries and branch outputs must keep their shapes and dtypes."""
     if len(expected) != len(got):
-        raise ShapeError(f"{what}: expected {len(expected)} values, got {len(got)}"
-                         + (f" (structure {tree})" if tree is not None else "")
-                         ).with_source(user_source_info())
+        raise TypeMismatchError(f"{what}: expected {len(expected)} values, got {len(got)}"
+                                + (f" (structure {tree})" if tree is not None else "")
+                                ).with_source(user_source_info())
     for i, (e, g) in enumerate(zip(expected, got)):
         if e.shape != g.shape:
-            raise ShapeError(f"{what}: value {i} changes shape from {e.str_short()} to "
-                             f"{g.str_short()}").with_source(user_source_info())
+            raise TypeMismatchError(f"{what}: value {i} changes shape from {e.str_short()} "
+                                    f"to {g.str_short()}").with_source(user_source_info())
         if e.dtype != g.dtype:
-            raise DTypeError(f"{what}: value {i} changes dtype from {e.str_short()} to "
-                             f"{g.str_short()}").with_source(user_source_info())
+            raise TypeMismatchError(f"{what}: value {i} changes dtype from {e.str_short()} "
+                                    f"to {g.str_short()}").with_source(user_source_info())

@@ -17,7 +17,7 @@ import numpy as np
 
 from ...core.activity import Zero
 from ...core.avals import ShapedArray, result_dtype, tangent_aval
-from ...core.errors import ConcretizationError, DTypeError, ShapeError
+from ...core.errors import ConcretizationError, DTypeError, TypeMismatchError
 from ...core.ir import Jaxpr, JaxprEqn, Var
 from ...core.pytree import tree_flatten, tree_unflatten
 from ...core.staging import stage
@@ -57,11 +57,11 @@ def switch(index, branches, *operands):
     if get_aval(index).dtype.kind not in "iub":
         raise DTypeError(f"switch: the index must be an integer, got {get_aval(index)}"
                          ).with_source(user_source_info())
-    if not isinstance(index, Tracer):  # a concrete index: no need to stage anything
-        i = int(np.clip(int(np.asarray(index)), 0, len(branches) - 1))
-        return branches[i](*operands)
     leaves, in_tree = tree_flatten(operands)
     bodies = _stage_branches(branches, in_tree, [get_aval(x) for x in leaves])
+    if not isinstance(index, Tracer):  # a concrete index: run that branch's program
+        return _run_branch(bodies[int(np.clip(int(np.asarray(index)), 0, len(branches) - 1))],
+                           leaves)
     consts = [c for b in bodies for c in b.consts]
     # every branch reads the refs any branch uses, and returns those any branch writes
     written = [any(ws) for ws in zip(*(b.writes() for b in bodies))]
@@ -74,17 +74,28 @@ def switch(index, branches, *operands):
     return tree_unflatten(first.out_tree, outs[:first.n_out])
 
 
+def _run_branch(body, leaves):
+    """The staged branch evaluated on the operands (the refs it writes written back)."""
+    outs = eval_jaxpr(body.jaxpr, (), [*body.consts, *body.ref_contents(), *leaves])
+    written = body.writes()
+    body.write_back([c for c, w in zip(outs[body.n_out:], written) if w],
+                    [r for r, w in zip(body.refs, written) if w])
+    return tree_unflatten(body.out_tree, outs[:body.n_out])
+
+
 def _stage_branches(branches, in_tree, avals) -> list:
-    """The staged branches, their outputs of one type: as in JAX, a weakly typed
-    output (a Python scalar) takes the type the other branches give that output."""
+    """The staged branches, their outputs of one type: a weakly typed output (a Python
+    scalar) takes the type the other branches give that output; two different strong
+    dtypes are a TypeError, as in JAX (never a silent cast of the branch taken). Both
+    branches are staged and checked even when the index is concrete."""
     bodies = [stage_body(b, in_tree, avals, "cond") for b in branches]
     for b in bodies[1:]:
         if b.out_tree != bodies[0].out_tree:
-            raise ShapeError(f"cond: branches return different structures "
-                             f"{bodies[0].out_tree} and {b.out_tree}"
-                             ).with_source(user_source_info())
-    targets = [_joined(list(avals_i)) for avals_i in
-               zip(*([v.aval for v in b.jaxpr.outvars[:b.n_out]] for b in bodies))]
+            raise TypeMismatchError(f"cond: branches return different structures "
+                                    f"{bodies[0].out_tree} and {b.out_tree}"
+                                    ).with_source(user_source_info())
+    targets = [_joined(i, list(avals_i)) for i, avals_i in
+               enumerate(zip(*([v.aval for v in b.jaxpr.outvars[:b.n_out]] for b in bodies)))]
     for i, (branch, body) in enumerate(zip(branches, bodies)):
         if any(v.aval.dtype != t.dtype for v, t in zip(body.jaxpr.outvars, targets)):
             bodies[i] = stage_body(_converted(branch, [t.dtype for t in targets]), in_tree,
@@ -98,12 +109,16 @@ def _stage_branches(branches, in_tree, avals) -> list:
     return bodies
 
 
-def _joined(avals: list[ShapedArray]) -> ShapedArray:
-    """The type branch outputs agree on: the strong one if only weak ones differ."""
-    strong = {a.dtype for a in avals if not a.weak_type}
-    if len(strong) == 1:
-        return ShapedArray(avals[0].shape, strong.pop())
-    return avals[0] if strong else ShapedArray(avals[0].shape, result_dtype(*avals), True)
+def _joined(i: int, avals: list[ShapedArray]) -> ShapedArray:
+    """The type branch outputs agree on, by promotion: weakly typed outputs may be
+    converted to it, strongly typed ones never (that would silently cast the branch
+    taken, `f64` to `i32`)."""
+    joined = ShapedArray(avals[0].shape, result_dtype(*avals), all(a.weak_type for a in avals))
+    if any(not a.weak_type and a.dtype != joined.dtype for a in avals):
+        raise TypeMismatchError(f"cond branch outputs: value {i} has different dtypes in "
+                                f"different branches: {', '.join(a.str_short() for a in avals)}"
+                                ).with_source(user_source_info())
+    return joined
 
 
 def _converted(branch, dtypes):
@@ -117,7 +132,7 @@ def _converted(branch, dtypes):
 def cond(pred, true_fun, false_fun, *operands):
     """`lax.cond`: `true_fun(*operands)` if `pred` else `false_fun(*operands)`."""
     if not isinstance(pred, Tracer):
-        return (true_fun if pred else false_fun)(*operands)
+        return switch(int(bool(pred)), [false_fun, true_fun], *operands)
     return switch(convert_element_type(pred, np.int32), [false_fun, true_fun], *operands)
 
 

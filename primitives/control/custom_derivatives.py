@@ -24,8 +24,14 @@ import attrs
 import numpy as np
 
 from ...core.activity import Zero
-from ...core.avals import float0, tangent_aval
-from ...core.errors import EscapedTracerError, NonDifferentiableError
+from ...core.avals import float0, is_float, tangent_aval
+from ...core.errors import (
+    DTypeError,
+    EscapedTracerError,
+    NonDifferentiableError,
+    ShapeError,
+    TypeMismatchError,
+)
 from ...core.pytree import PyTreeDef, tree_flatten, tree_map, tree_unflatten
 from ...core.trace import (
     Primitive,
@@ -33,13 +39,14 @@ from ...core.trace import (
     abstract_eval_rules,
     get_aval,
     impl_rules,
+    trace_depth,
     user_source_info,
 )
 from ...interpreters.ad import instantiate_zeros, jvp_rules
 from ...interpreters.batching import batch_rules, batch_size, batched_aval, vmap_flat
 from ...interpreters.eval import compiled
 from ...interpreters.transpose import backward_pass, is_linear, transpose_rules
-from ..shape.structural import matchaxis, reduce_sum
+from ..shape.structural import convert_element_type, matchaxis, reduce_sum
 from .common import batch_jaxpr, check_same_types, no_refs, stage_body, with_consts_as_invars
 
 custom_jvp_call_p = Primitive("custom_jvp_call", multiple_results=True)
@@ -114,7 +121,10 @@ def _named(fn: Callable, like: Callable) -> Callable:
 
 def _bind_with_rule(prim: Primitive, fun: Callable, args: tuple, make_rule: Callable):
     """Stage `fun` on `args` and bind `prim` with the body and the rule
-    `make_rule(in_tree, body)`: evaluation runs the body, differentiation the rule."""
+    `make_rule(in_tree, body)`: evaluation runs the body, differentiation the rule.
+    Called with no transformation in progress, it just calls `fun`."""
+    if trace_depth() == 0:  # no transformation in progress: only the value is asked for
+        return fun(*args)  # (as in JAX; the body may use Python control flow on its inputs)
     leaves, in_tree = tree_flatten(args)
     body = no_refs(stage_body(fun, in_tree, [get_aval(x) for x in leaves], prim.name),
                    prim.name)
@@ -272,8 +282,10 @@ class custom_vjp:  # noqa: N801 — JAX's name
         bwd = _named(lambda res, ct: self.bwd(*nondiff, res, ct), self.bwd)
         return _bind_with_rule(
             custom_vjp_call_p, fun, diff_args,
-            lambda in_tree, body: VJPRule(fwd, bwd, in_tree, body.out_tree,
-                                          tuple(v.aval for v in body.jaxpr.outvars)))
+            lambda in_tree, body: VJPRule(
+                fwd, bwd, in_tree, body.out_tree,
+                tuple(v.aval for v in body.jaxpr.outvars),
+                tuple(v.aval for v in body.jaxpr.invars[len(body.consts):])))
 
 
 @attrs.frozen(eq=False)
@@ -285,6 +297,7 @@ class VJPRule:
     in_tree: PyTreeDef
     out_tree: PyTreeDef
     out_avals: tuple
+    in_avals: tuple  # the arguments' leaves, which the cotangents must fit
 
     def forward(self, args) -> tuple[list, list, PyTreeDef]:
         out, res = self.fwd(*tree_unflatten(self.in_tree, args))
@@ -299,14 +312,58 @@ class VJPRule:
 
     def backward(self, res_tree: PyTreeDef, res, cts) -> list:
         ct_args = self.bwd(tree_unflatten(res_tree, res), tree_unflatten(self.out_tree, cts))
-        leaves, tree = tree_flatten(tuple(ct_args), is_leaf=lambda x: x is None)
-        if len(leaves) != self.in_tree.num_leaves:
-            raise TypeError(f"custom_vjp bwd {self.bwd.__name__} returned {len(leaves)} "
-                            f"cotangents for {self.in_tree.num_leaves} argument leaves")
+        return self._checked_cotangents(ct_args)
+
+    def _checked_cotangents(self, ct_args) -> list:
+        """One cotangent per argument, as JAX requires: `None` or a pytree of the
+        argument's structure (`None` leaves allowed), each leaf of its argument's shape
+        and a float dtype (cast to the argument's); never silently a wrong gradient."""
+        bwd = f"custom_vjp bwd {self.bwd.__name__} ({_defined_at(self.bwd)})"
+        arg_trees = self.in_tree.children
+        if not isinstance(ct_args, (tuple, list)) or len(ct_args) != len(arg_trees):
+            raise TypeMismatchError(
+                f"{bwd} must return a tuple of {len(arg_trees)} cotangents, one per argument "
+                f"of the function, but returned {tree_flatten(ct_args)[1]}"
+            ).with_source(user_source_info())
+        avals = iter(self.in_avals)
+        leaves = []
+        for i, (ct, arg_tree) in enumerate(zip(ct_args, arg_trees)):
+            ct_leaves, ct_tree = tree_flatten(ct, is_leaf=lambda x: x is None)
+            if ct is None:
+                ct_leaves = [None] * arg_tree.num_leaves
+            elif ct_tree != arg_tree:
+                raise TypeMismatchError(f"{bwd}: the cotangent of argument {i} has structure "
+                                        f"{ct_tree}, but the argument has {arg_tree}"
+                                        ).with_source(user_source_info())
+            leaves += [_checked_cotangent(bwd, i, c, next(avals)) for c in ct_leaves]
         return leaves
 
     def __str__(self) -> str:
         return f"{self.fwd.__name__}/{self.bwd.__name__}"
+
+
+def _defined_at(fn) -> str:
+    code = getattr(fn, "__code__", None)
+    return f"defined at {code.co_filename}:{code.co_firstlineno}" if code else repr(fn)
+
+
+def _checked_cotangent(bwd: str, i: int, ct, aval):
+    """A cotangent from `bwd` for a leaf of argument `i` (of type `aval`); `None` for
+    an integer argument, which has no cotangent."""
+    if ct is None:
+        return None
+    ct_aval = get_aval(ct)
+    if ct_aval.shape != aval.shape:
+        raise ShapeError(f"{bwd}: the cotangent of argument {i} has shape "
+                         f"{ct_aval.str_short()}, but the argument is {aval.str_short()}"
+                         ).with_source(user_source_info())
+    if not is_float(aval.dtype):
+        return None
+    if not is_float(ct_aval.dtype):
+        raise DTypeError(f"{bwd}: the cotangent of argument {i} is {ct_aval.str_short()}, "
+                         f"not a float like the argument {aval.str_short()}"
+                         ).with_source(user_source_info())
+    return ct if ct_aval.dtype == aval.dtype else convert_element_type(ct, aval.dtype)
 
 
 impl_rules[custom_vjp_call_p] = lambda *args, jaxpr, rule, num_consts: compiled(jaxpr)((), args)
@@ -342,7 +399,8 @@ def custom_vjp_call_batch(vals, dims, *, jaxpr, rule, num_consts):
     arg_dims = dims[num_consts:]
     fwd, bwd = _vmapped_rule(rule, arg_dims, size)
     lanes = VJPRule(fwd, bwd, rule.in_tree, rule.out_tree,
-                    tuple(batched_aval(a, 0, size) for a in rule.out_avals))
+                    tuple(batched_aval(a, 0, size) for a in rule.out_avals),
+                    tuple(get_aval(v) for v in vals[num_consts:]))
     outs = custom_vjp_call_p.bind(*consts, *vals, jaxpr=with_consts_as_invars(body),
                                   rule=lanes, num_consts=len(consts) + num_consts)
     return outs, [0] * n_out

@@ -26,11 +26,11 @@ import numpy as np
 
 from ...core.activity import Zero
 from ...core.avals import ShapedArray, tangent_aval
-from ...core.errors import ShapeError
+from ...core.errors import ShapeError, TypeMismatchError
 from ...core.ir import Jaxpr, JaxprEqn, Var
 from ...core.pytree import tree_flatten, tree_unflatten
 from ...core.staging import stage
-from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
+from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules, user_source_info
 from ...interpreters.ad import add_tangents, instantiate_zeros, jvp_jaxpr, jvp_rules, zeros
 from ...interpreters.batching import batch_rules, batch_size
 from ...interpreters.dce import dce_jaxpr, dce_rules
@@ -47,6 +47,7 @@ from .common import (
     reorder,
     split_list,
     stage_body,
+    stage_with_promoted_carry,
     staged_eqns,
     with_consts_as_invars,
 )
@@ -60,17 +61,22 @@ def scan(f, init, xs=None, length=None, reverse=False):
     init_leaves, init_tree = tree_flatten(init)
     xs_leaves, xs_tree = tree_flatten(xs)
     length = _scan_length(xs_leaves, length)
-    carry_avals = [get_aval(c).strong() for c in init_leaves]
     x_avals = [ShapedArray(get_aval(x).shape[1:], get_aval(x).dtype) for x in xs_leaves]
     _, in_tree = tree_flatten((init, xs))
-    body = stage_body(f, in_tree, [*carry_avals, *x_avals], "scan")
-    carry_out_tree = body.out_tree.children[0] if body.out_tree.children else None
     n_carry = len(init_leaves)
+
+    def stage_for(carry_avals):
+        body = stage_body(f, in_tree, [*carry_avals, *x_avals], "scan")
+        return (body, carry_avals), [v.aval for v in body.jaxpr.outvars[:n_carry]]
+
+    init_leaves, (body, carry_avals) = stage_with_promoted_carry(init_leaves, stage_for)
+    carry_out_tree = body.out_tree.children[0] if body.out_tree.children else None
     check_same_types("scan carry", carry_avals,
                      [v.aval.strong() for v in body.jaxpr.outvars[:n_carry]], init_tree)
     if carry_out_tree != init_tree:
-        raise ShapeError(f"scan: the body returns a carry of structure {carry_out_tree}, "
-                         f"but the initial carry has {init_tree}")
+        raise TypeMismatchError(f"scan: the body returns a carry of structure "
+                                f"{carry_out_tree}, but the initial carry has {init_tree}"
+                                ).with_source(user_source_info())
     jaxpr, read, written = body.loop_form()  # the refs it writes are carried first
     outs = scan_p.bind(*body.consts, *body.ref_contents(read), *body.ref_contents(written),
                        *init_leaves, *xs_leaves, jaxpr=jaxpr,
@@ -329,9 +335,10 @@ def _unknown_scan(eqn: JaxprEqn, split, ways, res_consts, res_xs, unknown_in, co
 
 
 def scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse):
+    """A carry whose initial value is known (not linear) is a zero tangent that the
+    transposer evaluated (`zeros`, the only known value a linear program can start a
+    linear carry with): the loop is still linear in it, and it gets no cotangent."""
     consts, carry, xs = split_list(args, [num_consts, num_carry])
-    if not all(is_linear(c) for c in carry):
-        raise NotImplementedError("scan transpose: a carry the loop is not linear in")
     const_lin = [is_linear(c) for c in consts]
     xs_lin = [is_linear(x) for x in xs]
     ct_carry, ct_ys = split_list(cts, [num_carry])
@@ -348,7 +355,8 @@ def scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse):
                        reverse=not reverse)
     ct_consts, ct_carry_init, ct_xs = split_list(outs, [len(lin_const_avals), num_carry])
     ct_consts, ct_xs = iter(ct_consts), iter(ct_xs)
-    return [*(next(ct_consts) if lin else None for lin in const_lin), *ct_carry_init,
+    return [*(next(ct_consts) if lin else None for lin in const_lin),
+            *(ct if is_linear(c) else None for c, ct in zip(carry, ct_carry_init)),
             *(next(ct_xs) if lin else None for lin in xs_lin)]
 
 

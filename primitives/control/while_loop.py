@@ -46,6 +46,7 @@ from .common import (
     shared_refs,
     split_list,
     stage_body,
+    stage_with_promoted_carry,
     with_consts_as_invars,
 )
 from .scan import scan
@@ -56,10 +57,14 @@ while_p = Primitive("while", multiple_results=True)
 def while_loop(cond_fun, body_fun, init_val):
     """`lax.while_loop`: `while cond_fun(val): val = body_fun(val)`."""
     leaves, tree = tree_flatten(init_val)
-    avals = [get_aval(x).strong() for x in leaves]
     _, in_tree = tree_flatten((init_val,))
+
+    def stage_for(avals):
+        body = stage_body(body_fun, in_tree, avals, "while_loop")
+        return (body, avals), [v.aval for v in body.jaxpr.outvars[:body.n_out]]
+
+    leaves, (body, avals) = stage_with_promoted_carry(leaves, stage_for)
     cond = stage_body(cond_fun, in_tree, avals, "while_loop")
-    body = stage_body(body_fun, in_tree, avals, "while_loop")
     out_avals = [v.aval for v in cond.jaxpr.outvars[:cond.n_out]]
     if len(out_avals) != 1 or out_avals[0].shape != () or out_avals[0].dtype != np.bool_:
         raise DTypeError("while_loop: cond_fun must return a boolean scalar, got "

@@ -371,7 +371,12 @@ def _pow_jvp_y(t, out, x, y):
     return mul(t, mul(log(select_n(eq(x, 0), x, 1)), out))
 
 
-defjvp_elementwise(pow_p,
-                   lambda t, out, x, y: mul(t, mul(y, pow(x, sub(y, 1)))),
-                   _pow_jvp_y)
+def _pow_jvp_x(t, out, x, y):
+    """t * y * x**(y - 1), with the exponent replaced by 0 where y is 0: x**0 is the
+    constant 1 (also at x = 0), so its derivative is 0, not 0 * 0**-1 = nan. At y = 1
+    it is 1 everywhere (0**0 = 1)."""
+    return mul(t, mul(y, pow(x, select_n(eq(y, 0), sub(y, 1), 0))))
+
+
+defjvp_elementwise(pow_p, _pow_jvp_x, _pow_jvp_y)
 defbroadcasting(pow_p)

@@ -86,7 +86,7 @@ def fit_tangent(t, out):
         return t
     want = tangent_aval(get_aval(out))
     have = get_aval(t)
-    if have.strong() == want:  # a weakly typed tangent needs no conversion
+    if have is want or have.strong() == want:  # a weak tangent needs no conversion
         return t
     if have.shape != want.shape:
         t = broadcast_in_dim(t, want.shape, range(want.ndim - have.ndim, want.ndim))
@@ -108,7 +108,8 @@ def defjvp_elementwise(prim: Primitive, *operand_rules) -> None:
             return None
 
         def contribution(t, out, *primals, **params):
-            primals = [_strongly_typed(p, out) for p in primals]
+            dtype = get_aval(out).dtype
+            primals = [_strongly_typed(p, dtype) for p in primals]
             return fit_tangent(rule(t, out, *primals, **params), out)
 
         return contribution
@@ -116,14 +117,17 @@ def defjvp_elementwise(prim: Primitive, *operand_rules) -> None:
     defjvp(prim, *map(fitted, operand_rules))
 
 
-def _strongly_typed(x, out):
-    aval, dtype = get_aval(x), get_aval(out).dtype
+def _strongly_typed(x, dtype):
+    aval = get_aval(x)
     return convert_element_type(x, dtype) if aval.weak_type and aval.dtype != dtype else x
 
 
 def unbroadcast_cotangent(ct, aval: ShapedArray):
     """The cotangent of an operand of aval `aval` from the broadcast, promoted `ct`:
     sum the broadcast axes away, then cast back (summing in the wider type)."""
+    have = get_aval(ct)
+    if have == aval and not have.weak_type and have.dtype.kind in "fc":
+        return ct  # the usual case: nothing was broadcast or promoted
     return convert_element_type(unbroadcast_to(ct, aval), tangent_dtype(aval.dtype))
 
 

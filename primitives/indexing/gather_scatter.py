@@ -556,13 +556,15 @@ def getitem(x, idx):
 _SCATTERS = {"set": scatter, "add": scatter_add, "multiply": scatter_mul}
 
 
-def index_update(x, idx, values, mode: str):
+def index_update(x, idx, values, mode):
     """`x.at[idx].set(values)` (mode "set"), `.add` ("add") or `.multiply`
-    ("multiply"): one scatter over the region `x[idx]`, with `values` cast to x's
-    dtype and broadcast to the region like numpy's `x[idx] = values`."""
-    if mode not in _SCATTERS:
+    ("multiply"), or any other scatter passed as `mode`: one scatter over the region
+    `x[idx]`, with `values` cast to x's dtype and broadcast to the region like numpy's
+    `x[idx] = values`."""
+    if not callable(mode) and mode not in _SCATTERS:
         raise ValueError(f"index_update: mode must be one of {sorted(_SCATTERS)}, got {mode!r}")
     aval = get_aval(x)
     plan = index_plan(normalize_index(idx, aval.shape), aval.shape)
     updates = fit_updates(values, aval.dtype, plan)
-    return _SCATTERS[mode](x, updates, *plan.indices, axes=plan.axes)
+    scatter_fn = mode if callable(mode) else _SCATTERS[mode]
+    return scatter_fn(x, updates, *plan.indices, axes=plan.axes)

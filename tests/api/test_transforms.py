@@ -33,3 +33,22 @@ def test_linear_transpose_of_a_linearized_function_is_its_vjp(rng):
 def test_linear_transpose_refuses_a_nonlinear_function():
     with pytest.raises(MissingRuleError, match="sin"):
         inert.linear_transpose(inp.sin, np.ones(3))(np.ones(3))
+
+
+def test_grad_does_not_compute_the_discarded_value():
+    """grad's forward pass runs only what the gradient needs: the loss term log(y) of an
+    inactive y feeds the value alone, so its NaN is never computed under grad (while
+    value_and_grad computes, and reports, it)."""
+    def f(x, y):
+        return inp.sum(x * 2.0) + inp.log(y)
+
+    x, y = np.ones(3), inert.Inactive(-1.0)
+    with inert.debug_nans(True):
+        assert_allclose(inert.grad(f)(x, y), np.full(3, 2.0))
+        with pytest.raises(FloatingPointError, match="log"):
+            inert.value_and_grad(f)(x, y)
+    value, g = inert.value_and_grad(lambda x: inp.sum(x * x))(np.arange(3.0))
+    assert_allclose(value, 5.0)
+    assert_allclose(g, 2 * np.arange(3.0))
+    g, aux = inert.grad(lambda x: (inp.sum(x * x), x + 1), has_aux=True)(np.arange(3.0))
+    assert_allclose(aux, np.arange(3.0) + 1)

@@ -34,6 +34,7 @@ from inert.primitives.control.cond import cond, switch
 from inert.primitives.control.scan import scan
 from inert.primitives.control.while_loop import fori_loop, while_loop
 from inert.primitives.indexing import gather_scatter as ix
+from inert.primitives.indexing import scatter_extrema as ext
 from inert.primitives.linalg import cholesky as chol
 from inert.primitives.linalg import dot_general as la
 from inert.primitives.linalg import eigh, expm, lu, qr, svd
@@ -293,6 +294,10 @@ CASES = [
          (real(3, 4, 5), real(3, 2, 3), ints(0, 4, 2, 1), ints(0, 5, 3))),
     Case("scatter_mul", lambda x, u, i: ix.scatter_mul(x, u, i, axes=(0,)),
          (real(5), real(7), ints(0, 5, 7))),
+    Case("scatter_min", lambda x, u, i: ext.scatter_min(x, u, i, axes=(0,)),
+         (real(5, 2), real(7, 2), ints(0, 5, 7))),
+    Case("scatter_max", lambda x, u, j, k: ext.scatter_max(x, u, j, k, axes=(1, 2)),
+         (real(3, 4, 5), real(3, 2, 3), ints(0, 4, 2, 1), ints(0, 5, 3))),
     Case("scan", rnn, (real(3, 3), real(3), real(4, 3))),
     Case("cond", two_branches, (real(), real(3))),
     Case("while", doubling_loop, (real(3), ints(0, 4))),

@@ -9,7 +9,12 @@ from hypothesis import strategies as st
 import inert
 import inert.numpy as inp
 from inert.benchmarks.memory import reachable_array_bytes
-from inert.errors import ConcretizationError, DTypeError, NonDifferentiableError, ShapeError
+from inert.errors import (
+    ConcretizationError,
+    DTypeError,
+    NonDifferentiableError,
+    TypeMismatchError,
+)
 from inert.primitives.control.cond import cond, switch
 from inert.primitives.control.scan import scan
 from inert.primitives.control.while_loop import fori_loop, while_loop
@@ -219,18 +224,58 @@ def test_inactive_and_stop_gradient_inside_bodies(rng):
 
 
 def test_bad_carry_and_branch_types():
-    with pytest.raises(ShapeError, match="scan carry.*changes shape") as info:
+    """Mismatches are TypeErrors, as in JAX, naming the shapes and the user's line."""
+    with pytest.raises(TypeMismatchError, match="scan carry.*changes shape") as info:
         scan(lambda c, x: (inp.sum(c), x), np.ones(3), np.ones((2, 3)))
     assert __file__ in str(info.value)
-    with pytest.raises(DTypeError, match="changes dtype"):
+    with pytest.raises(TypeMismatchError, match="changes dtype"):
         scan(lambda c, x: (c * 1.5, x), np.int64(1), np.ones(2))
-    with pytest.raises(ShapeError, match="cond branch outputs.*changes shape"):
+    with pytest.raises(TypeMismatchError, match=r"while_loop carry.*f64\[2\] to f64\[3\]"):
+        while_loop(lambda c: c[0] < 3, lambda c: inp.zeros(3), np.zeros(2))
+    with pytest.raises(TypeMismatchError, match="cond branch outputs.*changes shape"):
         inert.make_jaxpr(lambda p, x: cond(p, lambda x: x, lambda x: inp.sum(x), x))(True,
                                                                                    np.ones(3))
-    with pytest.raises(ShapeError, match="cond: branches return different structures"):
+    with pytest.raises(TypeMismatchError, match="cond: branches return different structures"):
         inert.jit(lambda p, x: cond(p, lambda x: x, lambda x: (x, x), x))(True, 1.0)
     with pytest.raises(DTypeError, match="switch: the index must be an integer"):
         switch(1.7, [lambda x: x, lambda x: 2 * x], 1.0)
+    assert issubclass(TypeMismatchError, TypeError)
+
+
+def test_a_concrete_predicate_still_checks_both_branches():
+    with pytest.raises(TypeMismatchError, match=r"changes shape from f64\[3\] to f64\[\]") as info:
+        cond(True, lambda a: a, lambda a: inp.zeros(3), 1.0)
+    assert __file__ in str(info.value)
+    with pytest.raises(TypeMismatchError, match="structures"):
+        switch(0, [lambda a: a, lambda a: (a, a)], 1.0)
+
+
+def test_branches_of_different_strong_dtypes_are_refused_not_cast():
+    f = lambda x: cond(x > 0, lambda a: a, lambda a: (a > 1).astype(inp.int32), x)
+    for g in (inert.jit(f), f):
+        with pytest.raises(TypeMismatchError, match=r"value 0 .*i32\[\], f64\[\]"):
+            g(1.7)
+
+
+def test_a_weakly_typed_initial_carry_takes_the_body_dtype():
+    """As in JAX: `fori_loop(0, n, lambda i, c: c + 1.5, 0)` is a float loop."""
+    assert fori_loop(0, 3, lambda i, c: c + 1.5, 0) == 4.5
+    x = np.float32(1.5)
+    for f in (lambda x: scan(lambda c, _: (c + x, None), 1, None, length=3)[0],
+              lambda x: while_loop(lambda c: c < 3, lambda c: c + x, 0),
+              lambda x: fori_loop(0, 3, lambda i, c: c * x, 1.0)):
+        out = inert.jit(f)(x)
+        assert out.dtype == np.float32 and out == f(x)
+    assert inert.grad(lambda x: fori_loop(0, 3, lambda i, c: c * x + 1.0, 1))(2.0) == 17.0
+    with pytest.raises(TypeMismatchError, match="changes dtype"):  # a strong one stays
+        fori_loop(0, 3, lambda i, c: c + 1.5, np.int64(0))
+
+
+def test_eager_cond_hands_branches_arrays():
+    seen = []
+    cond(True, lambda a: seen.append(a) or a, lambda a: a, 1.0)
+    switch(1, [lambda a: a, lambda a: seen.append(a) or a], 2)
+    assert all(hasattr(a, "shape") and hasattr(a, "dtype") for a in seen) and len(seen) == 2
 
 
 def test_weakly_typed_branch_outputs_take_the_other_branch_type():

@@ -90,7 +90,7 @@ def test_a_rule_applying_the_function_to_tangents_transposes():
 
 
 def test_rules_returning_wrong_tangents_or_closing_over_inner_tracers_are_errors():
-    from inert.errors import EscapedTracerError, ShapeError
+    from inert.errors import EscapedTracerError, TypeMismatchError
 
     @inert.custom_jvp
     def f(x):
@@ -100,7 +100,7 @@ def test_rules_returning_wrong_tangents_or_closing_over_inner_tracers_are_errors
     def f_jvp(primals, tangents):
         return f(primals[0]), inp.sum(tangents[0])
 
-    with pytest.raises(ShapeError, match="tangents"):
+    with pytest.raises(TypeMismatchError, match="tangents"):
         inert.jvp(f, (np.ones(3),), (np.ones(3),))
 
     def closes_over(y, x):
@@ -180,6 +180,52 @@ def test_custom_vjp_refuses_forward_mode_and_missing_rules():
 
     with pytest.raises(TypeError, match="has no rule"):
         no_rule(1.0)
+
+
+def _sign_flip(x):
+    if x > 0:  # Python control flow on the input: fine when nothing traces it
+        return x
+    return -x
+
+
+def test_called_with_no_transformation_the_function_just_runs():
+    f = inert.custom_jvp(_sign_flip)
+    f.defjvp(lambda p, t: (f(p[0]), t[0]))
+    g = inert.custom_vjp(_sign_flip)
+    g.defvjp(lambda x: (g(x), None), lambda res, ct: (ct,))
+    for h in (f, g):
+        assert h(2.0) == 2.0 and h(-3.0) == 3.0
+
+
+def _custom_vjp_with_bwd(bwd):
+    @inert.custom_vjp
+    def h(x, n):
+        return x * 2.0
+
+    h.defvjp(lambda x, n: (h(x, n), None), bwd)
+    return lambda x: inp.sum(h(x, 1))
+
+
+@pytest.mark.parametrize("bwd, error, message", [
+    (lambda r, c: (inp.ones(4), None), "ShapeError",
+     r"bwd <lambda> \(defined at .*\): the cotangent of argument 0 has shape f64\[4\], "
+     r"but the argument is f64\[3\]"),
+    (lambda r, c: (1.0, None), "ShapeError", r"argument 0 has shape f64\[\]"),
+    (lambda r, c: (inp.ones(3, np.int32), None), "DTypeError", r"i32\[3\], not a float"),
+    (lambda r, c: (inp.ones(3),), "TypeMismatchError", "a tuple of 2 cotangents"),
+    (lambda r, c: ((inp.ones(3), 1.0), None), "TypeMismatchError", "argument 0 has structure"),
+])
+def test_custom_vjp_bwd_outputs_are_checked(bwd, error, message):
+    with pytest.raises(getattr(inert.errors, error), match=message) as info:
+        inert.grad(_custom_vjp_with_bwd(bwd))(np.ones(3))
+    assert __file__ in str(info.value)
+
+
+def test_custom_vjp_bwd_float_cotangents_take_the_argument_dtype():
+    f = _custom_vjp_with_bwd(lambda r, c: (inp.ones(3, np.float32) * 2.0, 7.0))
+    g = inert.grad(f)(np.ones(3))
+    assert g.dtype == np.float64 and np.all(g == 2.0)
+    np.testing.assert_allclose(inert.vmap(inert.grad(f))(np.ones((2, 3))), np.full((2, 3), 2.0))
 
 
 # ---------------------------------------------------------------------------------

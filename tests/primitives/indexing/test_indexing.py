@@ -21,6 +21,7 @@ from inert.core.trace import Primitive
 from inert.errors import ConcretizationError, DTypeError, ShapeError
 from inert.primitives.elementwise import sin
 from inert.primitives.indexing import gather_scatter as ix
+from inert.primitives.indexing import scatter_extrema as ext
 
 RNG = np.random.default_rng(1)
 X = RNG.standard_normal((5, 6))
@@ -100,6 +101,10 @@ CASES = [
          {"axes": (0,)}, _at(np.multiply, ROWS_DUP), n_float=2),
     Case("scatter_mul_zero_updates", ix.scatter_mul_p, (MUL_X, MUL_U, MUL_IDX), {"axes": (0,)},
          _at(np.multiply, MUL_IDX), n_float=2, order=1),
+    Case("scatter_min_duplicates", ext.scatter_min_p, (X, X[1:] - 0.3, ROWS_DUP),
+         {"axes": (0,)}, _at(np.minimum, ROWS_DUP), n_float=2),
+    Case("scatter_max_axes_apart", ext.scatter_max_p, (X3, X3[:2, :3, :4] + 0.3, I0, I2),
+         {"axes": (0, 2)}, _at(np.maximum, (I0, slice(None), I2)), n_float=2),
 ]
 IDS = [c.name for c in CASES]
 
