@@ -1,10 +1,10 @@
 """inert: JAX-style program transformations for numpy, with activity analysis.
 
 This module only re-exports. `inert.numpy(.linalg)`, `inert.lax(.linalg)`, `inert.scipy`
-(linalg, special, stats, integrate), `inert.experimental.ode` and `inert.tree_util` live
-under `api/` and are registered here under those names, the way the standard library
-provides `os.path`: a folder named `numpy` at the repository root would shadow the real
-numpy.
+(linalg, special, stats, integrate, signal), `inert.experimental.ode`,
+`inert.example_libraries` and `inert.tree_util` live under `api/` and are registered here
+under those names, the way the standard library provides `os.path`: a folder named `numpy`
+at the repository root would shadow the real numpy.
 """
 
 import sys as _sys
@@ -34,6 +34,7 @@ from .api.ref import empty_ref, freeze, new_ref
 from .api.residuals import activity_jaxpr, print_activity, print_saved_residuals, saved_residuals
 from .api.scipy import integrate as _scipy_integrate
 from .api.scipy import linalg as _scipy_linalg
+from .api.scipy import signal as _scipy_signal
 from .api.scipy import special as _scipy_special
 from .api.scipy import stats as _scipy_stats
 from .api.transforms import (
@@ -62,10 +63,12 @@ for _name, _module in [("numpy", numpy), ("numpy.linalg", _numpy_linalg), ("lax"
                        ("scipy.special", _scipy_special),
                        ("scipy.stats", _scipy_stats), ("scipy.integrate", _scipy_integrate),
                        ("experimental", experimental), ("experimental.ode", _experimental_ode),
+                       ("scipy.signal", _scipy_signal),
+                       ("example_libraries", example_libraries),
+                       ("example_libraries.stax", example_libraries.stax),
+                       ("example_libraries.optimizers", example_libraries.optimizers),
                        ("tree_util", tree_util), ("errors", errors), ("ref", ref),
                        ("random", random), ("nn", nn), ("nn.initializers", nn.initializers),
-                       ("example_libraries", example_libraries),
-                       ("example_libraries.optimizers", example_libraries.optimizers),
                        ("tree", tree), ("flatten_util", flatten_util),
                        ("test_util", test_util)]:
     _sys.modules[f"{__name__}.{_name}"] = _module

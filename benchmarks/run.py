@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import os
 
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+for _var in _THREAD_VARIABLES:
     os.environ[_var] = "1"
 
 import argparse  # noqa: E402
@@ -31,6 +32,7 @@ import inert.numpy as inp  # noqa: E402
 from inert import lax  # noqa: E402
 from inert.example_libraries import optimizers  # noqa: E402
 
+from .cnn import conv_layer_timing  # noqa: E402
 from .memory import peak_bytes, reachable_array_bytes  # noqa: E402
 from .workloads import Workload, _unwrap, rosenbrock, rosenbrock_hvp, workloads  # noqa: E402
 
@@ -94,6 +96,10 @@ def gradient_row(w: Workload, repeat: int) -> dict:
     if w.key == "W6":
         g = inert.grad(w.f)(*args)
         row["nan_free"] = bool(np.all(np.isfinite(g)))
+    torch_grad = w.torch_grad(plain) if w.torch_grad else None
+    if torch_grad is not None:
+        t_inert, t_torch = median_times([lambda: value_and_grad(*args), torch_grad], repeat)
+        row["time_torch"] = t_inert / t_torch
     if w.key == "W8":
         x = plain[0]
         v = np.ones_like(x)
@@ -131,6 +137,8 @@ def format_gradient_rows(rows: list[dict]) -> str:
                          f"{r['us_per_op'] * r['jit_numba'] / r['time']:.3f} (numba)")
         if "nan_free" in r:
             notes.append("gradient finite at x=0" if r["nan_free"] else "NaN at x=0")
+        if "time_torch" in r:
+            notes.append(f"grad time / PyTorch {r['time_torch']:.2f}")
         if "hvp_over_grad" in r:
             notes.append(f"hvp / grad time {r['hvp_over_grad']:.2f}")
         lines.append(f"| {r['key']} | {r['what']} | {r['kept']:,} | {r['minimum']:,} | "
@@ -189,6 +197,9 @@ def overhead_lines(repeat: int, scale: float) -> list[str]:
         lines.append(f"make_jaxpr of {n:,} equations: {t_trace / n * 1e6:.2f} µs per equation")
     lines += _jit_compile_lines()
     lines.append(_inactive_tangent_count())
+    conv_line = conv_layer_timing(median_times, repeat)
+    if conv_line:
+        lines.append(conv_line)
     lines += _long_scan_lines()
     lines.append(_adam_step_line(repeat, scale))
     return lines
@@ -305,7 +316,10 @@ def _run_each_in_its_own_process(args, argv) -> None:
     passed = [a for a in (argv if argv is not None else sys.argv[1:]) if a != "--only"]
 
     def run(key: str):
+        # `-m inert.benchmarks` loads numpy (through inert) before this module can set the
+        # thread variables, so each workload's process gets them from its environment
         out = subprocess.run([sys.executable, "-m", "inert.benchmarks", *passed, "--only", key],
+                             env={**os.environ, **{v: "1" for v in _THREAD_VARIABLES}},
                              check=True, capture_output=True, text=True).stdout
         return json.loads(out.strip().splitlines()[-1])
 

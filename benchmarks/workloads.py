@@ -19,6 +19,9 @@ import inert.numpy as inp
 import inert.scipy.linalg as isl
 from inert import lax
 
+from .cnn import cnn_args, cnn_loss, cnn_minimum_bytes, cnn_numpy
+from .cnn import torch_gradient as cnn_torch_gradient
+
 F64 = 8
 
 
@@ -31,6 +34,7 @@ class Workload:
     minimum_bytes: Callable[[tuple], int]
     numpy_grad: Callable | None  # plain numpy: arguments -> (value, gradient)
     has_aux: bool = False
+    torch_grad: Callable | None = None  # plain arguments -> a torch gradient call, or None
 
 
 def _unwrap(args):
@@ -368,4 +372,13 @@ def workloads(scale: float = 1.0, seed: int = 0) -> list[Workload]:
                  lambda: (rng.standard_normal((hidden, hidden)) / np.sqrt(hidden),
                           inactive(rng.standard_normal((steps, hidden)))),
                  lambda a: F64 * 2 * _size(_unwrap(a)[1]), ref_accumulator_numpy),
+        Workload("CNN", "2x (conv 3x3, ReLU, 2x2 max pool), dense; 64 28x28 images",
+                 cnn_loss, lambda: _with_inactive_data(cnn_args(rng, max(2, int(64 * scale)))),
+                 lambda a: cnn_minimum_bytes(*_unwrap(a)), cnn_numpy,
+                 torch_grad=cnn_torch_gradient),
     ]
+
+
+def _with_inactive_data(args):
+    """All weights active, the images and targets (the last two) inactive."""
+    return (*args[:-2], *(inert.Inactive(a) for a in args[-2:]))

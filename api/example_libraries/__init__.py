@@ -1,8 +1,8 @@
-"""`inert.example_libraries`: JAX's example libraries (`optimizers`)."""
+"""`inert.example_libraries`: JAX's example libraries (`optimizers`, `stax`)."""
 
-from . import optimizers
+from . import optimizers, stax
 
-__all__ = ["optimizers"]
+__all__ = ["optimizers", "stax"]
 
 
 def __dir__():

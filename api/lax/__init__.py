@@ -105,6 +105,19 @@ from ...primitives.special import digamma, erf, erfc, erfinv, igamma, igammac, p
 from ...primitives.special import gammaln as lgamma
 from ..numpy._array import return_arrays_from
 from . import linalg
+from ._convolution import (
+    ConvDimensionNumbers,
+    conv,
+    conv_dimension_numbers,
+    conv_general_dilated,
+    conv_general_shape_tuple,
+    conv_transpose,
+    conv_transpose_shape_tuple,
+    conv_with_general_padding,
+    padtype_to_pads,
+    reduce_window,
+    reduce_window_shape_tuple,
+)
 
 
 def select(pred, on_true, on_false):
@@ -144,6 +157,9 @@ def iota(dtype, size):
 broadcasted_iota = structural.iota
 
 __all__ = [
+    "ConvDimensionNumbers", "conv", "conv_dimension_numbers", "conv_general_dilated",
+    "conv_general_shape_tuple", "conv_transpose", "conv_transpose_shape_tuple",
+    "conv_with_general_padding", "padtype_to_pads", "reduce_window", "reduce_window_shape_tuple",
     "RoundingMethod", "abs", "acos", "acosh", "add", "and_", "argmax", "argmin", "asin",
     "asinh", "atan", "atan2", "atanh", "broadcast", "broadcast_in_dim", "broadcasted_iota",
     "cbrt", "ceil", "clamp", "concatenate", "cond", "convert_element_type", "cos", "cosh",

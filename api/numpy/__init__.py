@@ -93,6 +93,7 @@ from ._construct import (
     triu_indices_from,
     vander,
 )
+from ._convolve import convolve, correlate
 from ._dot import (
     dot,
     einsum,

@@ -33,6 +33,8 @@ from inert.primitives import special as sp
 from inert.primitives.control.cond import cond, switch
 from inert.primitives.control.scan import scan
 from inert.primitives.control.while_loop import fori_loop, while_loop
+from inert.primitives.conv import windowed as wd
+from inert.primitives.conv.convolution import conv_general_dilated
 from inert.primitives.indexing import gather_scatter as ix
 from inert.primitives.indexing import scatter_extrema as ext
 from inert.primitives.linalg import cholesky as chol
@@ -312,6 +314,23 @@ CASES = [
     Case("random_gamma_grad", rdist.random_gamma_grad, (positive(3), positive(3))),
     Case("random_poisson", rdist.random_poisson, (positive(3), prob(3))),
     Case("random_binomial", rdist.random_binomial, (ints(0, 9, 3), prob(3), prob(3))),
+    Case("conv_general_dilated", lambda x, w: conv_general_dilated(x, w, (1, 2), "SAME"),
+         (real(2, 2, 5, 4), real(3, 2, 2, 2))),
+    Case("conv_general_dilated-groups", lambda x, w: conv_general_dilated(
+        x, w, (1,), "VALID", feature_group_count=2), (real(1, 4, 5), real(4, 2, 2))),
+    Case("conv_general_dilated-batch_groups", lambda x, w: conv_general_dilated(
+        x, w, (1,), "VALID", batch_group_count=2), (real(4, 2, 5), real(4, 2, 2))),
+    *(Case(f"reduce_window_{kind}", functools.partial(
+        getattr(wd, f"reduce_window_{kind}"), window_dimensions=(2, 2), window_strides=(1, 2),
+        padding=((1, 0), (0, 1))), (real(4, 5),)) for kind in ("sum", "max", "min")),
+    *(Case(f"reduce_window_{kind}", lambda x, kind=kind: getattr(wd, f"reduce_window_{kind}_p")
+           .bind(x, **wd.window_params(1, (3,), (2,), ((1, 1),))), (real(6),))
+      for kind in ("argmax", "argmin")),
+    Case("window_gather", lambda x, i: wd.window_gather(x, i, **wd.window_params(
+        2, (2, 2), (2, 1), ((0, 1), (1, 0)))), (real(4, 3), ints(0, 4, 2, 3))),
+    Case("window_scatter_add", lambda u, i: wd.window_scatter_add(
+        u, i, operand_shape=(4, 3), **wd.window_params(2, (2, 2), (2, 1), ((0, 1), (1, 0)))),
+        (real(2, 3), ints(0, 4, 2, 3))),
     # refs created inside the vmapped function: one value per lane
     Case("new_ref", lambda x: st_refs.freeze(st_refs.new_ref(x)), (real(2, 3),)),
     Case("get", lambda x, i: st_refs.get(st_refs.new_ref(x), i, axes=(0,)),

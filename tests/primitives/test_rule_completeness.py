@@ -11,7 +11,8 @@ from inert.interpreters.transpose import transpose_rules
 LINEAR = {
     "add", "add_any", "broadcast_in_dim", "checkpoint", "concatenate", "cond", "custom_jvp_call",
     "custom_lin",
-    "convert_element_type",
+    "convert_element_type", "conv_general_dilated", "reduce_window_sum", "window_gather",
+    "window_scatter_add",
     "cumsum", "div", "dot_general", "dynamic_slice", "dynamic_update_slice", "expand_dims",
     "gather", "mul", "neg", "pad", "reduce_sum", "reshape", "rev", "scan", "scatter",
     "scatter_add", "scatter_mul", "select_n", "slice", "squeeze", "sub", "transpose",

@@ -1,0 +1,1 @@
+"""The convolution family: `conv_general_dilated` and the windowed reductions."""
