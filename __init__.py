@@ -9,7 +9,20 @@ at the repository root would shadow the real numpy.
 
 import sys as _sys
 
-from .api import example_libraries, experimental, lax, numpy, ref, scipy, tree_util
+from .api import (
+    example_libraries,
+    experimental,
+    flatten_util,
+    lax,
+    nn,
+    numpy,
+    random,
+    ref,
+    scipy,
+    test_util,
+    tree,
+    tree_util,
+)
 from .api.control import checkpoint, custom_jvp, custom_vjp, remat
 from .api.experimental import ode as _experimental_ode
 from .api.jacobian import hessian, jacfwd, jacrev
@@ -25,6 +38,7 @@ from .api.scipy import signal as _scipy_signal
 from .api.scipy import special as _scipy_special
 from .api.scipy import stats as _scipy_stats
 from .api.transforms import (
+    device_put,
     grad,
     jit,
     jvp,
@@ -52,7 +66,11 @@ for _name, _module in [("numpy", numpy), ("numpy.linalg", _numpy_linalg), ("lax"
                        ("scipy.signal", _scipy_signal),
                        ("example_libraries", example_libraries),
                        ("example_libraries.stax", example_libraries.stax),
-                       ("tree_util", tree_util), ("errors", errors), ("ref", ref)]:
+                       ("example_libraries.optimizers", example_libraries.optimizers),
+                       ("tree_util", tree_util), ("errors", errors), ("ref", ref),
+                       ("random", random), ("nn", nn), ("nn.initializers", nn.initializers),
+                       ("tree", tree), ("flatten_util", flatten_util),
+                       ("test_util", test_util)]:
     _sys.modules[f"{__name__}.{_name}"] = _module
 for _name in _scipy_stats.DISTRIBUTIONS:  # jax.scipy.stats.norm is a module too
     _sys.modules[f"{__name__}.scipy.stats.{_name}"] = getattr(_scipy_stats, _name)
@@ -65,5 +83,5 @@ __all__ = [
     "float0", "grad", "jit", "jvp", "lax", "linear_transpose", "linearize", "make_jaxpr", "numpy",
     "print_saved_residuals", "saved_residuals", "scipy", "stop_gradient", "tree_util",
     "value_and_grad", "vjp", "vmap", "new_ref", "empty_ref", "freeze", "ref",
-    "example_libraries",
+    "device_put", "example_libraries", "flatten_util", "nn", "random", "test_util", "tree",
 ]

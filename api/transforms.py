@@ -13,6 +13,7 @@ it are applied to it. An inactive one is a ref from outside the transformation.
 from __future__ import annotations
 
 import functools
+import inspect
 import os
 from typing import Callable, Sequence
 
@@ -179,42 +180,94 @@ def trace_to_closed_jaxpr(f, args, static) -> tuple[ClosedJaxpr, list]:
     return closed, out_store
 
 
-def jit(f: Callable, static_argnums: int | Sequence[int] = (), backend: str | None = None):
+def jit(f: Callable, static_argnums: int | Sequence[int] = (),
+        static_argnames: str | Sequence[str] = (), donate_argnums=(), donate_argnames=(),
+        backend: str | None = None):
     """Trace `f` once per argument signature; later calls run the cached jaxpr, compiled
     to a Python function (or interpreted, under another transformation).
+
+    Static arguments (by position or by name, either way as in JAX) are part of the
+    cache key instead of being traced; keyword arguments that are not static are
+    traced like positional ones. As a decorator with options:
+    `@functools.partial(jit, static_argnames="n")`. Donation is accepted and has no
+    effect: outputs are new numpy arrays, as JAX's are when it cannot reuse a buffer.
 
     `backend` chooses the code generator: "numpy" calls numpy once per equation;
     "numba" fuses elementwise clusters into compiled loops (`interpreters.fusion`). The
     default is `$INERT_JIT_BACKEND`, else "numpy"; "numba" without numba installed
     falls back to "numpy"."""
-    static = as_tuple(static_argnums)
+    del donate_argnums, donate_argnames
+    static_nums = as_tuple(static_argnums)
+    static_names = frozenset((static_argnames,) if isinstance(static_argnames, str)
+                             else static_argnames)
+    named_positions = _positions_of_names(f, static_names)
     compile_for_backend = _compiler(backend)
     cache: dict = {}
 
     @functools.wraps(f)
-    def jitted(*args):
-        positions = _static_positions(static, len(args))
-        flat = flatten_args(tuple(a for i, a in enumerate(args) if i not in positions))
-        key = (flat.treedef, tuple(_signature(x) for x in flat.leaves),
-               tuple(args[i] for i in sorted(positions)))
+    def jitted(*args, **kwargs):
+        static_kw = tuple(sorted((k, v) for k, v in kwargs.items() if k in static_names))
+        dynamic_kw = {k: v for k, v in kwargs.items() if k not in static_names}
+        call = _with_keywords(f, len(args), dict(static_kw)) if kwargs else f
+        args = (*args, dynamic_kw) if kwargs else args
+        positions = _static_positions(static_nums, len(args)) | {
+            i for i in named_positions if i < len(args) - bool(kwargs)}
+        leaves, treedef = _jit_leaves(tuple(a for i, a in enumerate(args) if i not in positions))
+        key = (treedef, tuple(_signature(x) for x in leaves),
+               tuple(args[i] for i in sorted(positions)), static_kw)
         try:
             entry = cache.get(key)
         except TypeError:
             raise TypeError(f"jit: static arguments must be hashable, got "
-                            f"{[type(args[i]).__name__ for i in sorted(positions)]}") from None
+                            f"{[type(args[i]).__name__ for i in sorted(positions)]} and "
+                            f"{[type(v).__name__ for _, v in static_kw]}") from None
         if entry is None:
-            closed, out_store = trace_to_closed_jaxpr(f, args, positions)
+            closed, out_store = trace_to_closed_jaxpr(call, args, positions)
             jaxpr, _ = dce_jaxpr(closed.jaxpr, [True] * len(closed.jaxpr.outvars))
             closed = ClosedJaxpr(jaxpr, closed.consts)
             entry = cache[key] = (closed, out_store, compile_for_backend(jaxpr))
         closed, out_store, compiled = entry
-        if current_dynamic().level == 0 and not any(isinstance(x, Tracer) for x in flat.leaves):
-            outs = compiled(closed.consts, flat.leaves)
+        if current_dynamic().level == 0 and not any(isinstance(x, Tracer) for x in leaves):
+            outs = compiled(closed.consts, leaves)
         else:
-            outs = eval_jaxpr(closed.jaxpr, closed.consts, flat.leaves)
-        return tree_unflatten(out_store[0], returned_leaves(outs, flat.leaves))
+            outs = eval_jaxpr(closed.jaxpr, closed.consts, leaves)
+        return tree_unflatten(out_store[0], returned_leaves(outs, leaves))
 
     return jitted
+
+
+def _jit_leaves(dynamic: tuple) -> tuple[list, PyTreeDef]:
+    """The leaves `trace_to_closed_jaxpr` flattens the arguments to, and a structure to
+    key the cache by: one flattening unless an `Inactive` marker needs unwrapping (jit
+    is called at every step of a training loop, whose state is a large pytree)."""
+    items, treedef = tree_flatten(list(dynamic), is_leaf=_is_inactive)
+    if any(isinstance(x, Inactive) for x in items):
+        flat = flatten_args(dynamic)
+        return flat.leaves, flat.treedef
+    return items, treedef
+
+
+def _positions_of_names(f: Callable, names: frozenset) -> frozenset[int]:
+    """The positions of the parameters `names` of `f`, for arguments passed by position."""
+    if not names:
+        return frozenset()
+    try:
+        parameters = list(inspect.signature(f).parameters)
+    except (TypeError, ValueError):  # a builtin without a signature: names only
+        return frozenset()
+    return frozenset(i for i, p in enumerate(parameters) if p in names)
+
+
+def _with_keywords(f: Callable, nargs: int, static_kw: dict) -> Callable:
+    """`f` called with its positional arguments, then a dict of traced keyword arguments
+    (the last argument), then the static ones."""
+    return lambda *args: f(*args[:nargs], **args[nargs], **static_kw)
+
+
+def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
+    """jax.device_put: inert has one device, numpy's memory, so this is the identity."""
+    del device, src, donate, may_alias
+    return x
 
 
 _COMPILERS = {"numpy": compile_jaxpr, "numba": compile_jaxpr_numba}

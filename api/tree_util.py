@@ -1,18 +1,32 @@
 """`inert.tree_util`: JAX's pytree functions, re-exported."""
 
 from ..core.pytree import (  # noqa: F401
+    DictKey,
+    FlattenedIndexKey,
+    GetAttrKey,
+    Partial,
     PyTreeDef,
+    SequenceKey,
+    keystr,
     register_pytree_node,
+    register_pytree_node_class,
+    tree_all,
     tree_flatten,
+    tree_flatten_with_path,
     tree_leaves,
+    tree_leaves_with_path,
     tree_map,
+    tree_map_with_path,
+    tree_reduce,
     tree_structure,
     tree_unflatten,
 )
 
 __all__ = [
-    "PyTreeDef", "register_pytree_node", "tree_flatten", "tree_leaves", "tree_map",
-    "tree_structure", "tree_unflatten",
+    "DictKey", "FlattenedIndexKey", "GetAttrKey", "Partial", "PyTreeDef", "SequenceKey",
+    "keystr", "register_pytree_node", "register_pytree_node_class", "tree_all",
+    "tree_flatten", "tree_flatten_with_path", "tree_leaves", "tree_leaves_with_path",
+    "tree_map", "tree_map_with_path", "tree_reduce", "tree_structure", "tree_unflatten",
 ]
 
 

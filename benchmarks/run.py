@@ -5,7 +5,8 @@ function holds as a ratio to the analytic minimum, the peak memory of one gradie
 call and the gradient time as ratios to a hand-written numpy gradient measured in
 the same run (medians), then the interpreter's own overheads:
 eval vs direct numpy, tracing cost per equation from 1k to 100k equations, jvp vs
-primal time, and how many tangent equations inactive inputs cost. One thread: the
+primal time, how many tangent equations inactive inputs cost, and a jit-ted Adam
+step against numpy's. One thread: the
 BLAS thread variables are set before numpy loads.
 """
 
@@ -29,6 +30,7 @@ import numpy as np  # noqa: E402
 import inert  # noqa: E402
 import inert.numpy as inp  # noqa: E402
 from inert import lax  # noqa: E402
+from inert.example_libraries import optimizers  # noqa: E402
 
 from .cnn import conv_layer_timing  # noqa: E402
 from .memory import peak_bytes, reachable_array_bytes  # noqa: E402
@@ -199,6 +201,7 @@ def overhead_lines(repeat: int, scale: float) -> list[str]:
     if conv_line:
         lines.append(conv_line)
     lines += _long_scan_lines()
+    lines.append(_adam_step_line(repeat, scale))
     return lines
 
 
@@ -245,6 +248,30 @@ def _inactive_tangent_count() -> str:
     n_half = len(half_active.linear.jaxpr.eqns)
     return (f"tangent equations, sin(a)*exp(b) + tanh(c)*d: {n_all} with all inputs active, "
             f"{n_half} with b and d Inactive")
+
+
+def _adam_step_line(repeat: int, scale: float) -> str:
+    """A jit-ted optimizer step runs at the speed of the numpy code it amounts to."""
+    n = max(8, int(256 * scale ** 0.5))
+    rng = np.random.default_rng(2)
+    params = [rng.standard_normal((n, n)) for _ in range(4)]
+    grads = [rng.standard_normal((n, n)) for _ in range(4)]
+    init, update, _ = optimizers.adam(1e-3)
+    step = inert.jit(update)
+    state = step(0, grads, init(params))
+    moments = [(p, np.zeros_like(p), np.zeros_like(p)) for p in params]
+
+    def numpy_step(i=1):
+        new = []
+        for (x, m, v), g in zip(moments, grads):
+            m, v = 0.1 * g + 0.9 * m, 0.001 * g * g + 0.999 * v
+            m_hat, v_hat = m / (1 - 0.9 ** (i + 1)), v / (1 - 0.999 ** (i + 1))
+            new.append((x - 1e-3 * m_hat / (np.sqrt(v_hat) + 1e-8), m, v))
+        return new
+
+    t_jit, t_np = median_times([lambda: step(1, grads, state), numpy_step], repeat)
+    return (f"jit-ted optimizers.adam step, 4 parameters of {n}x{n}: {t_jit / t_np:.2f}x a "
+            "hand-written numpy step")
 
 
 def keep_freed_memory() -> bool:

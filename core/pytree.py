@@ -2,7 +2,8 @@
 
 Tuples, lists, dicts (sorted by key, as JAX does), None, namedtuples and attrs
 classes are containers; `register_pytree_node` adds more. Everything else is a leaf.
-Interpreters only ever see the flat lists.
+Interpreters only ever see the flat lists. Paths (`tree_flatten_with_path`) name each
+leaf by JAX's key classes; `Partial` is a function with bound arguments as a pytree.
 """
 
 from __future__ import annotations
@@ -62,6 +63,9 @@ class PyTreeDef:
     node_type: type | None
     node_data: Any
     children: tuple[PyTreeDef, ...]
+
+    def unflatten(self, leaves):
+        return tree_unflatten(self, leaves)
 
     @property
     def num_leaves(self) -> int:
@@ -124,13 +128,147 @@ def tree_structure(tree, is_leaf=None) -> PyTreeDef:
 
 
 def tree_map(f: Callable, tree, *rest, is_leaf=None):
+    """`f` of the leaves of `tree` and the matching subtrees of `rest`: each of `rest`
+    has `tree`'s structure, or `tree`'s structure as a prefix (JAX's rule)."""
     leaves, treedef = tree_flatten(tree, is_leaf)
-    others = [_leaves_with_structure(r, treedef) for r in rest]
+    others = [flatten_up_to(treedef, r) for r in rest]
     return tree_unflatten(treedef, [f(*xs) for xs in zip(leaves, *others)])
 
 
-def _leaves_with_structure(tree, treedef: PyTreeDef) -> list:
-    leaves, other = tree_flatten(tree)
-    if other != treedef:
-        raise ValueError(f"tree structures differ: {other} versus {treedef}")
-    return leaves
+def flatten_up_to(treedef: PyTreeDef, tree) -> list:
+    """The subtrees of `tree` at the leaves of `treedef`, which must be a prefix of
+    `tree`'s structure."""
+    out: list = []
+    _flatten_up_to(treedef, tree, out, treedef)
+    return out
+
+
+def _flatten_up_to(treedef: PyTreeDef, tree, out: list, whole: PyTreeDef) -> None:
+    if treedef.node_type is None:
+        out.append(tree)
+        return
+    node = _node_type(type(tree))
+    children, aux = node.flatten(tree) if node is not None else (None, None)
+    if type(tree) is not treedef.node_type or aux != treedef.node_data or \
+            len(children) != len(treedef.children):
+        raise ValueError(f"tree structures differ: {tree_structure(tree)} does not have "
+                         f"{whole} as a prefix (at {treedef})")
+    for sub, child in zip(treedef.children, children):
+        _flatten_up_to(sub, child, out, whole)
+
+
+def tree_reduce(function: Callable, tree, *initializer, is_leaf=None):
+    """`functools.reduce(function, leaves[, initializer])`."""
+    return functools.reduce(function, tree_leaves(tree, is_leaf), *initializer)
+
+
+def tree_all(tree, is_leaf=None) -> bool:
+    return all(tree_leaves(tree, is_leaf))
+
+
+# ---------------------------------------------------------------------------------
+# Paths: where each leaf sits, as a tuple of keys
+
+
+@attrs.frozen
+class SequenceKey:
+    idx: int
+
+    def __str__(self) -> str:
+        return f"[{self.idx}]"
+
+
+@attrs.frozen
+class DictKey:
+    key: Any
+
+    def __str__(self) -> str:
+        return f"[{self.key!r}]"
+
+
+@attrs.frozen
+class GetAttrKey:
+    name: str
+
+    def __str__(self) -> str:
+        return f".{self.name}"
+
+
+@attrs.frozen
+class FlattenedIndexKey:
+    """A child of a node registered with `register_pytree_node`, by position."""
+
+    key: int
+
+    def __str__(self) -> str:
+        return f"[<flat index {self.key}>]"
+
+
+def _child_keys(treedef: PyTreeDef) -> list:
+    cls = treedef.node_type
+    if cls is dict:
+        return [DictKey(k) for k in treedef.node_data]
+    if cls in (tuple, list):
+        return [SequenceKey(i) for i in range(len(treedef.children))]
+    if cls not in _registry and hasattr(cls, "_fields"):
+        return [GetAttrKey(f) for f in cls._fields]
+    if cls not in _registry and attrs.has(cls):
+        return [GetAttrKey(f.name) for f in attrs.fields(cls) if f.init]
+    return [FlattenedIndexKey(i) for i in range(len(treedef.children))]
+
+
+def tree_flatten_with_path(tree, is_leaf=None) -> tuple[list, PyTreeDef]:
+    """`([(path, leaf), ...], treedef)`; a path is a tuple of keys (see `keystr`)."""
+    leaves, treedef = tree_flatten(tree, is_leaf)
+    return list(zip(_paths(treedef, ()), leaves)), treedef
+
+
+def _paths(treedef: PyTreeDef, prefix: tuple) -> list[tuple]:
+    if treedef.node_type is None:
+        return [prefix]
+    keys = _child_keys(treedef)
+    return [p for k, child in zip(keys, treedef.children) for p in _paths(child, (*prefix, k))]
+
+
+def tree_leaves_with_path(tree, is_leaf=None) -> list:
+    return tree_flatten_with_path(tree, is_leaf)[0]
+
+
+def tree_map_with_path(f: Callable, tree, *rest, is_leaf=None):
+    """`f(path, leaf, *others)` for every leaf of `tree`."""
+    with_path, treedef = tree_flatten_with_path(tree, is_leaf)
+    others = [flatten_up_to(treedef, r) for r in rest]
+    return tree_unflatten(treedef, [f(p, x, *xs) for (p, x), *xs in zip(with_path, *others)])
+
+
+def keystr(path: tuple) -> str:
+    """A path as Python would index it: `['w'][0].bias`."""
+    return "".join(map(str, path))
+
+
+# ---------------------------------------------------------------------------------
+# Partial: a function with some arguments bound, whose arguments are its leaves
+
+
+class Partial(functools.partial):
+    """`functools.partial` as a pytree: the bound arguments are its children and the
+    function its static part, so it can be passed through `jit` and `vmap`."""
+
+    def __new__(cls, func, *args, **kwargs):
+        if isinstance(func, functools.partial):  # flatten nested partials, as JAX does
+            args, kwargs = (*func.args, *args), {**func.keywords, **kwargs}
+            func = func.func
+        return super().__new__(cls, func, *args, **kwargs)
+
+
+register_pytree_node(
+    Partial,
+    lambda p: ([p.args, p.keywords], p.func),
+    lambda func, children: Partial(func, *children[0], **children[1]))
+
+
+def register_pytree_node_class(cls: type) -> type:
+    """A class decorator: `cls.tree_flatten(self) -> (children, aux)` and the
+    classmethod `cls.tree_unflatten(aux, children)` make `cls` a pytree node."""
+    register_pytree_node(cls, lambda x: x.tree_flatten(), cls.tree_unflatten)
+    return cls

@@ -90,7 +90,9 @@ def test_nothing_at_the_root_shadows_numpy_or_scipy():
     inert.numpy, inert.numpy.linalg, inert.lax, inert.lax.linalg, inert.scipy,
     inert.scipy.linalg, inert.scipy.special,
     inert.scipy.stats, inert.scipy.integrate, inert.experimental, inert.experimental.ode,
-    inert.tree_util, inert.ref,
+    inert.tree_util, inert.ref, inert.random, inert.nn, inert.nn.initializers,
+    inert.example_libraries, inert.example_libraries.optimizers, inert.tree,
+    inert.flatten_util, inert.test_util,
     *(getattr(inert.scipy.stats, name) for name in inert.scipy.stats.DISTRIBUTIONS)],
     ids=lambda m: m.__name__)
 def test_namespaces_show_only_their_api(namespace):

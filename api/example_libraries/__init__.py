@@ -1,8 +1,8 @@
-"""`inert.example_libraries`: JAX's example libraries (`stax`)."""
+"""`inert.example_libraries`: JAX's example libraries (`optimizers`, `stax`)."""
 
-from . import stax
+from . import optimizers, stax
 
-__all__ = ["stax"]
+__all__ = ["optimizers", "stax"]
 
 
 def __dir__():

@@ -17,6 +17,7 @@ pass such values to the function as arguments.
 from __future__ import annotations
 
 import functools
+import operator
 from typing import Callable
 
 import attrs
@@ -31,7 +32,7 @@ from ...core.errors import (
     ShapeError,
     TypeMismatchError,
 )
-from ...core.pytree import PyTreeDef, tree_flatten, tree_unflatten
+from ...core.pytree import PyTreeDef, tree_flatten, tree_map, tree_unflatten
 from ...core.trace import (
     Primitive,
     Tracer,
@@ -52,11 +53,16 @@ custom_jvp_call_p = Primitive("custom_jvp_call", multiple_results=True)
 
 
 class custom_jvp:  # noqa: N801 — JAX's name
-    """A function whose derivative is `defjvp`'s rule, not that of its body."""
+    """A function whose derivative is `defjvp`'s rule, not that of its body.
 
-    def __init__(self, fun: Callable):
+    Arguments at `nondiff_argnums` (functions, static settings) are not
+    differentiated: the rule receives them first, `jvp(*nondiff, primals, tangents)`,
+    with `primals` and `tangents` for the other arguments only, as in JAX."""
+
+    def __init__(self, fun: Callable, nondiff_argnums: tuple[int, ...] = ()):
         functools.update_wrapper(self, fun)
         self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
         self.jvp: Callable | None = None
 
     def defjvp(self, jvp: Callable) -> Callable:
@@ -64,12 +70,53 @@ class custom_jvp:  # noqa: N801 — JAX's name
         self.jvp = jvp
         return jvp
 
+    def defjvps(self, *jvps: Callable | None) -> None:
+        """One rule per argument, `jvp_i(tangent_i, primal_out, *primals)`, giving that
+        argument's contribution to the output tangent (`None`: no contribution)."""
+
+        def jvp(primals, tangents):
+            out = self.fun(*primals)
+            contributions = [rule(t, out, *primals) for rule, t in zip(jvps, tangents)
+                             if rule is not None and get_aval(t).dtype != float0]
+            if not contributions:
+                return out, tree_map(lambda o: instantiate_zeros(
+                    Zero(tangent_aval(get_aval(o)))), out)
+            return out, functools.reduce(lambda a, b: tree_map(operator.add, a, b),
+                                         contributions)
+
+        jvp.__name__ = f"{self.fun.__name__}_jvps"
+        self.jvp = jvp
+
     def __call__(self, *args):
         if self.jvp is None:
             raise TypeError(f"custom_jvp {self.fun.__name__} has no rule: define one with "
                             "@f.defjvp")
-        return _bind_with_rule(custom_jvp_call_p, self.fun, args,
-                               lambda in_tree, body: _flat_rule(self.jvp, in_tree, body))
+        nondiff, fun, diff_args = _without_nondiff(self.fun, args, self.nondiff_argnums)
+        jvp = _named(lambda primals, tangents: self.jvp(*nondiff, primals, tangents), self.jvp)
+        return _bind_with_rule(custom_jvp_call_p, fun, diff_args,
+                               lambda in_tree, body: _flat_rule(jvp, in_tree, body))
+
+
+def _without_nondiff(fun: Callable, args: tuple, nondiff_argnums: tuple[int, ...]):
+    """`(nondiff, fun_of_the_rest, rest)`: `fun` with the arguments at
+    `nondiff_argnums` bound, as constants of its body."""
+    if not nondiff_argnums:
+        return (), fun, args
+    nums = {i % len(args) for i in nondiff_argnums}
+    nondiff = tuple(args[i] for i in sorted(nums))
+    rest = tuple(a for i, a in enumerate(args) if i not in nums)
+
+    def of_rest(*diff):
+        it, fixed = iter(diff), iter(nondiff)
+        return fun(*(next(fixed) if i in nums else next(it) for i in range(len(args))))
+
+    return nondiff, _named(of_rest, fun), rest
+
+
+def _named(fn: Callable, like: Callable) -> Callable:
+    """`fn` under the name of `like`, which error messages and printed rules use."""
+    fn.__name__ = getattr(like, "__name__", type(like).__name__)
+    return fn
 
 
 def _bind_with_rule(prim: Primitive, fun: Callable, args: tuple, make_rule: Callable):
@@ -214,23 +261,29 @@ class custom_vjp:  # noqa: N801 — JAX's name
     backward pass keeps for this function. Forward mode (`jvp`) is an error, as in JAX.
     """
 
-    def __init__(self, fun: Callable):
+    def __init__(self, fun: Callable, nondiff_argnums: tuple[int, ...] = ()):
         functools.update_wrapper(self, fun)
         self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
         self.fwd: Callable | None = None
         self.bwd: Callable | None = None
 
     def defvjp(self, fwd: Callable, bwd: Callable) -> None:
+        """With `nondiff_argnums`, `fwd` takes every argument and `bwd(*nondiff, res,
+        ct)` returns cotangents for the other arguments only, as in JAX."""
         self.fwd, self.bwd = fwd, bwd
 
     def __call__(self, *args):
         if self.fwd is None:
             raise TypeError(f"custom_vjp {self.fun.__name__} has no rule: define one with "
                             "f.defvjp(fwd, bwd)")
+        nondiff, fun, diff_args = _without_nondiff(self.fun, args, self.nondiff_argnums)
+        fwd = _without_nondiff(self.fwd, args, self.nondiff_argnums)[1]
+        bwd = _named(lambda res, ct: self.bwd(*nondiff, res, ct), self.bwd)
         return _bind_with_rule(
-            custom_vjp_call_p, self.fun, args,
+            custom_vjp_call_p, fun, diff_args,
             lambda in_tree, body: VJPRule(
-                self.fwd, self.bwd, in_tree, body.out_tree,
+                fwd, bwd, in_tree, body.out_tree,
                 tuple(v.aval for v in body.jaxpr.outvars),
                 tuple(v.aval for v in body.jaxpr.invars[len(body.consts):])))
 

@@ -1,6 +1,8 @@
 """jit: traced once per signature, compiled to Python, composable with the other
 transforms; make_jaxpr's static_argnums."""
 
+import functools
+
 import numpy as np
 import pytest
 from harness import check_grads
@@ -66,6 +68,37 @@ def test_compiled_jaxpr_reports_errors_with_the_source_line():
     with pytest.raises(IndexError) as info:
         g(np.arange(3.0), np.int64(7))
     assert "gather" in str(info.value.__notes__) and __file__ in str(info.value.__notes__)
+
+
+def test_jit_as_a_decorator_with_static_argnums_and_static_argnames():
+    traces = []
+
+    @functools.partial(inert.jit, static_argnames="n")
+    def power(x, n, scale=1.0):
+        traces.append(n)
+        return scale * x ** n
+
+    assert power(2.0, n=3) == 8.0 and power(3.0, n=3) == 27.0
+    assert power(2.0, 3) == 8.0  # a static name passed by position is static too
+    assert power(2.0, n=2, scale=np.float64(3.0)) == 12.0  # scale is traced
+    assert power(2.0, n=2, scale=np.float64(5.0)) == 20.0
+    assert traces == [3, 3, 2]
+    assert inert.grad(lambda x: power(x, n=2))(3.0) == 6.0
+
+    @functools.partial(inert.jit, static_argnums=(1,))
+    def repeat(x, k):
+        return inp.concatenate([x] * k)
+
+    assert repeat(np.ones(2), 3).shape == (6,)
+    donating = inert.jit(lambda x: x * 2, donate_argnums=(0,))
+    np.testing.assert_array_equal(donating(np.ones(2)), 2.0)
+    with pytest.raises(TypeError, match="hashable"):
+        power(2.0, n=[1])
+
+
+def test_device_put_is_the_identity():
+    x = np.ones(3)
+    assert inert.device_put(x) is x and inert.device_put(x, "cpu") is x
 
 
 def test_compiling_a_long_program_takes_memory_in_proportion():

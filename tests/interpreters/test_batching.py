@@ -40,6 +40,8 @@ from inert.primitives.indexing import scatter_extrema as ext
 from inert.primitives.linalg import cholesky as chol
 from inert.primitives.linalg import dot_general as la
 from inert.primitives.linalg import eigh, expm, lu, qr, svd
+from inert.primitives.random import distributions as rdist
+from inert.primitives.random import keys as rk
 from inert.primitives.shape import slicing as slc
 from inert.primitives.shape import structural as stl
 from inert.primitives.state import refs as st_refs
@@ -92,6 +94,11 @@ def boolean(*shape):
 
 def ints(lo, hi, *shape):
     return lambda rng: rng.integers(lo, hi, shape)
+
+
+def words(*shape):
+    """uint32 values: a random key is two (`words(2)`)."""
+    return lambda rng: rng.integers(0, 2**32, shape, dtype=np.uint32)
 
 
 @attrs.frozen
@@ -299,6 +306,14 @@ CASES = [
     Case("checkpoint", inert.checkpoint(lambda w, x: inp.tanh(w @ x) * 2.0), (real(3, 3), real(3))),
     Case("custom_jvp_call", lambda x, y: _softplus(x) * y, (real(3), real(3))),
     Case("custom_vjp_call", lambda x, y: _log_abs(x) * y, (nonzero(3), real(3))),
+    Case("random_bits", lambda k: rk.random_bits(k, (2, 3), np.uint32), (words(2),)),
+    Case("random_split", lambda k: rk.random_split(k, (3,)), (words(2),)),
+    Case("random_fold_in", rk.random_fold_in, (words(2), words())),
+    Case("random_permutation", lambda k: rk.random_permutation(k, 5), (words(2),)),
+    Case("random_gamma", rdist.random_gamma, (positive(3), prob(3))),
+    Case("random_gamma_grad", rdist.random_gamma_grad, (positive(3), positive(3))),
+    Case("random_poisson", rdist.random_poisson, (positive(3), prob(3))),
+    Case("random_binomial", rdist.random_binomial, (ints(0, 9, 3), prob(3), prob(3))),
     Case("conv_general_dilated", lambda x, w: conv_general_dilated(x, w, (1, 2), "SAME"),
          (real(2, 2, 5, 4), real(3, 2, 2, 2))),
     Case("conv_general_dilated-groups", lambda x, w: conv_general_dilated(

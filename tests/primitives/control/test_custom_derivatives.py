@@ -1,5 +1,7 @@
 """custom_jvp: a hand-written derivative rule, used by every transformation."""
 
+import functools
+
 import numpy as np
 import pytest
 from harness import check_grads
@@ -224,3 +226,66 @@ def test_custom_vjp_bwd_float_cotangents_take_the_argument_dtype():
     g = inert.grad(f)(np.ones(3))
     assert g.dtype == np.float64 and np.all(g == 2.0)
     np.testing.assert_allclose(inert.vmap(inert.grad(f))(np.ones((2, 3))), np.full((2, 3), 2.0))
+
+
+# ---------------------------------------------------------------------------------
+# defjvps and nondiff_argnums
+
+
+@inert.custom_jvp
+def scaled_sin(x, y):
+    return x * inp.sin(y)
+
+
+scaled_sin.defjvps(lambda tx, out, x, y: tx * inp.sin(y),
+                   lambda ty, out, x, y: ty * x * inp.cos(y))
+
+
+def test_defjvps_sums_one_rule_per_argument(rng):
+    x, y = rng.standard_normal(3), rng.standard_normal(3)
+    check_grads(scaled_sin, (x, y), rng, order=2)
+    gx = inert.grad(lambda x: inp.sum(scaled_sin(x, y)))(x)
+    np.testing.assert_allclose(gx, np.sin(y))
+
+
+def test_defjvps_with_a_none_rule_gives_that_argument_no_tangent():
+    @inert.custom_jvp
+    def f(x, n):
+        return x * n
+
+    f.defjvps(lambda t, out, x, n: t * n, None)
+    assert inert.grad(f, argnums=(0, 1))(2.0, 3.0) == (3.0, 0.0)
+
+
+def test_custom_jvp_nondiff_argnums_pass_functions_to_the_rule():
+    @functools.partial(inert.custom_jvp, nondiff_argnums=(0,))
+    def apply(f, x):
+        return f(x)
+
+    @apply.defjvp
+    def apply_jvp(f, primals, tangents):
+        (x,), (t,) = primals, tangents
+        return f(x), 2.0 * t  # deliberately not f's derivative, to see the rule is used
+
+    assert inert.grad(lambda x: apply(inp.sin, x))(0.3) == 2.0
+    assert inert.jit(inert.grad(lambda x: apply(inp.sin, x)))(0.3) == 2.0
+    np.testing.assert_allclose(inert.vmap(inert.grad(lambda x: apply(inp.sin, x)))(np.ones(3)),
+                               2.0)
+
+
+def test_custom_vjp_nondiff_argnums_reach_bwd_first():
+    @functools.partial(inert.custom_vjp, nondiff_argnums=(1,))
+    def clip_gradient(x, bound):
+        return x
+
+    def fwd(x, bound):
+        return x, None
+
+    def bwd(bound, res, g):
+        return (inp.clip(g, -bound, bound),)
+
+    clip_gradient.defvjp(fwd, bwd)
+    f = lambda x: inp.sum(5.0 * clip_gradient(x, 1.0))  # noqa: E731
+    np.testing.assert_allclose(inert.grad(f)(np.ones(3)), 1.0)
+    np.testing.assert_allclose(inert.jit(inert.grad(f))(np.ones(3)), 1.0)
+    assert inert.grad(lambda x: 0.5 * clip_gradient(x, 1.0))(2.0) == 0.5
