@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from .. import lax
+from .. import lax, random
 from .. import numpy as jnp
 from ..scipy import special
 
@@ -259,6 +259,27 @@ SumPool = _pooling_layer(lax.add, 0.0)
 AvgPool = _pooling_layer(lax.add, 0.0, _normalize_by_window_size)
 
 
+def Dropout(rate, mode="train"):  # noqa: N802
+    """JAX's stax.Dropout: in "train" mode each input is kept with probability `rate`
+    (JAX's name for the *keep* rate) and scaled by 1/rate, drawn from `rng=` by
+    `inert.random.bernoulli`; in any other mode the layer is the identity."""
+
+    def init_fun(rng, input_shape):
+        return input_shape, ()
+
+    def apply_fun(params, inputs, **kwargs):
+        rng = kwargs.get("rng")
+        if mode != "train":
+            return inputs
+        if rng is None:
+            raise ValueError("Dropout in train mode needs a key: apply_fun(params, inputs, "
+                             "rng=key)")
+        keep = random.bernoulli(rng, rate, jnp.shape(inputs))
+        return jnp.where(keep, inputs / rate, 0)
+
+    return init_fun, apply_fun
+
+
 def _flatten_shape(input_shape):
     return input_shape[0], math.prod(input_shape[1:])
 
@@ -354,7 +375,7 @@ def shape_dependent(make_layer):
 
 
 __all__ = [
-    "AvgPool", "BatchNorm", "Conv", "Conv1DTranspose", "ConvTranspose", "Dense",
+    "AvgPool", "BatchNorm", "Conv", "Conv1DTranspose", "ConvTranspose", "Dense", "Dropout",
     "Elu", "Exp", "FanInConcat", "FanInSum", "FanOut", "Flatten", "Gelu", "GeneralConv",
     "GeneralConvTranspose", "Identity", "LeakyRelu", "LogSoftmax", "MaxPool", "Relu", "Selu",
     "Sigmoid", "Softmax", "Softplus", "SumPool", "Tanh", "elementwise", "glorot",

@@ -10,6 +10,7 @@ from harness import check_jvp, check_vjp
 
 import inert
 import inert.numpy as inp
+from inert import random
 from inert.example_libraries import stax
 
 LAYERS = {
@@ -151,3 +152,21 @@ def test_frozen_backbone_keeps_only_the_features(rng):
     kept = inert.saved_residuals(loss, params[-1], inert.Inactive(params[:-1]))
     features = 5 * 3 * 3 * 4
     assert sorted(r.nbytes for r in kept) == sorted([8 * features, 8 * y.size])
+
+
+def test_dropout_keeps_the_rate_scaled_and_is_the_identity_outside_training():
+
+
+    init, apply = stax.Dropout(0.8)
+    shape, params = init(random.PRNGKey(0), (4000,))
+    x = np.ones(4000)
+    y = apply(params, x, rng=random.PRNGKey(1))
+    kept = np.asarray(y) != 0
+    assert shape == (4000,) and abs(kept.mean() - 0.8) < 0.03
+    np.testing.assert_allclose(np.asarray(y)[kept], 1 / 0.8)
+    np.testing.assert_array_equal(apply(params, x, rng=random.PRNGKey(1)), y)  # same key
+    np.testing.assert_array_equal(stax.Dropout(0.8, mode="test")[1](params, x), x)
+    with pytest.raises(ValueError, match="key"):
+        apply(params, x)
+    g = inert.grad(lambda x: inert.numpy.sum(apply(params, x, rng=random.PRNGKey(1))))(x)
+    np.testing.assert_allclose(g, np.where(kept, 1 / 0.8, 0.0))
