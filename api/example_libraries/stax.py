@@ -90,24 +90,43 @@ def Dense(out_dim, W_init=_DENSE_W, b_init=_DENSE_B):  # noqa: N802, N803
 def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding="VALID",  # noqa: N802
                 W_init=None, b_init=_CONV_B):  # noqa: N803
     """A convolution with a bias per output channel, in the given layouts."""
-    lhs_spec, rhs_spec, out_spec = dimension_numbers
     one = (1,) * len(filter_shape)
-    strides = strides or one
+    return _conv_layer(dimension_numbers, out_chan, filter_shape, strides or one, padding,
+                       W_init, b_init, lax.conv_general_shape_tuple,
+                       lambda x, W, strides: lax.conv_general_dilated(
+                           x, W, strides, padding, one, one,
+                           dimension_numbers=dimension_numbers))
+
+
+def GeneralConvTranspose(dimension_numbers, out_chan, filter_shape, strides=None,  # noqa: N802
+                         padding="VALID", W_init=None, b_init=_CONV_B):  # noqa: N803
+    """A transposed convolution (`lax.conv_transpose`) with a bias per channel."""
+    return _conv_layer(dimension_numbers, out_chan, filter_shape,
+                       strides or (1,) * len(filter_shape), padding, W_init, b_init,
+                       lax.conv_transpose_shape_tuple,
+                       lambda x, W, strides: lax.conv_transpose(
+                           x, W, strides, padding, dimension_numbers=dimension_numbers))
+
+
+def _conv_layer(dimension_numbers, out_chan, filter_shape, strides, padding, W_init,  # noqa: N803
+                b_init, output_shape_of, convolve):
+    """The (init_fun, apply_fun) pair both convolution layers share: a kernel in
+    `dimension_numbers`' layout, a bias per output channel, and `convolve`."""
+    lhs_spec, rhs_spec, out_spec = dimension_numbers
     W_init = W_init or glorot_normal(rhs_spec.index("I"), rhs_spec.index("O"))  # noqa: N806
 
     def init_fun(rng, input_shape):
         kernel_shape = _kernel_shape(rhs_spec, out_chan, input_shape[lhs_spec.index("C")],
                                      filter_shape)
-        output_shape = lax.conv_general_shape_tuple(input_shape, kernel_shape, strides,
-                                                    padding, dimension_numbers)
+        output_shape = output_shape_of(input_shape, kernel_shape, strides, padding,
+                                       dimension_numbers)
         bias_shape = tuple(out_chan if c == "C" else 1 for c in out_spec)
         k1, k2 = _split(rng)
         return output_shape, (W_init(k1, kernel_shape), b_init(k2, bias_shape))
 
     def apply_fun(params, inputs, **kwargs):
         W, b = params  # noqa: N806
-        return lax.conv_general_dilated(inputs, W, strides, padding, one, one,
-                                        dimension_numbers=dimension_numbers) + b
+        return convolve(inputs, W, strides) + b
 
     return init_fun, apply_fun
 
@@ -119,31 +138,6 @@ def _kernel_shape(rhs_spec, out_chan, in_chan, filter_shape) -> tuple:
 
 
 Conv = functools.partial(GeneralConv, ("NHWC", "HWIO", "NHWC"))
-
-
-def GeneralConvTranspose(dimension_numbers, out_chan, filter_shape, strides=None,  # noqa: N802
-                         padding="VALID", W_init=None, b_init=_CONV_B):  # noqa: N803
-    """A transposed convolution (`lax.conv_transpose`) with a bias per channel."""
-    lhs_spec, rhs_spec, out_spec = dimension_numbers
-    one = (1,) * len(filter_shape)
-    strides = strides or one
-    W_init = W_init or glorot_normal(rhs_spec.index("I"), rhs_spec.index("O"))  # noqa: N806
-
-    def init_fun(rng, input_shape):
-        kernel_shape = _kernel_shape(rhs_spec, out_chan, input_shape[lhs_spec.index("C")],
-                                     filter_shape)
-        output_shape = lax.conv_transpose_shape_tuple(input_shape, kernel_shape, strides,
-                                                      padding, dimension_numbers)
-        bias_shape = tuple(out_chan if c == "C" else 1 for c in out_spec)
-        k1, k2 = _split(rng)
-        return output_shape, (W_init(k1, kernel_shape), b_init(k2, bias_shape))
-
-    def apply_fun(params, inputs, **kwargs):
-        W, b = params  # noqa: N806
-        return lax.conv_transpose(inputs, W, strides, padding,
-                                  dimension_numbers=dimension_numbers) + b
-
-    return init_fun, apply_fun
 
 
 ConvTranspose = functools.partial(GeneralConvTranspose, ("NHWC", "HWIO", "NHWC"))
