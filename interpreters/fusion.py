@@ -59,6 +59,7 @@ from .eval import Step, compile_steps, impl_step
 
 MAX_CLUSTER_EQNS = 2000  # numba's compile time grows with a function: split array kernels
 SMALL = 1024  # elements below which a libm call per element beats a numpy call
+MAX_NEW_ARRAY_KERNELS = 32  # numba compiles per jitted program, then numpy takes over
 
 
 @attrs.frozen
@@ -382,6 +383,15 @@ _kernels: dict[str, Callable] = {}  # source digest -> numba dispatcher
 _load_lock = threading.Lock()
 
 
+def has_kernel(text: str) -> bool:
+    """Whether the kernel `text` is loaded in this process already."""
+    return _digest(text) in _kernels
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha1(text.encode()).hexdigest()[:20]
+
+
 def loaded_kernels() -> list:
     return list(_kernels.values())
 
@@ -389,7 +399,7 @@ def loaded_kernels() -> list:
 def load_kernel(text: str) -> Callable:
     """The numba dispatcher defined by `text`, from a file named by its hash (written
     once, so numba's on-disk cache, which checks the file's time stamp, stays valid)."""
-    digest = hashlib.sha1(text.encode()).hexdigest()[:20]
+    digest = _digest(text)
     with _load_lock:
         if digest not in _kernels:
             _kernels[digest] = _import_kernel(digest, text)
@@ -410,8 +420,22 @@ def _import_kernel(digest: str, text: str) -> Callable:
     return module.kernel
 
 
-def kernel_step(cluster: Cluster, used_outside: set) -> Step:
+def cluster_steps(cluster: Cluster, used_outside: set, budget: list[int]) -> list[Step]:
+    """The steps running `cluster`: one kernel, or each equation's numpy impl where a
+    kernel would not pay: a lone equation (one numpy call is as fast), or an array
+    kernel beyond the program's `budget` of new numba compiles (about a second each;
+    a Python loop can make a distinct kernel per iteration, its index constants
+    differing)."""
     source = kernel_source(cluster, used_outside)
+    if cluster.shape and (len(cluster.eqns) == 1 or not has_kernel(source.text())
+                          and budget[0] <= 0):
+        return [impl_step(e) for e in cluster.eqns]
+    if cluster.shape and not has_kernel(source.text()):
+        budget[0] -= 1
+    return [kernel_step(cluster, source)]
+
+
+def kernel_step(cluster: Cluster, source: KernelSource) -> Step:
     inputs, outputs = tuple(source.arguments), tuple(source.returned)
     if not cluster.shape and not cluster.reductions:
         try:
@@ -436,9 +460,11 @@ def compile_jaxpr_numba(jaxpr: Jaxpr) -> Callable:
     """`compile_jaxpr` with fused kernels: `(consts, args) -> list`."""
     steps = plan(jaxpr)
     used_outside = used_outside_clusters(jaxpr, steps)
+    budget = [MAX_NEW_ARRAY_KERNELS]
     return compile_steps(jaxpr, [
-        kernel_step(s, used_outside) if isinstance(s, Cluster) else impl_step(s)
-        for s in steps])
+        step for s in steps for step in (
+            cluster_steps(s, used_outside, budget) if isinstance(s, Cluster)
+            else [impl_step(s)])])
 
 
 def used_outside_clusters(jaxpr: Jaxpr, steps) -> set:

@@ -165,3 +165,23 @@ def test_rosenbrocks_value_and_gradient_are_all_kernels(rng):
     x = rng.standard_normal(10)
     steps = clusters_of(inert.value_and_grad(MOVES["rosenbrock"]), x)
     assert all(isinstance(s, list) for s in steps) and len(steps) <= 3
+
+
+def test_a_program_compiles_a_bounded_number_of_new_array_kernels(monkeypatch, rng):
+    """A Python loop can make a distinct kernel per iteration (its slice offsets differ);
+    past the budget the clusters run on numpy, and a lone equation never compiles."""
+    from inert.interpreters import fusion
+
+    monkeypatch.setattr(fusion, "MAX_NEW_ARRAY_KERNELS", 2)
+    x = rng.standard_normal(40)
+
+    def windows(x):
+        return sum(inp.sum(x[i:i + 5] * 2.0 + 1.0) for i in range(0, 30, 3))
+
+    before = len(fusion.loaded_kernels())
+    check_jit_backends(windows, (x,))
+    assert len(fusion.loaded_kernels()) - before <= 2
+    before = len(fusion.loaded_kernels())
+    check_jit_backends(lambda x: x[3:9] * 2.0 - 0.0 * 0, (x,))
+    check_jit_backends(lambda x: inp.exp(x), (x,))  # one equation: numpy's own call
+    assert len(fusion.loaded_kernels()) - before <= 1
