@@ -285,11 +285,9 @@ class KernelSource:
             return name
         if index is None:  # numpy's broadcasting: trailing axes align
             offset = len(self.cluster.shape) - len(shape)
-            index = [self.broadcast_index(n, offset + j) for j, n in enumerate(shape)]
+            index = [broadcast_index(self.loop_vars, n, offset + j, self.cluster.shape)
+                     for j, n in enumerate(shape)]
         return f"{name}[{', '.join(index)}]"
-
-    def broadcast_index(self, size: int, dim: int) -> str:
-        return broadcast_index(self.loop_vars, size, dim, self.cluster.shape)
 
     def add(self, eqn: JaxprEqn) -> None:
         rule = fusion_rules[eqn.primitive]
