@@ -149,46 +149,68 @@ class JaxprBuilder:
         return quietly(at_dynamic, self.parent_dynamic, self._values_of, atoms, free)
 
     def _values_of(self, atoms, free: bool) -> list:
-        wanted = [a for a in atoms if type(a) is Var and a not in self.values]
-        needed = self._needed_eqns(wanted)
         env = self.values
-        keep = {a for a in atoms if type(a) is Var}
-        computed: set[Var] = set()  # only these may be freed: earlier values stay
-        last_use = {}
-        for i in needed:
-            for a in self.eqns[i].inputs:
-                if type(a) is Var and a in self.known_defs:
-                    last_use[a] = i
+        wanted = [a for a in atoms if type(a) is Var and a not in env]
+        if wanted:
+            needed = self._needed_eqns(wanted)
+            dead = self._dead_after(needed, atoms) if free else None
+            self._run(needed, dead)
+        return [a.val if type(a) is Literal else env[a] for a in atoms]
+
+    def _run(self, needed: list[int], dead: list | None) -> None:
+        """Run the known equations `needed` in order (`dead[k]`: the values to drop
+        after the k-th). On plain values one level down each impl runs directly (what
+        `bind` would do), without asking `bind` which trace each value belongs to."""
+        env, eqns = self.values, self.eqns
         at_eval = self.parent_dynamic.level == 0
-        for i in needed:
-            eqn = self.eqns[i]
+        for k, i in enumerate(needed):
+            eqn = eqns[i]
             args = [a.val if type(a) is Literal else env[a] for a in eqn.inputs]
-            # plain values one level down run their impl directly (what bind would do)
-            if at_eval and not any(isinstance(x, Tracer) for x in args):
+            if at_eval and not _has_tracer(args):
                 out = eval_primitive(eqn.primitive, args, eqn.params, eqn.source_info)
             else:
                 out = bind(eqn.primitive, args, eqn.params, eqn.source_info)
+            outputs = eqn.outputs
             if eqn.primitive.multiple_results:
-                env.update(zip(eqn.outputs, out))
+                env.update(zip(outputs, out))
             else:
-                env[eqn.outputs[0]] = out
-            computed.update(eqn.outputs)
-            for a in eqn.inputs:
-                if free and last_use.get(a) == i and a in computed and a not in keep:
-                    env.pop(a, None)  # pop: an equation may read a value twice
-        return [a.val if type(a) is Literal else env[a] for a in atoms]
+                env[outputs[0]] = out
+            if dead is not None:
+                for v in dead[k]:
+                    del env[v]
 
     def _needed_eqns(self, wanted: list[Var]) -> list[int]:
         """Indices of the not-yet-run known equations the wanted values depend on."""
-        needed, stack = set(), list(wanted)
+        known_defs, env, eqns = self.known_defs, self.values, self.eqns
+        needed: set[int] = set()
+        stack = [known_defs[v] for v in wanted]
         while stack:
-            i = self.known_defs[stack.pop()]
+            i = stack.pop()
             if i in needed:
                 continue
             needed.add(i)
-            stack.extend(a for a in self.eqns[i].inputs
-                         if type(a) is Var and a not in self.values)
+            for a in eqns[i].inputs:
+                if type(a) is Var and a not in env:
+                    stack.append(known_defs[a])
         return sorted(needed)
+
+    def _dead_after(self, needed: list[int], keep) -> list[list[Var]]:
+        """For each equation to run, the values it computes or reads that no later one
+        (nor `keep`) needs: one backward sweep, where a value's first sighting is its
+        last use. Values computed before this call are never dropped."""
+        env, eqns = self.values, self.eqns
+        seen = {a for a in keep if type(a) is Var}
+        dead: list[list[Var]] = []
+        for i in reversed(needed):
+            eqn = eqns[i]
+            gone = [v for v in eqn.outputs if v not in seen]  # computed, never read
+            for a in eqn.inputs:
+                if type(a) is Var and a not in seen and a not in env:
+                    seen.add(a)
+                    gone.append(a)
+            dead.append(gone)
+        dead.reverse()
+        return dead
 
     def build(self, in_tracers, out_tracers) -> tuple[Jaxpr, list]:
         if any(type(t) is DischargedRef for t in out_tracers):
@@ -270,6 +292,13 @@ class StagingTrace(Trace):
         for e in unknown_eqns:
             builder.add_eqn(e, False)
         return [StagingTracer(self, v.aval, v, v in builder.known_defs) for v in outvars]
+
+
+def _has_tracer(values) -> bool:
+    for x in values:
+        if isinstance(x, Tracer):
+            return True
+    return False
 
 
 @contextlib.contextmanager

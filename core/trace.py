@@ -359,7 +359,10 @@ def eval_primitive(prim: Primitive, values, params, source: SourceInfo | None = 
     if config.jax_debug_nans and has_nan(out if prim.multiple_results else [out]):
         raise NaNError(f"invalid value (nan) encountered in {prim.name} (jax_debug_nans is on)"
                        ).with_source(source or user_source_info())
-    if type(out) in _NUMPY_SCALARS and values and all(type(v) in _WEAK for v in values):
+    if type(out) in _NUMPY_SCALARS and values:
+        for v in values:  # a loop, not all(...): this runs once per equation evaluated
+            if type(v) not in _WEAK:
+                return out
         return out.item()  # Python scalars in, a Python scalar out: it stays weakly typed
     return out
 
