@@ -166,7 +166,7 @@ class JaxprBuilder:
         for k, i in enumerate(needed):
             eqn = eqns[i]
             args = [a.val if type(a) is Literal else env[a] for a in eqn.inputs]
-            if at_eval and not _has_tracer(args):
+            if at_eval and not has_tracer(args):
                 out = eval_primitive(eqn.primitive, args, eqn.params, eqn.source_info)
             else:
                 out = bind(eqn.primitive, args, eqn.params, eqn.source_info)
@@ -294,7 +294,8 @@ class StagingTrace(Trace):
         return [StagingTracer(self, v.aval, v, v in builder.known_defs) for v in outvars]
 
 
-def _has_tracer(values) -> bool:
+def has_tracer(values) -> bool:
+    """Whether a value is a tracer: a loop, cheaper per equation than any(...)."""
     for x in values:
         if isinstance(x, Tracer):
             return True
