@@ -97,8 +97,9 @@ def partial_eval_jaxpr(jaxpr: Jaxpr, unknown_inputs: list[bool],
     needed = dce_eqns(unknown_eqns, {v for v in unknown_outvars if type(v) is Var})
     candidates = _residual_candidates(needed, unknown_outvars, unknown)
     residuals, recompute = _choose_residuals(candidates, defining)
-    order = {id(e): i for i, e in enumerate(jaxpr.eqns)}
-    recompute.sort(key=lambda e: order[id(e)])
+    if len(recompute) > 1:
+        order = {id(e): i for i, e in enumerate(jaxpr.eqns)}
+        recompute.sort(key=lambda e: order[id(e)])
     unknown_invars = [v for v, u in zip(jaxpr.invars, unknown_inputs) if u]
     unknown_jaxpr = Jaxpr((), (*residuals, *unknown_invars), (*recompute, *needed),
                           tuple(unknown_outvars))
