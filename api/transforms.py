@@ -82,8 +82,14 @@ class FlatArgs:
 
 
 def flatten_args(args: tuple, argnums: Sequence[int] | None = None) -> FlatArgs:
-    items, treedef = tree_flatten(list(args), is_leaf=_is_inactive)
-    item_arg = _item_argument_index(args)
+    # each argument flattened once; the whole tree is the list of their trees
+    items, subtrees, item_arg = [], [], []
+    for argnum, arg in enumerate(args):
+        sub_items, subtree = tree_flatten(arg, is_leaf=_is_inactive)
+        items += sub_items
+        subtrees.append(subtree)
+        item_arg += [argnum] * len(sub_items)
+    treedef = PyTreeDef(list, None, tuple(subtrees))
     leaves, active, kinds = [], [], []
     for item, argnum in zip(items, item_arg):
         if isinstance(item, Inactive):
@@ -102,14 +108,6 @@ def flatten_args(args: tuple, argnums: Sequence[int] | None = None) -> FlatArgs:
             active.append(selected and is_float(dtype))
             kinds.append(1)
     return FlatArgs(leaves, active, treedef, kinds)
-
-
-def _item_argument_index(args: tuple) -> list[int]:
-    """For each item of the flattened arguments, which positional argument it is in."""
-    index = []
-    for i, a in enumerate(args):
-        index += [i] * len(tree_flatten(a, is_leaf=_is_inactive)[0])
-    return index
 
 
 def flat_fun(f: Callable, flat_args: FlatArgs, out_store: list, has_aux: bool = False):
@@ -461,11 +459,16 @@ class VJPFunction:
     out_avals: tuple[ShapedArray, ...]
 
     def __call__(self, ct):
-        cts = _check_cotangent(ct, self.out_tree, self.out_avals)
-        cts_in = iter(self.linear.transpose(cts))
-        leaves = [_materialize(next(cts_in), x) if act else None
-                  for x, act in zip(self.flat_args.leaves, self.flat_args.active)]
-        return tuple(self.flat_args.cotangents(returned_leaves(leaves, cts)))
+        return _pull_back(self.linear, self.flat_args,
+                          _check_cotangent(ct, self.out_tree, self.out_avals))
+
+
+def _pull_back(linear: LinearFunction, flat_args: FlatArgs, cts: list) -> tuple:
+    """The arguments' cotangents from the outputs' (checked, flat) ones."""
+    cts_in = iter(linear.transpose(cts))
+    leaves = [_materialize(next(cts_in), x) if act else None
+              for x, act in zip(flat_args.leaves, flat_args.active)]
+    return tuple(flat_args.cotangents(returned_leaves(leaves, cts)))
 
 
 def _check_cotangent(ct, out_tree: PyTreeDef, out_avals) -> list:
@@ -490,20 +493,24 @@ def vjp(f: Callable, *primals, has_aux: bool = False):
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
 
 
-def _vjp_flat_args(f: Callable, flat: FlatArgs, has_aux: bool, name: str,
-                   value: bool = True):
-    """vjp on flat arguments; without `value`, the output is its aval (not computed)."""
+def _vjp_flat_args(f: Callable, flat: FlatArgs, has_aux: bool, name: str):
+    """vjp on flat arguments."""
+    out_primals, lin, (out_tree, aux_tree, n_out) = _linearized(f, flat, has_aux, name)
+    vjp_fn = VJPFunction(lin, flat.abstract(), out_tree,
+                         tuple(get_aval(p) for p in out_primals[:n_out]))
+    aux = tree_unflatten(aux_tree, out_primals[n_out:]) if has_aux else None
+    return tree_unflatten(out_tree, out_primals[:n_out]), vjp_fn, aux
+
+
+def _linearized(f: Callable, flat: FlatArgs, has_aux: bool, name: str, value: bool = True):
+    """`(outputs' leaves, linear function, (out tree, aux tree, number of outputs))`;
+    without `value`, the differentiated outputs are their avals (not computed)."""
     out_store: list = []
     refs = RefArgs.of(flat)
     fun = refs.wrap(flat_fun(f, flat, out_store, has_aux))
     out_primals, lin = linearize_flat(fun, refs.contents(flat.leaves), flat.active,
                                       lambda: out_store[2], name=name, diff_values=value)
-    out_primals = returned_leaves(refs.write_back(out_primals), flat.leaves)
-    out_tree, aux_tree, n_out = out_store
-    vjp_fn = VJPFunction(lin, flat.abstract(), out_tree,
-                         tuple(get_aval(p) for p in out_primals[:n_out]))
-    aux = tree_unflatten(aux_tree, out_primals[n_out:]) if has_aux else None
-    return tree_unflatten(out_tree, out_primals[:n_out]), vjp_fn, aux
+    return returned_leaves(refs.write_back(out_primals), flat.leaves), lin, out_store
 
 
 def linear_transpose(f: Callable, *primals):
@@ -549,13 +556,18 @@ def _value_and_grad(f: Callable, argnums, has_aux: bool, value: bool):
         nums = check_argnums(argnums_t, len(args))
         check_grad_inputs(args, nums)
         flat = flatten_args(args, nums)
-        out, vjp_fn, aux = _vjp_flat_args(f, flat, has_aux, "grad", value or trace_depth() > 0)
-        aval = get_aval(out) if vjp_fn.out_tree.node_type is None else None
+        outs, lin, (out_tree, aux_tree, n_out) = _linearized(
+            f, flat, has_aux, "grad", value or trace_depth() > 0)
+        aval = get_aval(outs[0]) if out_tree.node_type is None else None
         if aval is None or aval.shape != () or aval.dtype.kind != "f":
             raise TypeError("grad requires a function returning a real float scalar, but it "
-                            f"returned {aval.str_short() if aval else vjp_fn.out_tree}; use "
+                            f"returned {aval.str_short() if aval else out_tree}; use "
                             "vjp or jacrev for other outputs")
-        cts = vjp_fn(aval.dtype.type(1))  # a scalar: staged as a literal, not a constant
+        # the cotangent is a scalar (staged as a literal, not a constant) of the output's
+        # type: no vjp function to build, nor a cotangent to check
+        cts = _pull_back(lin, flat, [aval.dtype.type(1)])
+        out = outs[0]
+        aux = tree_unflatten(aux_tree, outs[n_out:]) if has_aux else None
         grads = tuple(cts[i] for i in nums)
         g = grads if isinstance(argnums, (tuple, list)) else grads[0]
         return ((out, aux), g) if has_aux else (out, g)
