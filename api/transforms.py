@@ -82,14 +82,9 @@ class FlatArgs:
 
 
 def flatten_args(args: tuple, argnums: Sequence[int] | None = None) -> FlatArgs:
-    # each argument flattened once; the whole tree is the list of their trees
-    items, subtrees, item_arg = [], [], []
-    for argnum, arg in enumerate(args):
-        sub_items, subtree = tree_flatten(arg, is_leaf=_is_inactive)
-        items += sub_items
-        subtrees.append(subtree)
-        item_arg += [argnum] * len(sub_items)
-    treedef = PyTreeDef(list, None, tuple(subtrees))
+    items, treedef = tree_flatten(list(args), is_leaf=_is_inactive)
+    # the positional argument of each item: the list's children are the arguments
+    item_arg = [i for i, sub in enumerate(treedef.children) for _ in range(sub.num_leaves)]
     leaves, active, kinds = [], [], []
     for item, argnum in zip(items, item_arg):
         if isinstance(item, Inactive):
@@ -489,17 +484,10 @@ def vjp(f: Callable, *primals, has_aux: bool = False):
     """`(f(*primals), vjp_fn)`; `vjp_fn(ct)` gives one cotangent per primal, `None` for
     `Inactive` and integer arguments."""
     flat = flatten_args(primals)
-    out, vjp_fn, aux = _vjp_flat_args(f, flat, has_aux, "vjp")
-    return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
-
-
-def _vjp_flat_args(f: Callable, flat: FlatArgs, has_aux: bool, name: str):
-    """vjp on flat arguments."""
-    out_primals, lin, (out_tree, aux_tree, n_out) = _linearized(f, flat, has_aux, name)
-    vjp_fn = VJPFunction(lin, flat.abstract(), out_tree,
-                         tuple(get_aval(p) for p in out_primals[:n_out]))
-    aux = tree_unflatten(aux_tree, out_primals[n_out:]) if has_aux else None
-    return tree_unflatten(out_tree, out_primals[:n_out]), vjp_fn, aux
+    outs, lin, (out_tree, aux_tree, n_out) = _linearized(f, flat, has_aux, "vjp")
+    vjp_fn = VJPFunction(lin, flat.abstract(), out_tree, tuple(map(get_aval, outs[:n_out])))
+    out = tree_unflatten(out_tree, outs[:n_out])
+    return (out, vjp_fn, tree_unflatten(aux_tree, outs[n_out:])) if has_aux else (out, vjp_fn)
 
 
 def _linearized(f: Callable, flat: FlatArgs, has_aux: bool, name: str, value: bool = True):
@@ -563,14 +551,13 @@ def _value_and_grad(f: Callable, argnums, has_aux: bool, value: bool):
             raise TypeError("grad requires a function returning a real float scalar, but it "
                             f"returned {aval.str_short() if aval else out_tree}; use "
                             "vjp or jacrev for other outputs")
-        # the cotangent is a scalar (staged as a literal, not a constant) of the output's
-        # type: no vjp function to build, nor a cotangent to check
+        # a scalar cotangent (staged as a literal) made here: no vjp function, no checks
         cts = _pull_back(lin, flat, [aval.dtype.type(1)])
-        out = outs[0]
-        aux = tree_unflatten(aux_tree, outs[n_out:]) if has_aux else None
         grads = tuple(cts[i] for i in nums)
         g = grads if isinstance(argnums, (tuple, list)) else grads[0]
-        return ((out, aux), g) if has_aux else (out, g)
+        if has_aux:
+            return (outs[0], tree_unflatten(aux_tree, outs[n_out:])), g
+        return outs[0], g
 
     return value_and_grad_f
 
