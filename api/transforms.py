@@ -25,7 +25,7 @@ from ..core.avals import AbstractRef, ShapedArray, float0, is_float, tangent_ava
 from ..core.check import check_jaxpr, checks_enabled
 from ..core.ir import ClosedJaxpr
 from ..core.pytree import PyTreeDef, tree_flatten, tree_unflatten
-from ..core.staging import stage
+from ..core.staging import cyclic_gc_paused, stage
 from ..core.trace import Tracer, current_dynamic, get_aval, trace_depth
 from ..interpreters.ad import jvp_flat
 from ..interpreters.dce import dce_jaxpr
@@ -536,28 +536,31 @@ def _value_and_grad(f: Callable, argnums, has_aux: bool, value: bool):
     """value_and_grad; without `value` the value is not computed (its aval stands in)
     when no transformation is in progress. Under one, grad's forward pass is part of
     the outer transformation's program and runs the whole function, as the user wrote
-    it: the outer level sees every operation (and refuses one it cannot transform)."""
+    it: the outer level sees every operation (and refuses one it cannot transform).
+    The cyclic collector waits for the whole call, not just each pass: its first
+    collection after the forward pass would walk the whole linear program."""
     argnums_t = as_tuple(argnums)
 
     @functools.wraps(f)
     def value_and_grad_f(*args):
-        nums = check_argnums(argnums_t, len(args))
-        check_grad_inputs(args, nums)
-        flat = flatten_args(args, nums)
-        outs, lin, (out_tree, aux_tree, n_out) = _linearized(
-            f, flat, has_aux, "grad", value or trace_depth() > 0)
-        aval = get_aval(outs[0]) if out_tree.node_type is None else None
-        if aval is None or aval.shape != () or aval.dtype.kind != "f":
-            raise TypeError("grad requires a function returning a real float scalar, but it "
-                            f"returned {aval.str_short() if aval else out_tree}; use "
-                            "vjp or jacrev for other outputs")
-        # a scalar cotangent (staged as a literal) made here: no vjp function, no checks
-        cts = _pull_back(lin, flat, [aval.dtype.type(1)])
-        grads = tuple(cts[i] for i in nums)
-        g = grads if isinstance(argnums, (tuple, list)) else grads[0]
-        if has_aux:
-            return (outs[0], tree_unflatten(aux_tree, outs[n_out:])), g
-        return outs[0], g
+        with cyclic_gc_paused():
+            nums = check_argnums(argnums_t, len(args))
+            check_grad_inputs(args, nums)
+            flat = flatten_args(args, nums)
+            outs, lin, (out_tree, aux_tree, n_out) = _linearized(
+                f, flat, has_aux, "grad", value or trace_depth() > 0)
+            aval = get_aval(outs[0]) if out_tree.node_type is None else None
+            if aval is None or aval.shape != () or aval.dtype.kind != "f":
+                raise TypeError("grad requires a function returning a real float scalar, but it "
+                                f"returned {aval.str_short() if aval else out_tree}; use "
+                                "vjp or jacrev for other outputs")
+            # a scalar cotangent (staged as a literal) made here: no vjp function, no checks
+            cts = _pull_back(lin, flat, [aval.dtype.type(1)])
+            grads = tuple(cts[i] for i in nums)
+            g = grads if isinstance(argnums, (tuple, list)) else grads[0]
+            if has_aux:
+                return (outs[0], tree_unflatten(aux_tree, outs[n_out:])), g
+            return outs[0], g
 
     return value_and_grad_f
 

@@ -119,6 +119,7 @@ def new_main(trace_type: type, global_data: Any = None, dynamic: bool = False,
     finally:
         state.dynamic, state.ceiling = previous_dynamic, previous_ceiling
         main.active = False
+        main.trace = None  # main <-> trace was a cycle: refcounting now frees what it recorded
         stack.pop()
 
 
