@@ -123,24 +123,26 @@ _array_avals: dict[tuple, ShapedArray] = {}  # avals are values: one per (shape,
 
 def concrete_aval(x) -> ShapedArray:
     """The aval of a concrete value: a numpy array or scalar, or a Python scalar."""
-    scalar_aval = _PYTHON_SCALAR_AVALS.get(type(x))
-    if scalar_aval is not None:
-        return scalar_aval
-    if type(x) is Ref:
-        return x.aval
-    if isinstance(x, (np.ndarray, np.generic)):
-        key = (x.shape, x.dtype)
-        aval = _array_avals.get(key)
-        if aval is None:
-            if x.dtype == object:
-                raise DTypeError(f"arrays of dtype object are not supported (got {x!r:.60})")
-            if len(_array_avals) > 4096:  # a bounded cache, not a registry
-                _array_avals.clear()
-            aval = _array_avals[key] = ShapedArray(x.shape, x.dtype)
-        return aval
-    if type(x) in (ShapedArray, AbstractRef):  # what a returned function keeps of a value
-        return x
-    return ShapedArray(*backend_aval_parts(x))  # a Dask, CuPy, ... array: metadata only
+    aval = _PYTHON_SCALAR_AVALS.get(type(x))
+    if aval is None:
+        if isinstance(x, (np.ndarray, np.generic)):
+            aval = _array_avals.get((x.shape, x.dtype)) or _new_array_aval(x)
+        elif type(x) is Ref:
+            aval = x.aval
+        elif type(x) in (ShapedArray, AbstractRef):  # what a returned function keeps
+            aval = x
+        else:  # a Dask, CuPy, ... array: metadata only
+            aval = ShapedArray(*backend_aval_parts(x))
+    return aval
+
+
+def _new_array_aval(x) -> ShapedArray:
+    if x.dtype == object:
+        raise DTypeError(f"arrays of dtype object are not supported (got {x!r:.60})")
+    if len(_array_avals) > 4096:  # a bounded cache, not a registry
+        _array_avals.clear()
+    aval = _array_avals[x.shape, x.dtype] = ShapedArray(x.shape, x.dtype)
+    return aval
 
 
 def promotion_operand(aval: ShapedArray):

@@ -82,9 +82,13 @@ def zero_scalar(x):
 
 def fit_tangent(t, out):
     """Broadcast and cast a tangent contribution to the tangent type of `out`."""
+    return _fitted_to(t, get_aval(out))
+
+
+def _fitted_to(t, out_aval: ShapedArray):
     if type(t) is Zero:
         return t
-    want = tangent_aval(get_aval(out))
+    want = tangent_aval(out_aval)
     have = get_aval(t)
     if have is want or have.strong() == want:  # a weak tangent needs no conversion
         return t
@@ -108,9 +112,9 @@ def defjvp_elementwise(prim: Primitive, *operand_rules) -> None:
             return None
 
         def contribution(t, out, *primals, **params):
-            dtype = get_aval(out).dtype
-            primals = [_strongly_typed(p, dtype) for p in primals]
-            return fit_tangent(rule(t, out, *primals, **params), out)
+            out_aval = get_aval(out)
+            primals = [_strongly_typed(p, out_aval.dtype) for p in primals]
+            return _fitted_to(rule(t, out, *primals, **params), out_aval)
 
         return contribution
 
