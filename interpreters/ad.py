@@ -21,10 +21,13 @@ values, and writing an active value into it raises `ActivityError` naming this l
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from ..core.activity import Zero
 from ..core.avals import ShapedArray, tangent_aval
+from ..core.backends import operator_impl
 from ..core.check import checks_enabled
 from ..core.errors import ActivityError, ConcretizationError, DTypeError, NonDifferentiableError
 from ..core.ir import Jaxpr, Literal, Var
@@ -119,7 +122,7 @@ def add_tangents(a, b):
     return add_any_p.bind(a, b)
 
 
-impl_rules[add_any_p] = np.add
+impl_rules[add_any_p] = operator_impl(np.add, operator.add)
 deffused_ufunc(add_any_p, np.add)
 
 
