@@ -45,7 +45,7 @@ class ShapedArray:
         if strong is None:
             if len(_strong_avals) > 4096:  # a bounded cache, not a registry
                 _strong_avals.clear()
-            strong = _strong_avals[self] = attrs.evolve(self, weak_type=False)
+            strong = _strong_avals[self] = canonical(attrs.evolve(self, weak_type=False))
         return strong
 
     def str_short(self) -> str:
@@ -141,8 +141,22 @@ def _new_array_aval(x) -> ShapedArray:
         raise DTypeError(f"arrays of dtype object are not supported (got {x!r:.60})")
     if len(_array_avals) > 4096:  # a bounded cache, not a registry
         _array_avals.clear()
-    aval = _array_avals[x.shape, x.dtype] = ShapedArray(x.shape, x.dtype)
+    aval = _array_avals[x.shape, x.dtype] = canonical(ShapedArray(x.shape, x.dtype))
     return aval
+
+
+def canonical(aval: ShapedArray) -> ShapedArray:
+    """The one instance of avals equal to `aval` (bounded). Tracing compares avals at
+    every operation: those the rules build (abstract eval, tangent types) are made
+    canonical, so that comparisons and cache lookups mostly find the same object."""
+    found = _canonical_avals.get(aval)
+    if found is None:
+        if len(_canonical_avals) > 4096:
+            _canonical_avals.clear()
+        found = _canonical_avals[aval] = aval
+    return found
+
+
 
 
 def promotion_operand(aval: ShapedArray):
@@ -175,7 +189,8 @@ def tangent_aval(aval: ShapedArray) -> ShapedArray:
     if tangent is None:
         if len(_tangent_avals) > 4096:  # a bounded cache, not a registry
             _tangent_avals.clear()
-        tangent = _tangent_avals[aval] = ShapedArray(aval.shape, tangent_dtype(aval.dtype))
+        tangent = _tangent_avals[aval] = canonical(ShapedArray(aval.shape,
+                                                               tangent_dtype(aval.dtype)))
     return tangent
 
 
@@ -183,3 +198,4 @@ def tangent_aval(aval: ShapedArray) -> ShapedArray:
 # tangent type of a Python scalar at every operation on one); bounded caches.
 _tangent_avals: dict[ShapedArray, ShapedArray] = {}
 _strong_avals: dict[ShapedArray, ShapedArray] = {}
+_canonical_avals: dict[ShapedArray, ShapedArray] = {}

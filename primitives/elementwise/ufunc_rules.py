@@ -22,7 +22,7 @@ import functools
 import numpy as np
 
 from ...core.activity import Zero
-from ...core.avals import ShapedArray, tangent_aval, tangent_dtype
+from ...core.avals import ShapedArray, canonical, tangent_aval, tangent_dtype
 from ...core.errors import DTypeError, ShapeError
 from ...core.trace import Primitive, get_aval
 from ...interpreters.ad import defjvp
@@ -69,7 +69,8 @@ def ufunc_abstract_eval(ufunc: np.ufunc, name: str | None = None):
             raise DTypeError(f"{name}: not defined for operand dtypes "
                              f"{', '.join(a.dtype.name for a in avals)}") from None
         # a comparison of Python scalars is a bool, never weak (nor is Python's bool)
-        return ShapedArray(shape, dtype, dtype != np.bool_ and all(a.weak_type for a in avals))
+        return canonical(ShapedArray(shape, dtype,
+                                     dtype != np.bool_ and all(a.weak_type for a in avals)))
 
     return abstract_eval
 
@@ -130,7 +131,7 @@ def unbroadcast_cotangent(ct, aval: ShapedArray):
     """The cotangent of an operand of aval `aval` from the broadcast, promoted `ct`:
     sum the broadcast axes away, then cast back (summing in the wider type)."""
     have = get_aval(ct)
-    if have == aval and not have.weak_type and have.dtype.kind in "fc":
+    if (have is aval or have == aval) and not have.weak_type and have.dtype.kind in "fc":
         return ct  # the usual case: nothing was broadcast or promoted
     return convert_element_type(unbroadcast_to(ct, aval), tangent_dtype(aval.dtype))
 
