@@ -152,35 +152,38 @@ class JaxprBuilder:
         env = self.values
         wanted = [a for a in atoms if type(a) is Var and a not in env]
         if wanted:
-            needed = self._needed_eqns(wanted)
-            dead = self._dead_after(needed, atoms) if free else None
-            self._run(needed, dead)
+            self._run(self._final_steps(wanted, atoms) if free else
+                      [(self.eqns[i], ()) for i in self._needed_eqns(wanted)])
         return [a.val if type(a) is Literal else env[a] for a in atoms]
 
-    def _run(self, needed: list[int], dead: list | None) -> None:
-        """Run the known equations `needed` in order (`dead[k]`: the values to drop
-        after the k-th). On plain values one level down each impl runs directly (what
-        `bind` would do), without asking `bind` which trace each value belongs to."""
-        env, eqns = self.values, self.eqns
+    def _run(self, steps: list[tuple[JaxprEqn, Any]]) -> None:
+        """Run each step's known equation, then drop the values it lists. On plain values
+        one level down each impl runs directly (what `bind` would do), without asking
+        `bind` which trace each value belongs to."""
+        env = self.values
         at_eval = self.parent_dynamic.level == 0
-        for k, i in enumerate(needed):
-            eqn = eqns[i]
+        for eqn, dead in steps:
             args = [a.val if type(a) is Literal else env[a] for a in eqn.inputs]
-            if at_eval and not has_tracer(args):
+            plain = at_eval
+            for x in args:  # inline, not any(...): this runs once per equation
+                if isinstance(x, Tracer):
+                    plain = False
+                    break
+            if plain:
                 out = eval_primitive(eqn.primitive, args, eqn.params, eqn.source_info)
             else:
                 out = bind(eqn.primitive, args, eqn.params, eqn.source_info)
-            outputs = eqn.outputs
             if eqn.primitive.multiple_results:
-                env.update(zip(outputs, out))
+                env.update(zip(eqn.outputs, out))
             else:
-                env[outputs[0]] = out
-            if dead is not None:
-                for v in dead[k]:
-                    del env[v]
+                env[eqn.outputs[0]] = out
+            for v in dead:
+                del env[v]
 
     def _needed_eqns(self, wanted: list[Var]) -> list[int]:
-        """Indices of the not-yet-run known equations the wanted values depend on."""
+        """Indices of the not-yet-run known equations the wanted values depend on: a
+        search from them, so Python control flow asking for one value after another
+        costs what it computes, not the program's length each time."""
         known_defs, env, eqns = self.known_defs, self.values, self.eqns
         needed: set[int] = set()
         stack = [known_defs[v] for v in wanted]
@@ -194,23 +197,33 @@ class JaxprBuilder:
                     stack.append(known_defs[a])
         return sorted(needed)
 
-    def _dead_after(self, needed: list[int], keep) -> list[list[Var]]:
-        """For each equation to run, the values it computes or reads that no later one
-        (nor `keep`) needs: one backward sweep, where a value's first sighting is its
-        last use. Values computed before this call are never dropped."""
+    def _final_steps(self, wanted: list[Var], keep) -> list[tuple[JaxprEqn, list[Var]]]:
+        """The final forward pass's steps: each not-yet-run known equation the wanted
+        values need, with the values it computes or reads that no later step (nor
+        `keep`) needs. One backward sweep over the program finds both: an equation is
+        needed iff an output is, and a value's first sighting is its last use. Values
+        computed before (for Python control flow) are never dropped."""
         env, eqns = self.values, self.eqns
-        seen = {a for a in keep if type(a) is Var}
-        dead: list[list[Var]] = []
-        for i in reversed(needed):
+        need = {a for a in keep if type(a) is Var and a not in env}
+        steps = []
+        for i in range(max(self.known_defs[v] for v in wanted), -1, -1):
             eqn = eqns[i]
-            gone = [v for v in eqn.outputs if v not in seen]  # computed, never read
+            outputs = eqn.outputs
+            if len(outputs) == 1:  # the usual case first
+                if outputs[0] not in need:
+                    continue
+                gone = []
+            elif any(v in need for v in outputs):
+                gone = [v for v in outputs if v not in need]  # computed, never read
+            else:
+                continue
             for a in eqn.inputs:
-                if type(a) is Var and a not in seen and a not in env:
-                    seen.add(a)
+                if type(a) is Var and a not in need and a not in env:
+                    need.add(a)
                     gone.append(a)
-            dead.append(gone)
-        dead.reverse()
-        return dead
+            steps.append((eqn, gone))
+        steps.reverse()
+        return steps
 
     def build(self, in_tracers, out_tracers) -> tuple[Jaxpr, list]:
         if any(type(t) is DischargedRef for t in out_tracers):
