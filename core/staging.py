@@ -287,10 +287,13 @@ class StagingTrace(Trace):
         if unknown and known and prim in builder.split_rules:
             return self._split(prim, tracers, params)
         avals_out = abstract_eval(prim, avals, params)
-        outvars = tuple([Var(aval) for aval in avals_out])
+        if prim.multiple_results:
+            outvars = tuple([Var(aval) for aval in avals_out])
+        else:  # the usual case, without a comprehension
+            outvars = (Var(avals_out[0]),)
         builder.add_eqn(JaxprEqn(prim, tuple(atoms), outvars, params, user_source_info()),
                         is_known)
-        return [StagingTracer(self, aval, v, is_known) for aval, v in zip(avals_out, outvars)]
+        return [StagingTracer(self, v.aval, v, is_known) for v in outvars]
 
     def _discharge(self, prim, tracers, params):
         if prim.effect == "new":

@@ -319,7 +319,8 @@ def bind(prim: Primitive, args, params, source: SourceInfo | None = None):
                    for a in args]
         outs = trace.process_primitive(prim, tracers, params)
     finally:
-        state.source, state.ceiling = outer_source, outer_ceiling
+        state.source = outer_source
+        state.ceiling = outer_ceiling
     if prim.multiple_results:
         return [o.full_lower() if isinstance(o, Tracer) else o for o in outs]
     out = outs[0]
