@@ -151,7 +151,7 @@ def _transpose_into(ct_env: dict, eqn, env: dict, linear_vars: set) -> None:
         if all(ct is None for ct in cts):
             return
         cts = [Zero(v.aval) if ct is None else ct for v, ct in zip(outputs, cts)]
-    operands = [_linear_input(a.aval) if a in linear_vars else
+    operands = [LinearInput(a.aval) if a in linear_vars else
                 a.val if type(a) is Literal else env[a] for a in eqn.inputs]
     cts_in = at_source(eqn.source_info, _transpose_eqn, eqn, cts, operands)
     for atom, ct in zip(eqn.inputs, cts_in):
@@ -160,20 +160,6 @@ def _transpose_into(ct_env: dict, eqn, env: dict, linear_vars: set) -> None:
                 _accumulate(ct_env, atom, ct)
             else:  # the first contribution (a chain has only these)
                 ct_env[atom] = ct
-
-
-_linear_inputs: dict[ShapedArray, LinearInput] = {}
-
-
-def _linear_input(aval: ShapedArray) -> LinearInput:
-    """The `LinearInput` of an aval: one object per aval (a bounded cache), since every
-    transposed equation hands one to its rule."""
-    linear = _linear_inputs.get(aval)
-    if linear is None:
-        if len(_linear_inputs) > 4096:
-            _linear_inputs.clear()
-        linear = _linear_inputs[aval] = LinearInput(aval)
-    return linear
 
 
 def _backward_schedule(jaxpr: Jaxpr, env: dict, linear_vars: set) -> list:
@@ -270,10 +256,6 @@ def _accumulate(ct_env: dict, var: Var, ct) -> None:
         ct_env[var] = Masked(add_tangents(old.value, ct.value), ct.apply_mask)
     else:
         ct_env[var] = add_tangents(materialize(old), materialize(ct))
-
-
-def _value(atom, env: dict):
-    return atom.val if type(atom) is Literal else env[atom]
 
 
 def transpose_jaxpr(jaxpr: Jaxpr, linear_mask: list[bool]) -> tuple[Jaxpr, list]:
