@@ -172,14 +172,22 @@ def _choose_residuals(candidates: list[Var], defining: dict) -> tuple[list[Var],
 
 def _sources_to_save(candidates: list[Var], defining: dict) -> dict:
     """For each candidate, itself or the values cheap equations compute it from,
-    whichever adds fewer bytes to what is saved already."""
+    whichever adds fewer bytes to what is saved already; or every candidate's sources,
+    if those are fewer bytes in all: one at a time, a mask and a coefficient computed
+    from the same two inputs each look cheaper to save than both inputs."""
     saved: dict[Var, None] = {}
+    everyone: dict[Var, None] = {}
     pending = set(candidates)
     for var in candidates:
         sources = _cheap_sources(var, defining, _RECOMPUTE_DEPTH) or {var: None}
+        everyone.update(sources)
         extra = sum(s.aval.nbytes for s in sources if s not in saved and s not in pending)
         saved.update(sources if extra <= var.aval.nbytes else {var: None})
-    return saved
+    return everyone if _nbytes(everyone) < _nbytes(saved) else saved
+
+
+def _nbytes(values) -> int:
+    return sum(v.aval.nbytes for v in values)
 
 
 def _add_recipe(var: Var, saved: dict, recomputed: dict, defining: dict) -> bool:
