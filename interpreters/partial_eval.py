@@ -16,7 +16,8 @@ values the unknown part reads, and choosing them is an optimisation:
    bytes are no more than its own is replaced by those values: `tanh`'s output
    rather than `1 - tanh²` (the same bytes, but a value other rules, like the next
    step's matmul in a recurrence, can then share), or the initial carry instead of
-   a whole shifted copy of a scan's stacked outputs.
+   a whole shifted copy of a scan's stacked outputs; or, when that is fewer bytes in
+   all, the sources of every candidate together.
 
 Rule signature (only for primitives with sub-jaxprs, e.g. control flow)::
 
