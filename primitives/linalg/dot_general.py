@@ -8,6 +8,7 @@ Having one primitive means one bilinear jvp and one pair of transposes to get ri
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -96,6 +97,7 @@ def dot_general_array_api(xp, x, y, *, dimension_numbers, preferred_element_type
 array_api_impls[dot_general_p] = dot_general_array_api
 
 
+@functools.lru_cache(maxsize=4096)  # programs repeat a handful of operand types
 def dot_general_abstract_eval(x, y, *, dimension_numbers, preferred_element_type):
     (lc, rc), (lb, rb) = dimension_numbers
     for aval, side, dims in ((x, "lhs", lc + lb), (y, "rhs", rc + rb)):

@@ -10,6 +10,8 @@ they are written with structural primitives and `add_any` only.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ...core.activity import Zero
@@ -97,6 +99,7 @@ def broadcast_in_dim_array_api(xp, x, *, shape, broadcast_dimensions):
 array_api_impls[broadcast_in_dim_p] = broadcast_in_dim_array_api
 
 
+@functools.lru_cache(maxsize=4096)  # programs repeat a handful of operand types
 def broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions):
     fits = len(broadcast_dimensions) == x.ndim and all(
         0 <= d < len(shape) and x.shape[i] in (1, shape[d])
@@ -155,6 +158,7 @@ impl_rules[reshape_p] = lambda x, *, new_sizes: np.reshape(x, new_sizes)
 array_api_impls[reshape_p] = lambda xp, x, *, new_sizes: xp.reshape(x, new_sizes)
 
 
+@functools.lru_cache(maxsize=4096)  # programs repeat a handful of operand types
 def reshape_abstract_eval(x, *, new_sizes):
     if int(np.prod(new_sizes, dtype=np.int64)) != x.size or any(d < 0 for d in new_sizes):
         raise ShapeError(f"reshape: cannot reshape {x.str_short()} to {new_sizes}")
@@ -196,6 +200,7 @@ def reduce_sum_array_api(xp, x, *, axes):
 array_api_impls[reduce_sum_p] = reduce_sum_array_api
 
 
+@functools.lru_cache(maxsize=4096)  # programs repeat a handful of operand types
 def reduce_sum_abstract_eval(x, *, axes):
     check_axes("reduce_sum", axes, x)
     shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
@@ -270,6 +275,7 @@ deffused_gather(transpose_p, lambda i, shape, out_shape, /, *, permutation: (
     [i[permutation.index(d)] for d in range(len(shape))], None))
 
 
+@functools.lru_cache(maxsize=4096)  # programs repeat a handful of operand types
 def transpose_abstract_eval(x, *, permutation):
     if sorted(permutation) != list(range(x.ndim)):
         raise ShapeError(f"transpose: permutation {permutation} is not a permutation of the "
@@ -314,6 +320,7 @@ deffused_gather(squeeze_p, lambda i, shape, out_shape, /, *, dimensions: (
     _with_zeros_at(i, dimensions, len(shape)), None))
 
 
+@functools.lru_cache(maxsize=4096)  # programs repeat a handful of operand types
 def squeeze_abstract_eval(x, *, dimensions):
     check_axes("squeeze", dimensions, x)
     if any(x.shape[d] != 1 for d in dimensions):
@@ -352,6 +359,7 @@ def expand_dims_array_api(xp, x, *, dimensions):
 array_api_impls[expand_dims_p] = expand_dims_array_api
 
 
+@functools.lru_cache(maxsize=4096)  # programs repeat a handful of operand types
 def expand_dims_abstract_eval(x, *, dimensions):
     ndim = x.ndim + len(dimensions)
     if any(not 0 <= d < ndim for d in dimensions) or len(set(dimensions)) != len(dimensions):
