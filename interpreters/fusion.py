@@ -73,6 +73,9 @@ class FusionRule:
 
 
 fusion_rules = RuleTable("fusion")
+step_rules = RuleTable("numba step")
+"""`step_rules[prim](eqn, budget) -> Step | None`: an equation no cluster holds, compiled
+another way (`fusion_loops`: control flow whose bodies compile); None: its impl."""
 
 
 def deffused(prim, expr: Callable, kinds: str = "biuf",
@@ -462,7 +465,13 @@ def compile_jaxpr_numba(jaxpr: Jaxpr) -> Callable:
     return compile_steps(jaxpr, [
         step for s in steps for step in (
             cluster_steps(s, used_outside, budget) if isinstance(s, Cluster)
-            else [impl_step(s)])])
+            else [unfused_step(s, budget)])])
+
+
+def unfused_step(eqn: JaxprEqn, budget: list[int]) -> Step:
+    rule = step_rules.get(eqn.primitive)
+    step = rule(eqn, budget) if rule is not None else None
+    return impl_step(eqn) if step is None else step
 
 
 def used_outside_clusters(jaxpr: Jaxpr, steps) -> set:

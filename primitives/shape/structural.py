@@ -31,7 +31,14 @@ from ...interpreters.batching import (
     defreducer,
     defvectorized,
 )
-from ...interpreters.fusion import broadcast_index, deffused, deffused_gather, deffused_reduction
+from ...interpreters.fusion import (
+    broadcast_index,
+    cast,
+    deffused,
+    deffused_gather,
+    deffused_reduction,
+)
+from ...interpreters.fusion_loops import Unsupported, native_rules
 from ...interpreters.partial_eval import def_recomputable
 from ...interpreters.transpose import def_elementwise_transpose, is_linear, transpose_rules
 
@@ -440,6 +447,16 @@ defjvp_zero(iota_p)
 # transpose: none, iota has no operands
 defnullary(iota_p)
 def_recomputable(iota_p)
+
+
+def iota_native(fn, eqn, operands, *, dtype, shape, dimension):
+    """Inside a native loop (jit's numba backend): a 1-d iota, fori_loop's indices."""
+    if len(shape) != 1:
+        raise Unsupported(f"iota of shape {shape}")
+    return [f"np.arange({shape[0]}).astype({cast(dtype)})"]
+
+
+native_rules[iota_p] = iota_native
 
 # ---------------------------------------------------------------------------------
 # Undoing numpy broadcasting: the one place the transposes of broadcasting ops share
