@@ -45,8 +45,7 @@ from ..core.trace import (
     user_source_info,
 )
 from .eval import eval_jaxpr
-from .fusion import cast, deffused_ufunc, literal_text
-from .fusion_loops import native_rules
+from .fusion import deffused_ufunc
 
 jvp_rules = RuleTable("jvp")
 
@@ -153,8 +152,6 @@ impl_rules[zeros_p] = lambda *, shape, dtype: np.zeros(shape, dtype)
 abstract_eval_rules[zeros_p] = lambda *, shape, dtype: ShapedArray(shape, dtype)
 jvp_rules[zeros_p] = lambda primals, tangents, **params: (
     [zeros_p.bind(**params)], [Zero(tangent_aval(ShapedArray(**params)))])
-native_rules[zeros_p] = lambda fn, eqn, operands, *, shape, dtype: [
-    f"np.zeros({shape!r}, {cast(dtype)})" if shape else literal_text(0, dtype)]
 # transpose: none needed, zeros has no operands
 
 

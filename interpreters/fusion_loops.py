@@ -27,6 +27,7 @@ variable of two types silently). Kernels are cached by their text like fusion's.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Callable
 
 import attrs
@@ -34,9 +35,11 @@ import numpy as np
 
 from ..core.ir import Jaxpr, JaxprEqn, Literal, Var
 from ..core.rules import RuleTable
-from .eval import Step
+from .ad import add_any_p, zeros_p
+from .eval import Step, impl_step
 from .fusion import (
     Cluster,
+    cast,
     fusion_rules,
     has_kernel,
     kernel_source,
@@ -48,6 +51,9 @@ from .fusion import (
 )
 
 native_rules = RuleTable("native")
+accumulate_rules = RuleTable("native accumulate")
+"""`accumulate_rules[prim](fn, eqn, target, operands, **params)`: emit `target += ` the
+result of `eqn`, in place (see `in_place_sums`)."""
 
 
 class Unsupported(Exception):
@@ -104,6 +110,28 @@ class NativeFunction:
             env.update(zip(step.outputs, self.assign(outs)))  # an expression runs once
         return [atom(a, env) for a in jaxpr.outvars]
 
+    def loop_body(self, jaxpr: Jaxpr, operands: list[str], carry: list[str], first: int,
+                  sums: list[Sum]) -> list[str]:
+        """Emit a loop body whose inputs `first`, ... are the carry variables `carry`;
+        each of `sums` adds its product into its carry in place, after the rest."""
+        if not sums:
+            return self.jaxpr(jaxpr, operands)
+        dropped = {id(e) for s in sums for e in (s.add, s.product)}
+        outvars = list(jaxpr.outvars)
+        for s in sums:
+            outvars[s.position] = jaxpr.invars[first + s.position]
+        factors = [a for s in sums for a in s.product.inputs]
+        rest = Jaxpr((), jaxpr.invars, tuple(e for e in jaxpr.eqns if id(e) not in dropped),
+                     (*outvars, *factors))
+        outs = self.jaxpr(rest, operands)
+        factors = outs[len(outvars):]
+        for s in sums:
+            n = len(s.product.inputs)
+            accumulate_rules[s.product.primitive](self, s.product, carry[s.position],
+                                                  factors[:n], **s.product.params)
+            factors = factors[n:]
+        return outs[:len(outvars)]
+
     def cluster(self, cluster: Cluster, used_outside: set, env: dict) -> None:
         source = kernel_source(cluster, used_outside)
         name = f"k{len(self.helpers)}"
@@ -136,6 +164,38 @@ class _Block:
         self.fn.depth -= 1
 
 
+@attrs.frozen
+class Sum:
+    """Carry `position` of a loop body is `add_any(carry, product)`."""
+
+    position: int
+    add: JaxprEqn
+    product: JaxprEqn
+
+
+def in_place_sums(jaxpr: Jaxpr, first: int, num_carry: int) -> list[Sum]:
+    """The carries (inputs `first`, ..., outputs 0, ...) a loop body sums a product
+    into, which can be updated in place: nothing else reads the carry, the product or
+    the sum, and the product has an `accumulate_rules` entry. A weight's cotangent in
+    a backward loop is one (an outer product per step): in place it costs no
+    temporary and one pass, instead of two of each per step."""
+    reads = Counter(a for e in jaxpr.eqns for a in e.inputs if type(a) is Var)
+    reads.update(v for v in jaxpr.outvars if type(v) is Var)
+    producer = {v: e for e in jaxpr.eqns for v in e.outputs}
+    sums = []
+    for k in range(num_carry):
+        carry, new = jaxpr.invars[first + k], jaxpr.outvars[k]
+        add = producer.get(new)
+        if add is None or add.primitive is not add_any_p or not new.aval.shape or \
+                reads[new] != 1 or reads[carry] != 1 or carry not in add.inputs:
+            continue
+        (term,) = [a for a in add.inputs if a is not carry]
+        product = producer.get(term)
+        if product is not None and product.primitive in accumulate_rules and reads[term] == 1:
+            sums.append(Sum(k, add, product))
+    return sums
+
+
 def atom(a, env: dict) -> str:
     if type(a) is Literal:
         if a.aval.shape:
@@ -155,6 +215,10 @@ def lone_cluster(eqn: JaxprEqn) -> Cluster:
     reduces = rule.kind == "reduce"
     return Cluster(eqn.inputs[0].aval.shape if reduces else eqn.outputs[0].aval.shape,
                    [eqn], set(eqn.outputs) if reduces else set(), open=False)
+
+
+native_rules[zeros_p] = lambda fn, eqn, operands, *, shape, dtype: [
+    f"np.zeros({shape!r}, {cast(dtype)})" if shape else literal_text(0, dtype)]
 
 
 # ---------------------------------------------------------------------------------
@@ -184,19 +248,36 @@ def native_step(eqn: JaxprEqn, budget: list[int]) -> Step | None:
         if budget[0] <= 0:
             return None
         budget[0] -= 1
-    return Step(tuple(inputs), eqn.outputs, entry(load_kernel(text), inputs, eqn.outputs),
-                unpack=True)
+    return Step(tuple(inputs), eqn.outputs, entry(load_kernel(text), eqn, inputs), unpack=True)
 
 
-def entry(kernel: Callable, inputs: list[Var], outputs) -> Callable:
+def entry(kernel: Callable, eqn: JaxprEqn, inputs: list[Var]) -> Callable:
     """`kernel` called from the driver: 0-d operands as numpy scalars of their dtype
     (a Python float would type as float64), arrays C-contiguous (what BLAS and one
-    compiled specialisation want); 0-d results boxed back into numpy scalars."""
+    compiled specialisation want); 0-d results boxed back into numpy scalars. Should
+    the first call fail (numba compiles then, and may refuse what a rule emitted),
+    the equation's impl runs instead, then and from then on."""
     scalars = [a.aval.dtype.type if not a.aval.shape else None for a in inputs]
-    boxes = [v.aval.dtype.type if not v.aval.shape else None for v in outputs]
+    boxes = [v.aval.dtype.type if not v.aval.shape else None for v in eqn.outputs]
+    impl = impl_step(eqn).fn
+    state = {"kernel": kernel, "ran": False}
+
+    def fallback(*args):
+        env = dict(zip(inputs, args))
+        return impl(*(env[a] if type(a) is Var else a.val for a in eqn.inputs))
 
     def run(*args):
-        args = [s(a) if s else np.ascontiguousarray(a) for a, s in zip(args, scalars)]
-        return [box(r) if box else r for r, box in zip(kernel(*args), boxes)]
+        if state["kernel"] is None:
+            return fallback(*args)
+        typed = [s(a) if s else np.ascontiguousarray(a) for a, s in zip(args, scalars)]
+        try:
+            outs = state["kernel"](*typed)
+        except Exception:
+            if state["ran"]:
+                raise
+            state["kernel"] = None
+            return fallback(*args)
+        state["ran"] = True
+        return [box(r) if box else r for r, box in zip(outs, boxes)]
 
     return run

@@ -18,7 +18,7 @@ from ...core.errors import ShapeError
 from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ...interpreters.ad import defjvp
 from ...interpreters.batching import batch_rules, batched_axis
-from ...interpreters.fusion_loops import Unsupported, native_rules
+from ...interpreters.fusion_loops import Unsupported, accumulate_rules, native_rules
 from ...interpreters.transpose import is_linear, transpose_rules
 from ..shape.structural import convert_element_type, transpose
 
@@ -94,8 +94,24 @@ def dot_general_native(fn, eqn, operands, *, dimension_numbers, preferred_elemen
     raise Unsupported(f"dot_general with dimension numbers {dimension_numbers}")
 
 
+def dot_general_accumulate(fn, eqn, target, operands, **params):
+    """`target += x·y` in place (a weight's cotangent summed over a loop): an outer
+    product adds each product where it lands, with no temporary; others add np.dot's."""
+    (product,) = dot_general_native(fn, eqn, operands, **params)
+    x, y = eqn.inputs[0].aval, eqn.inputs[1].aval
+    if params["dimension_numbers"][0][0] or x.ndim != 1:
+        fn.line(f"{target} += {product}")
+        return
+    (a, b), i, j = operands, fn.fresh("i"), fn.fresh("j")
+    with fn.block(f"for {i} in range({x.shape[0]}):"):
+        (a_i,) = fn.assign([f"{a}[{i}]"])
+        with fn.block(f"for {j} in range({y.shape[0]}):"):
+            fn.line(f"{target}[{i}, {j}] += {a_i} * {b}[{j}]")
+
+
 _BLAS = ("float32", "float64")
 native_rules[dot_general_p] = dot_general_native
+accumulate_rules[dot_general_p] = dot_general_accumulate
 
 
 def dot_general_array_api(xp, x, y, *, dimension_numbers, preferred_element_type):

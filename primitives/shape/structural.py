@@ -162,6 +162,20 @@ impl_rules[reshape_p] = lambda x, *, new_sizes: np.reshape(x, new_sizes)
 array_api_impls[reshape_p] = lambda xp, x, *, new_sizes: xp.reshape(x, new_sizes)
 
 
+def reshape_native(fn, eqn, operands, *, new_sizes):
+    """Inside a native loop (jit's numba backend), where every array is C-contiguous
+    and 0-d values are scalars: numba's reshape, a view."""
+    (x,), aval = operands, eqn.outputs[0].aval
+    if not new_sizes:
+        return [f"{x}.ravel()[0]" if eqn.inputs[0].aval.shape else x]
+    if not eqn.inputs[0].aval.shape:
+        return [f"np.full({new_sizes!r}, {x}, {cast(aval.dtype)})"]
+    return [f"{x}.reshape({new_sizes!r})"]
+
+
+native_rules[reshape_p] = reshape_native
+
+
 def reshape_abstract_eval(x, *, new_sizes):
     if int(np.prod(new_sizes, dtype=np.int64)) != x.size or any(d < 0 for d in new_sizes):
         raise ShapeError(f"reshape: cannot reshape {x.str_short()} to {new_sizes}")

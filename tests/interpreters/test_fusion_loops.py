@@ -12,7 +12,9 @@ import inert
 import inert.numpy as inp
 from inert import lax
 from inert.interpreters import fusion
-from inert.interpreters.fusion_loops import native_step
+from inert.interpreters.ad import add_tangents
+from inert.interpreters.fusion_loops import native_rules, native_step
+from inert.primitives.shape.structural import reshape_p
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
@@ -42,6 +44,24 @@ def test_an_rnns_gradient_runs_every_loop_natively(argnums, rnn_args):
     check_jit_backends(f, rnn_args)
     loops = native(f, *rnn_args)
     assert len(loops) >= 3 and all(ok for _, ok in loops)
+
+
+def test_sums_into_a_carry_are_in_place_on_the_loops_own_copy(rng):
+    """A cotangent summed over the steps (`add_any` of an outer product, or of a
+    matrix product) updates its carry in place; the user's initial array is untouched."""
+    def f(c, d, xs):
+        def step(carry, x):
+            c, d = carry
+            return (add_tangents(c, lax.dot_general(x, x, (((), ()), ((), ())))),
+                    add_tangents(d, x[:, None] @ x[None, :])), None
+        return lax.scan(step, (c, d), xs)[0]
+
+    c, d, xs = rng.standard_normal((4, 4)), rng.standard_normal((4, 4)), rng.standard_normal((5, 4))
+    kept = c.copy(), d.copy()
+    check_jit_backends(f, (c, d, xs))
+    np.testing.assert_array_equal(c, kept[0])
+    np.testing.assert_array_equal(d, kept[1])
+    assert native(f, c, d, xs) == [("scan", True)]
 
 
 def test_grad_of_a_fori_loop_and_a_cond_inside_it(rng):
@@ -128,3 +148,19 @@ def test_a_second_jit_of_a_loop_loads_no_new_kernel(rng):
     before = len(fusion.loaded_kernels())
     np.testing.assert_allclose(inert.jit(f, backend="numba")(x), f(x), rtol=1e-12)
     assert len(fusion.loaded_kernels()) == before
+
+
+def test_a_kernel_numba_fails_to_compile_falls_back_to_the_impl(rng):
+    """Generated code numba cannot type (here a rule made to emit some) is no error:
+    the loop runs through its impl."""
+    def f(x):
+        return lax.fori_loop(0, 3, lambda i, c: inp.reshape(c, (2, 3)).T.ravel() + 1.0, x)
+
+    x = rng.standard_normal(6)
+    rule = native_rules[reshape_p]
+    dict.__setitem__(native_rules, reshape_p, lambda *args, **params: ["np.no_such_thing()"])
+    try:
+        np.testing.assert_allclose(inert.jit(f, backend="numba")(x), f(x), rtol=1e-12)
+        assert native(f, x) == [("scan", True)]
+    finally:
+        dict.__setitem__(native_rules, reshape_p, rule)
