@@ -13,12 +13,17 @@ nests). A body with any other equation keeps the impl's path: nothing is refused
 
 Rule signature::
 
-    native_rules[prim](fn: NativeFunction, eqn, operands: list[str]) -> list[str]
+    native_rules[prim](fn: NativeFunction, eqn, operands: list[str], **params) -> list[str]
 
 `operands` are the numba expressions of the equation's inputs; the rule emits lines
 into `fn` (`fn.line`, `fn.block`, `fn.jaxpr`) and returns the expressions of its
 outputs, or raises `Unsupported`. `defnative_loop(prim, rule)` also lets a top-level
 equation of `prim` become one compiled step of jit's driver (`fusion.step_rules`).
+
+A backward loop sums each weight's cotangent into a carry, `add_any(carry, outer
+product)` per step; `in_place_sums` finds such carries, and `accumulate_rules` (the
+same signature, plus the target) adds the product into the loop's own copy of the
+carry in place: no temporary per step, one pass instead of two.
 
 Dtypes are the numpy backend's (cluster kernels cast each result to its aval's
 dtype; a rule must return its outputs' dtypes exactly, since numba would unify a loop
@@ -135,7 +140,8 @@ class NativeFunction:
     def cluster(self, cluster: Cluster, used_outside: set, env: dict) -> None:
         source = kernel_source(cluster, used_outside)
         name = f"k{len(self.helpers)}"
-        text = source.text().split("\n\n\n", 1)[1].replace("def kernel(", f"def {name}(", 1)
+        text = source.text()  # a module: the kernel is its function from the decorator on
+        text = text[text.index("@numba.njit"):].replace("def kernel(", f"def {name}(", 1)
         self.helpers.append(text)
         names = [self.fresh() for _ in source.returned]
         if names:
