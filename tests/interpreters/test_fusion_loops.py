@@ -111,6 +111,27 @@ def test_nested_loops_compile_into_one_function(rng):
     assert native(f, x) == [("scan", True)]
 
 
+def test_indexing_by_the_loop_counter_and_its_gradient(rng):
+    """`x[i]` and `c.at[i].set(...)` with a traced scalar index compile (a gather and a
+    scatter; the gradient scatter-adds); an index out of bounds is numpy's IndexError."""
+    def f(x, c):
+        x = inp.asarray(x)
+
+        def body(i, carry):
+            s, c = carry
+            return s + x[i] * x[-1 - i], c.at[i].set(c[i + 1] * x[i])
+        return lax.fori_loop(0, 3, body, (0.0, c))
+
+    x, c = rng.standard_normal(4), rng.standard_normal((4, 2))
+    check_jit_backends(f, (x, c))
+    check_jit_backends(inert.grad(lambda x, c: f(x, c)[0] + inp.sum(f(x, c)[1]), (0, 1)), (x, c))
+    assert native(f, x, c) == [("scan", True)]
+    beyond = lambda x, n: lax.fori_loop(0, n, lambda i, s: s + inp.asarray(x)[i], 0.0)
+    for backend in ("numpy", "numba"):
+        with pytest.raises(IndexError):
+            inert.jit(beyond, backend=backend, static_argnums=1)(x, 6)
+
+
 def test_a_body_that_does_not_compile_runs_through_its_impl(rng):
     def f(x):
         return lax.scan(lambda c, row: (inp.sort(c * row), inp.cumsum(c)), x, inp.ones((3, 4)))
