@@ -65,6 +65,7 @@ class Unsupported(Exception):
     """A body equation has no native form: the loop runs through its impl."""
 
 
+MAX_EQNS = 2000  # numba types ~1 ms per expression: a bigger body stays on its impl
 _HEADER = "import math\n\nimport numba\nimport numpy as np\n\n\n"
 _DECORATOR = "@numba.njit(cache=True, error_model='numpy')"
 
@@ -78,6 +79,7 @@ class NativeFunction:
     lines: list = attrs.Factory(list)
     depth: int = 1
     count: int = 0
+    eqns: int = 0  # emitted so far, over every body
 
     def fresh(self, prefix: str = "v") -> str:
         self.count += 1
@@ -100,6 +102,9 @@ class NativeFunction:
 
     def jaxpr(self, jaxpr: Jaxpr, operands: list[str]) -> list[str]:
         """Emit `jaxpr` applied to `operands`; the expressions of its outputs."""
+        self.eqns += len(jaxpr.eqns)
+        if self.eqns > MAX_EQNS:
+            raise Unsupported(f"bodies of more than {MAX_EQNS} equations")
         env = dict(zip(jaxpr.invars, operands))
         steps = [lone_cluster(s) if isinstance(s, JaxprEqn) and s.primitive in fusion_rules
                  else s for s in plan(jaxpr)]

@@ -13,7 +13,7 @@ import inert.numpy as inp
 from inert import lax
 from inert.interpreters import fusion
 from inert.interpreters.ad import add_tangents
-from inert.interpreters.fusion_loops import native_rules, native_step
+from inert.interpreters.fusion_loops import MAX_EQNS, native_rules, native_step
 from inert.primitives.shape.structural import reshape_p
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
@@ -139,6 +139,16 @@ def test_a_body_that_does_not_compile_runs_through_its_impl(rng):
     x = rng.standard_normal(4)
     check_jit_backends(f, (x,))
     assert native(f, x) == [("scan", False)]
+
+
+def test_a_body_too_long_for_numba_to_compile_quickly_runs_through_its_impl():
+    def chain(c):
+        for _ in range(MAX_EQNS // 2 + 1):
+            c = c * 0.5 + 0.25
+        return c
+
+    assert native(lambda x: lax.fori_loop(0, 2, lambda i, c: chain(c), x), 1.0) == [
+        ("scan", False)]
 
 
 @pytest.mark.parametrize("length", [0, 3])
