@@ -7,8 +7,7 @@ the reductions that end it, into one loop kernel compiled by numba: the cluster'
 intermediates are scalars in registers, never arrays, and a chain of 0-d operations
 is straight-line native code. Every other equation (`dot_general`, indexing, control
 flow whose body `fusion_loops` cannot compile, special functions numba cannot compile)
-runs through its numpy impl inside the
-same driver function, so nothing is refused.
+runs through its numpy impl inside the same driver function, so nothing is refused.
 
 Rule signature::
 
