@@ -6,8 +6,8 @@ cluster of elementwise and broadcast equations that share an *iteration shape*, 
 the reductions that end it, into one loop kernel compiled by numba: the cluster's
 intermediates are scalars in registers, never arrays, and a chain of 0-d operations
 is straight-line native code. Every other equation (`dot_general`, indexing, control
-flow, special functions numba cannot compile) runs through its numpy impl inside the
-same driver function, so nothing is refused.
+flow whose body `fusion_loops` cannot compile, special functions numba cannot compile)
+runs through its numpy impl inside the same driver function, so nothing is refused.
 
 Rule signature::
 
@@ -73,6 +73,9 @@ class FusionRule:
 
 
 fusion_rules = RuleTable("fusion")
+step_rules = RuleTable("numba step")
+"""`step_rules[prim](eqn, budget) -> Step | None`: an equation no cluster holds, compiled
+another way (`fusion_loops`: control flow whose bodies compile); None: its impl."""
 
 
 def deffused(prim, expr: Callable, kinds: str = "biuf",
@@ -462,7 +465,13 @@ def compile_jaxpr_numba(jaxpr: Jaxpr) -> Callable:
     return compile_steps(jaxpr, [
         step for s in steps for step in (
             cluster_steps(s, used_outside, budget) if isinstance(s, Cluster)
-            else [impl_step(s)])])
+            else [unfused_step(s, budget)])])
+
+
+def unfused_step(eqn: JaxprEqn, budget: list[int]) -> Step:
+    rule = step_rules.get(eqn.primitive)
+    step = rule(eqn, budget) if rule is not None else None
+    return impl_step(eqn) if step is None else step
 
 
 def used_outside_clusters(jaxpr: Jaxpr, steps) -> set:

@@ -33,7 +33,14 @@ from ...interpreters.batching import (
     defreducer,
     defvectorized,
 )
-from ...interpreters.fusion import broadcast_index, deffused, deffused_gather, deffused_reduction
+from ...interpreters.fusion import (
+    broadcast_index,
+    cast,
+    deffused,
+    deffused_gather,
+    deffused_reduction,
+)
+from ...interpreters.fusion_loops import Unsupported, native_rules
 from ...interpreters.partial_eval import def_recomputable
 from ...interpreters.transpose import def_elementwise_transpose, is_linear, transpose_rules
 
@@ -156,6 +163,20 @@ def reshape(x, new_sizes):
 
 impl_rules[reshape_p] = lambda x, *, new_sizes: np.reshape(x, new_sizes)
 array_api_impls[reshape_p] = lambda xp, x, *, new_sizes: xp.reshape(x, new_sizes)
+
+
+def reshape_native(fn, eqn, operands, *, new_sizes):
+    """Inside a native loop (jit's numba backend), where every array is C-contiguous
+    and 0-d values are scalars: numba's reshape, a view."""
+    (x,), aval = operands, eqn.outputs[0].aval
+    if not new_sizes:
+        return [f"{x}.ravel()[0]" if eqn.inputs[0].aval.shape else x]
+    if not eqn.inputs[0].aval.shape:
+        return [f"np.full({new_sizes!r}, {x}, {cast(aval.dtype)})"]
+    return [f"{x}.reshape({new_sizes!r})"]
+
+
+native_rules[reshape_p] = reshape_native
 
 
 @functools.lru_cache(maxsize=4096)  # programs repeat a handful of operand types
@@ -448,6 +469,16 @@ defjvp_zero(iota_p)
 # transpose: none, iota has no operands
 defnullary(iota_p)
 def_recomputable(iota_p)
+
+
+def iota_native(fn, eqn, operands, *, dtype, shape, dimension):
+    """Inside a native loop (jit's numba backend): a 1-d iota, fori_loop's indices."""
+    if len(shape) != 1:
+        raise Unsupported(f"iota of shape {shape}")
+    return [f"np.arange({shape[0]}).astype({cast(dtype)})"]
+
+
+native_rules[iota_p] = iota_native
 
 # ---------------------------------------------------------------------------------
 # Undoing numpy broadcasting: the one place the transposes of broadcasting ops share
