@@ -179,13 +179,16 @@ def eval_on_backend(prim, impl, values, params):
 
 def operator_impl(ufunc: np.ufunc, operator_fn):
     """The impl of an arithmetic primitive: numpy's `ufunc`, called through Python's
-    operator (`x * y`). On numpy scalars that is numpy's own scalar arithmetic, with
-    the ufunc's result and dtype at a tenth of its call cost (a scalar program is
-    nothing but such calls); on arrays it is the ufunc. Two Python scalars go to the
-    ufunc itself, which computes in numpy's types as the primitive's aval says."""
+    operator (`x * y`). On numpy's float scalars that is numpy's own scalar arithmetic,
+    with the ufunc's result and dtype at a tenth of its call cost (a scalar program is
+    nothing but such calls); on arrays it is the ufunc. Two Python numbers go to the
+    ufunc itself, which computes in numpy's types as the primitive's aval says, and so
+    does a numpy integer scalar: its operators warn on overflow, the ufunc wraps."""
 
     def impl(x, y):
-        if type(x) in _PYTHON_NUMBERS and type(y) in _PYTHON_NUMBERS:
+        tx, ty = type(x), type(y)
+        if (tx in _PYTHON_NUMBERS and ty in _PYTHON_NUMBERS) or tx in _NUMPY_INTEGERS \
+                or ty in _NUMPY_INTEGERS:
             return ufunc(x, y)
         return operator_fn(x, y)
 
@@ -195,6 +198,7 @@ def operator_impl(ufunc: np.ufunc, operator_fn):
 
 
 _PYTHON_NUMBERS = frozenset((bool, int, float, complex))
+_NUMPY_INTEGERS = frozenset(t for t in np.sctypeDict.values() if issubclass(t, np.integer))
 
 
 def _standard_function(xp, impl):

@@ -164,12 +164,7 @@ class JaxprBuilder:
         at_eval = self.parent_dynamic.level == 0
         for eqn, dead in steps:
             args = [a.val if type(a) is Literal else env[a] for a in eqn.inputs]
-            plain = at_eval
-            for x in args:  # inline, not any(...): this runs once per equation
-                if isinstance(x, Tracer):
-                    plain = False
-                    break
-            if plain:
+            if at_eval and not has_tracer(args):
                 out = eval_primitive(eqn.primitive, args, eqn.params, eqn.source_info)
             else:
                 out = bind(eqn.primitive, args, eqn.params, eqn.source_info)
@@ -274,11 +269,10 @@ class StagingTrace(Trace):
         builder = self.main.global_data
         if prim.effect is not None and builder.discharge:
             return self._discharge(prim, tracers, params)
-        avals, atoms = [], []
+        avals = []
         known = unknown = False
         for t in tracers:
             avals.append(t._aval)
-            atoms.append(t.atom)
             if t.is_known:
                 known = True
             else:
@@ -286,13 +280,13 @@ class StagingTrace(Trace):
         is_known = not unknown
         if unknown and known and prim in builder.split_rules:
             return self._split(prim, tracers, params)
-        avals_out = abstract_eval(prim, avals, params)
+        avals_out = abstract_eval(prim, avals, params)  # first: it explains a ref operand
         if prim.multiple_results:
             outvars = tuple([Var(aval) for aval in avals_out])
         else:  # the usual case, without a comprehension
             outvars = (Var(avals_out[0]),)
-        builder.add_eqn(JaxprEqn(prim, tuple(atoms), outvars, params, user_source_info()),
-                        is_known)
+        atoms = tuple([t.atom for t in tracers])
+        builder.add_eqn(JaxprEqn(prim, atoms, outvars, params, user_source_info()), is_known)
         return [StagingTracer(self, v.aval, v, is_known) for v in outvars]
 
     def _discharge(self, prim, tracers, params):

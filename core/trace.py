@@ -424,7 +424,22 @@ def abstract_eval(prim: Primitive, avals, params):
         out = abstract_eval_rules[prim](*avals, **params)
     except InertError as e:
         raise e.with_source(user_source_info()) from None
+    except TypeError:  # a rule cached by its params (most are) cannot take a list
+        unhashable = [name for name, value in params.items() if not _hashable(value)]
+        if not unhashable:
+            raise
+        raise DTypeError(f"{prim.name}: parameter {unhashable[0]} must be hashable (a "
+                         f"tuple, not a list), got {params[unhashable[0]]!r:.60}"
+                         ).with_source(user_source_info()) from None
     return out if prim.multiple_results else [out]
+
+
+def _hashable(value) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
 
 
 def get_aval(x) -> ShapedArray:

@@ -38,6 +38,7 @@ from typing import Callable
 import attrs
 import numpy as np
 
+from ..core.check import checks_enabled
 from ..core.ir import Jaxpr, JaxprEqn, Literal, Var
 from ..core.rules import RuleTable
 from .ad import add_any_p, zeros_p
@@ -265,13 +266,15 @@ def native_step(eqn: JaxprEqn, budget: list[int]) -> Step | None:
 def entry(kernel: Callable, eqn: JaxprEqn, inputs: list[Var]) -> Callable:
     """`kernel` called from the driver: 0-d operands as numpy scalars of their dtype
     (a Python float would type as float64), arrays C-contiguous (what BLAS and one
-    compiled specialisation want); 0-d results boxed back into numpy scalars. Should
-    the first call fail (numba compiles then, and may refuse what a rule emitted),
-    the equation's impl runs instead, then and from then on."""
+    compiled specialisation want); 0-d results boxed back into numpy scalars. numba
+    compiles at the first call and may refuse what a rule emitted: the equation's impl
+    runs instead, then and from then on (with checks on, as in the tests, the refusal
+    is raised: a rule emitting what numba refuses is a bug). Any other error (an index
+    out of bounds) is the program's, and the kernel stays."""
     scalars = [a.aval.dtype.type if not a.aval.shape else None for a in inputs]
     boxes = [v.aval.dtype.type if not v.aval.shape else None for v in eqn.outputs]
     impl = impl_step(eqn).fn
-    state = {"kernel": kernel, "ran": False}
+    state = {"kernel": kernel}
 
     def fallback(*args):
         env = dict(zip(inputs, args))
@@ -284,11 +287,10 @@ def entry(kernel: Callable, eqn: JaxprEqn, inputs: list[Var]) -> Callable:
         try:
             outs = state["kernel"](*typed)
         except Exception:
-            if state["ran"]:
-                raise
+            if state["kernel"].signatures or checks_enabled():
+                raise  # compiled, so the error is the program's (or checks are on)
             state["kernel"] = None
             return fallback(*args)
-        state["ran"] = True
         return [box(r) if box else r for r, box in zip(outs, boxes)]
 
     return run

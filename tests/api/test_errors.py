@@ -7,7 +7,8 @@ import pytest
 
 import inert
 import inert.numpy as inp
-from inert.errors import ConcretizationError, EscapedTracerError
+from inert.errors import ConcretizationError, DTypeError, EscapedTracerError
+from inert.primitives.shape.structural import reduce_sum_p
 
 
 def test_grad_of_non_scalar_output():
@@ -189,3 +190,10 @@ def test_closed_over_arrays_are_read_when_traced_even_if_mutated_later():
         return y
 
     np.testing.assert_allclose(inert.grad(h)(np.ones(3)), np.cos(np.ones(3)))
+
+
+def test_a_list_parameter_names_the_primitive_and_parameter():
+    """Abstract evaluation is cached by params: a primitive bound with a list (where its
+    wrapper would make a tuple) gets an error saying so, not `unhashable type`."""
+    with pytest.raises(DTypeError, match="reduce_sum: parameter axes must be hashable"):
+        inert.grad(lambda x: reduce_sum_p.bind(x * x, axes=[0]))(np.ones(3))

@@ -182,8 +182,9 @@ def test_a_second_jit_of_a_loop_loads_no_new_kernel(rng):
 
 
 def test_a_kernel_numba_fails_to_compile_falls_back_to_the_impl(rng):
-    """Generated code numba cannot type (here a rule made to emit some) is no error:
-    the loop runs through its impl."""
+    """Generated code numba cannot type (here a rule made to emit some) is no error for
+    the user: the loop runs through its impl. With checks on, as in these tests, the
+    refusal is raised instead, so every loop the other tests call native compiled."""
     def f(x):
         return lax.fori_loop(0, 3, lambda i, c: inp.reshape(c, (2, 3)).T.ravel() + 1.0, x)
 
@@ -191,7 +192,22 @@ def test_a_kernel_numba_fails_to_compile_falls_back_to_the_impl(rng):
     rule = native_rules[reshape_p]
     dict.__setitem__(native_rules, reshape_p, lambda *args, **params: ["np.no_such_thing()"])
     try:
+        with pytest.raises(AttributeError, match="no_such_thing"):
+            inert.jit(f, backend="numba")(x)
+        inert.enable_checks(False)
         np.testing.assert_allclose(inert.jit(f, backend="numba")(x), f(x), rtol=1e-12)
         assert native(f, x) == [("scan", True)]
     finally:
+        inert.enable_checks(True)
         dict.__setitem__(native_rules, reshape_p, rule)
+
+
+def test_an_error_of_the_program_at_the_first_call_is_raised(rng):
+    """An index out of bounds at the first call is the program's IndexError, raised
+    from the compiled loop (which stays: numba compiled it), not a refused kernel."""
+    f = inert.jit(lambda x, i: lax.fori_loop(0, 2, lambda j, s: s + inp.asarray(x)[i + j],
+                                             0.0), backend="numba")
+    x = rng.standard_normal(4)
+    with pytest.raises(IndexError):
+        f(x, 3)
+    np.testing.assert_allclose(f(x, 1), x[1] + x[2], rtol=1e-12)

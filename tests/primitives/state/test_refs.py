@@ -153,6 +153,8 @@ def test_bad_operands_name_the_primitive():
         st.get(np.zeros(3))
     with pytest.raises(DTypeError, match="sin: operand 0 is a ref Ref\\{f64\\[2,3\\]\\}"):
         inert.jit(lambda r: inp.sin(r))(ref)
+    with pytest.raises(DTypeError, match="sin: operand 0 is a ref Ref\\{f64\\[3\\]\\}"):
+        inert.grad(lambda x: inp.sum(inp.sin(inert.new_ref(x))))(np.ones(3))  # discharged
     with pytest.raises(TypeError, match="traced array f64\\[3\\] is immutable"):
         inert.jit(lambda x: x.__setitem__(0, 1.0))(np.zeros(3))
 
