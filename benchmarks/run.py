@@ -33,6 +33,7 @@ from inert import lax  # noqa: E402
 from inert.example_libraries import optimizers  # noqa: E402
 
 from .cnn import conv_layer_timing  # noqa: E402
+from .jax_column import jax_columns, jax_first_call  # noqa: E402
 from .memory import peak_bytes, reachable_array_bytes  # noqa: E402
 from .workloads import Workload, _unwrap, rosenbrock, rosenbrock_hvp, workloads  # noqa: E402
 
@@ -91,6 +92,8 @@ def gradient_row(w: Workload, repeat: int) -> dict:
            "peak": peak_ratio(value_and_grad, args, w.numpy_grad, plain),
            "time": t_inert / t_numpy, "t_inert": t_inert}
     row.update(jit_columns(w, args, t_numpy, repeat))
+    row.update(jax_columns(w.key, w.f, plain, argnums, w.has_aux, t_numpy,
+                           lambda call: median_time(call, repeat)))
     if w.key == "W7":
         row["us_per_op"] = t_inert / 2000 * 1e6
     if w.key == "W6":
@@ -126,9 +129,9 @@ def jit_columns(w: Workload, args, t_numpy: float, repeat: int) -> dict:
 
 def format_gradient_rows(rows: list[dict]) -> str:
     lines = ["| key | workload | residual bytes | minimum | ratio | peak memory / numpy | "
-             "grad time / numpy | jit numpy / numpy | jit numba / numpy | numba first call | "
-             "notes |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "grad time / numpy | jit numpy / numpy | jit numba / numpy | JAX jit / numpy | "
+             "numba first call | JAX first call | notes |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         notes = []
         if "us_per_op" in r:
@@ -143,9 +146,15 @@ def format_gradient_rows(rows: list[dict]) -> str:
             notes.append(f"hvp / grad time {r['hvp_over_grad']:.2f}")
         lines.append(f"| {r['key']} | {r['what']} | {r['kept']:,} | {r['minimum']:,} | "
                      f"{r['ratio']:.2f} | {r['peak']:.2f} | {r['time']:.2f} | "
-                     f"{r['jit_numpy']:.2f} | {r['jit_numba']:.2f} | {r['first_numba']:.2f} s | "
+                     f"{r['jit_numpy']:.2f} | {r['jit_numba']:.2f} | {_or_na(r, 'jit_jax')} | "
+                     f"{r['first_numba']:.2f} s | {_or_na(r, 'first_jax', ' s')} | "
                      f"{'; '.join(notes)} |")
     return "\n".join(lines)
+
+
+def _or_na(row: dict, key: str, unit: str = "") -> str:
+    """A JAX figure, or n/a where jax is absent or the workload has no JAX port."""
+    return f"{row[key]:.2f}{unit}" if key in row else "n/a"
 
 
 # ---------------------------------------------------------------------------------
@@ -215,6 +224,9 @@ def _jit_compile_lines() -> list[str]:
         g(0.3)
         lines.append(f"jit(grad) of a 10,000-op chain, first call, {backend} backend: "
                      f"{time.perf_counter() - start:.2f} s")
+    seconds = jax_first_call(_scalar_chain, 0.3, 10_000)
+    lines.append("jax.jit(jax.grad) of the same chain, first call (XLA): " + (
+        f"{seconds:.2f} s" if seconds is not None else "n/a (jax is not installed)"))
     return lines
 
 
