@@ -70,6 +70,7 @@ class FusionRule:
     kinds: str = "biuf"  # the dtype kinds numba computes exactly as numpy does
     operand_dtypes: Callable | None = None  # eqn -> the dtype each operand is cast to
     vectorised: bool = True  # False: a libm call per element, slower than numpy's SIMD
+    view: bool = False  # a gather whose numpy impl is a view of its operand (no copy)
 
 
 fusion_rules = RuleTable("fusion")
@@ -115,11 +116,12 @@ def deffused_ufunc(prim, ufunc: np.ufunc, kinds: str = "biuf") -> None:
              vectorised=ufunc.__name__ not in _MATH or ufunc.__name__ == "sqrt")
 
 
-def deffused_gather(prim, index_map: Callable) -> None:
+def deffused_gather(prim, index_map: Callable, view: bool = True) -> None:
     """`prim` moves data: element `i` of its output is its operand's element
     `index_map(i, operand_shape, out_shape, **params)[0]` where the condition `[1]`
-    holds (None: always), else its second operand (a pad's value)."""
-    fusion_rules[prim] = FusionRule("gather", index_map)
+    holds (None: always), else its second operand (a pad's value). `view`: numpy's
+    impl is a view, so a result read outside a kernel is that view, not a copy."""
+    fusion_rules[prim] = FusionRule("gather", index_map, view=view)
 
 
 def deffused_reduction(prim, combine: Callable, identity: Callable) -> None:
@@ -423,14 +425,31 @@ def cluster_steps(cluster: Cluster, used_outside: set, budget: list[int]) -> lis
     kernel would not pay: a lone equation (one numpy call is as fast), or an array
     kernel beyond the program's `budget` of new numba compiles (about a second each;
     a Python loop can make a distinct kernel per iteration, its index constants
-    differing)."""
-    source = kernel_source(cluster, used_outside)
-    if cluster.shape and (len(cluster.eqns) == 1 or not has_kernel(source.text())
-                          and budget[0] <= 0):
+    differing).
+
+    A view of an argument (a transpose, slice, broadcast ...) that is read outside
+    stays numpy's view there: a kernel would copy it, and the copy loses what the
+    reader could exploit (`a @ a.T` is one symmetric rank-k update in BLAS). The
+    kernel still reads the argument through the index map where it uses the view."""
+    views = views_read_outside(cluster, used_outside)
+    read_inside = {a for e in cluster.eqns for a in e.inputs if type(a) is Var}
+    kernel = Cluster(cluster.shape, [e for e in cluster.eqns if e not in views or any(
+        v in read_inside for v in e.outputs)], cluster.reductions, open=False)
+    if cluster.shape and len(kernel.eqns) <= 1:
         return [impl_step(e) for e in cluster.eqns]
+    source = kernel_source(kernel, used_outside - {e.outputs[0] for e in views})
     if cluster.shape and not has_kernel(source.text()):
+        if budget[0] <= 0:
+            return [impl_step(e) for e in cluster.eqns]
         budget[0] -= 1
-    return [kernel_step(cluster, source)]
+    return [*map(impl_step, views), kernel_step(kernel, source)]
+
+
+def views_read_outside(cluster: Cluster, used_outside: set) -> list[JaxprEqn]:
+    """The cluster's views of values it reads from outside whose results leave it."""
+    computed = {v for e in cluster.eqns for v in e.outputs}
+    return [e for e in cluster.eqns if fusion_rules[e.primitive].view and
+            e.outputs[0] in used_outside and e.inputs[0] not in computed]
 
 
 def kernel_step(cluster: Cluster, source: KernelSource) -> Step:
@@ -444,6 +463,8 @@ def kernel_step(cluster: Cluster, source: KernelSource) -> Step:
     kernel = load_kernel(source.text())
     scalar_inputs = [not a.aval.shape for a in inputs]  # as numpy scalars or numbers
     boxes = [v.aval.dtype.type if not v.aval.shape else None for v in outputs]
+    if not any(scalar_inputs) and not any(boxes):
+        return Step(inputs, outputs, kernel, unpack=True)  # arrays in and out: no wrapper
 
     def run(*args):
         # 0-d arrays enter as numpy scalars; scalars leave as Python numbers: box them
@@ -456,13 +477,17 @@ def kernel_step(cluster: Cluster, source: KernelSource) -> Step:
 
 def compile_jaxpr_numba(jaxpr: Jaxpr) -> Callable:
     """`compile_jaxpr` with fused kernels: `(consts, args) -> list`."""
+    return compile_steps(jaxpr, numba_steps(jaxpr))
+
+
+def numba_steps(jaxpr: Jaxpr) -> list[Step]:
+    """The steps of the generated driver: kernels and numpy impls, in order."""
     steps = plan(jaxpr)
     used_outside = used_outside_clusters(jaxpr, steps)
     budget = [MAX_NEW_ARRAY_KERNELS]
-    return compile_steps(jaxpr, [
-        step for s in steps for step in (
-            cluster_steps(s, used_outside, budget) if isinstance(s, Cluster)
-            else [impl_step(s)])])
+    return [step for s in steps for step in (
+        cluster_steps(s, used_outside, budget) if isinstance(s, Cluster)
+        else [impl_step(s)])]
 
 
 def used_outside_clusters(jaxpr: Jaxpr, steps) -> set:

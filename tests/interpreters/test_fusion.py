@@ -15,7 +15,8 @@ from harness import check_jit_backends
 import inert
 import inert.numpy as inp
 from inert import lax
-from inert.interpreters.fusion import Cluster, plan
+from inert.core.trace import impl_rules
+from inert.interpreters.fusion import Cluster, numba_steps, plan
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
@@ -24,6 +25,20 @@ def clusters_of(f, *args):
     steps = plan(inert.make_jaxpr(f)(*args).jaxpr)
     return [[e.primitive.name for e in s.eqns] if isinstance(s, Cluster) else s.primitive.name
             for s in steps]
+
+
+def driver_steps(f, *args):
+    """The numba driver's steps: an equation's name where its numpy impl runs, else
+    "kernel"."""
+    jaxpr = inert.make_jaxpr(f)(*args).jaxpr
+    producer = {tuple(e.outputs): e.primitive for e in jaxpr.eqns}
+
+    def name(step):
+        prim = producer.get(tuple(step.outputs))
+        impl = getattr(step.fn, "func", step.fn)  # a partial of the impl with its params
+        return prim.name if prim is not None and impl is impl_rules[prim] else "kernel"
+
+    return [name(s) for s in numba_steps(jaxpr)]
 
 
 def test_an_elementwise_chain_and_its_reduction_are_one_kernel(rng):
@@ -185,3 +200,24 @@ def test_a_program_compiles_a_bounded_number_of_new_array_kernels(monkeypatch, r
     check_jit_backends(lambda x: x[3:9] * 2.0 - 0.0 * 0, (x,))
     check_jit_backends(lambda x: inp.exp(x), (x,))  # one equation: numpy's own call
     assert len(fusion.loaded_kernels()) - before <= 1
+
+
+def test_a_view_read_outside_a_kernel_stays_numpys_view(rng):
+    """`x @ x.T`: the transpose reaches the matmul as numpy's view (BLAS's symmetric
+    rank-k update, not a copy and a general product), while a kernel beside it reads
+    `x` through the transpose's index map."""
+    x = rng.standard_normal((32, 32))  # tanh stays numpy's at this size
+    t = lambda x: x.T
+    f = lambda x: (x @ t(x), inp.sum(t(x) * 2.0 + 1.0))
+    assert clusters_of(f, x)[0] == ["transpose"]
+    assert driver_steps(f, x) == ["transpose", "dot_general", "kernel"]
+    g = lambda x: (inp.sum(inp.tanh(x)), x @ x.T)
+    assert clusters_of(g, x)[:2] == ["tanh", ["reduce_sum", "transpose"]]
+    assert driver_steps(g, x) == ["tanh", "reduce_sum", "transpose", "dot_general"]
+    h = lambda x: (inp.sum(inp.tanh(x) * 2.0 + 1.0), x @ x.T)
+    assert driver_steps(h, x) == ["tanh", "transpose", "kernel", "dot_general"]
+    both = lambda x: (lambda t: (inp.sum(t * 2.0 + 1.0), x @ t))(x.T)  # read inside too
+    assert clusters_of(both, x)[0] == ["transpose", "mul", "add", "reduce_sum"]
+    assert driver_steps(both, x) == ["transpose", "kernel", "dot_general"]
+    for fn in (f, g, h, both, inert.grad(lambda x: inp.mean(inp.sin(x @ x.T)) + inp.sum(x.T))):
+        check_jit_backends(fn, (x,))
