@@ -236,15 +236,24 @@ def jit(f: Callable, static_argnums: int | Sequence[int] = (),
     return jitted
 
 
-def _jit_leaves(dynamic: tuple) -> tuple[list, PyTreeDef]:
-    """The leaves `trace_to_closed_jaxpr` flattens the arguments to, and a structure to
-    key the cache by: one flattening unless an `Inactive` marker needs unwrapping (jit
-    is called at every step of a training loop, whose state is a large pytree)."""
+def _jit_leaves(dynamic: tuple) -> tuple[list, object]:
+    """The leaves `trace_to_closed_jaxpr` flattens the arguments to (an `Inactive`
+    marker's value flattened in its place), and a structure to key the cache by. One
+    flattening, plus one per marker: jit is called at every step of a training loop,
+    whose state is a large pytree."""
     items, treedef = tree_flatten(list(dynamic), is_leaf=_is_inactive)
-    if any(isinstance(x, Inactive) for x in items):
-        flat = flatten_args(dynamic)
-        return flat.leaves, flat.treedef
-    return items, treedef
+    if not any(isinstance(x, Inactive) for x in items):
+        return items, treedef
+    leaves, inner = [], []
+    for item in items:
+        if isinstance(item, Inactive):
+            sub, subdef = tree_flatten(item.value)
+            leaves += sub
+            inner.append(subdef)
+        else:
+            leaves.append(item)
+            inner.append(None)
+    return leaves, (treedef, tuple(inner))
 
 
 def _positions_of_names(f: Callable, names: frozenset) -> frozenset[int]:
