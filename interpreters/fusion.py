@@ -435,7 +435,7 @@ def cluster_steps(cluster: Cluster, used_outside: set, budget: list[int]) -> lis
     read_inside = {a for e in cluster.eqns for a in e.inputs if type(a) is Var}
     kernel = Cluster(cluster.shape, [e for e in cluster.eqns if e not in views or any(
         v in read_inside for v in e.outputs)], cluster.reductions, open=False)
-    if cluster.shape and len(kernel.eqns) <= 1:
+    if not kernel.eqns or cluster.shape and len(kernel.eqns) == 1:
         return [impl_step(e) for e in cluster.eqns]
     source = kernel_source(kernel, used_outside - {e.outputs[0] for e in views})
     if cluster.shape and not has_kernel(source.text()):

@@ -221,3 +221,6 @@ def test_a_view_read_outside_a_kernel_stays_numpys_view(rng):
     assert driver_steps(both, x) == ["transpose", "kernel", "dot_general"]
     for fn in (f, g, h, both, inert.grad(lambda x: inp.mean(inp.sin(x @ x.T)) + inp.sum(x.T))):
         check_jit_backends(fn, (x,))
+    scalar = lambda x: lax.squeeze(x, (0,))  # a 0-d cluster left with nothing to do
+    assert driver_steps(scalar, x[0, :1]) == ["squeeze"]
+    check_jit_backends(scalar, (x[0, :1],))
