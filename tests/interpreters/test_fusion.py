@@ -16,7 +16,7 @@ import inert
 import inert.numpy as inp
 from inert import lax
 from inert.core.trace import impl_rules
-from inert.interpreters.fusion import Cluster, numba_steps, plan
+from inert.interpreters.fusion import Cluster, kernel_source, numba_steps, plan
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
@@ -224,3 +224,17 @@ def test_a_view_read_outside_a_kernel_stays_numpys_view(rng):
     scalar = lambda x: lax.squeeze(x, (0,))  # a 0-d cluster left with nothing to do
     assert driver_steps(scalar, x[0, :1]) == ["squeeze"]
     check_jit_backends(scalar, (x[0, :1],))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint16, np.int64, np.float32, np.float64])
+def test_small_integer_powers_are_products_that_wrap_and_round_like_numpy(dtype):
+    """`x ** 3` fuses as `x * x * x` (numba's `np.power` is a libm call per element):
+    integers wrap as numpy's do, floats agree to rounding."""
+    x = (np.arange(-20, 21) * 7).astype(dtype) if dtype != np.uint16 else np.arange(0, 400, 9,
+                                                                                   dtype=dtype)
+    f = lambda x: tuple(lax.integer_pow(x + x, y) for y in (1, 2, 3, 4, 5))
+    check_jit_backends(f, (x,))
+    jaxpr = inert.make_jaxpr(f)(x).jaxpr
+    (cluster,) = plan(jaxpr)
+    text = kernel_source(cluster, set(jaxpr.outvars)).text()
+    assert text.count("np.power(") == 1  # the fifth power only
