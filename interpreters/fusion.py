@@ -457,14 +457,14 @@ def kernel_step(cluster: Cluster, source: KernelSource) -> Step:
     if not cluster.shape and not cluster.reductions:
         try:
             return Step(inputs, outputs, scalar_kernels.compile_kernel(
-                source.text(), source.types()), unpack=True)
+                source.text(), source.types()), unpack=True, warns=False)
         except scalar_kernels.Unsupported:
             pass  # numba compiles it
     kernel = load_kernel(source.text())
     scalar_inputs = [not a.aval.shape for a in inputs]  # as numpy scalars or numbers
     boxes = [v.aval.dtype.type if not v.aval.shape else None for v in outputs]
     if not any(scalar_inputs) and not any(boxes):
-        return Step(inputs, outputs, kernel, unpack=True)  # arrays in and out: no wrapper
+        return Step(inputs, outputs, kernel, unpack=True, warns=False)  # arrays: no wrapper
 
     def run(*args):
         # 0-d arrays enter as numpy scalars; scalars leave as Python numbers: box them
@@ -472,7 +472,7 @@ def kernel_step(cluster: Cluster, source: KernelSource) -> Step:
                 for a, s in zip(args, scalar_inputs)]
         return [box(r) if box else r for r, box in zip(kernel(*args), boxes)]
 
-    return Step(inputs, outputs, run, unpack=True)
+    return Step(inputs, outputs, run, unpack=True, warns=False)
 
 
 def compile_jaxpr_numba(jaxpr: Jaxpr) -> Callable:
