@@ -57,9 +57,15 @@ from ..core.rules import RuleTable
 from . import scalar_kernels
 from .eval import Step, compile_steps, impl_step
 
-MAX_CLUSTER_EQNS = 2000  # numba's compile time grows with a function: split array kernels
 SMALL = 1024  # elements below which a libm call per element beats a numpy call
-MAX_NEW_ARRAY_KERNELS = 32  # numba compiles per jitted program, then numpy takes over
+# numba compiles an array kernel in about 0.15 s, plus 25 ms per equation (its type
+# inference, per expression) and 100 ms more per conditional expression (a pad's or
+# a select's blocks): a program compiles new kernels worth at most about 4 s of that,
+# counted in equations, and then numpy takes over
+MAX_CLUSTER_EQNS = 64  # equations per array kernel
+KERNEL_COST = 6  # a kernel's fixed cost, in equations
+BRANCH_COST = 4  # a conditional expression's
+MAX_NEW_KERNEL_COST = 160  # per jitted program
 
 
 @attrs.frozen
@@ -423,9 +429,9 @@ def _import_kernel(digest: str, text: str) -> Callable:
 def cluster_steps(cluster: Cluster, used_outside: set, budget: list[int]) -> list[Step]:
     """The steps running `cluster`: one kernel, or each equation's numpy impl where a
     kernel would not pay: a lone equation (one numpy call is as fast), or an array
-    kernel beyond the program's `budget` of new numba compiles (about a second each;
-    a Python loop can make a distinct kernel per iteration, its index constants
-    differing).
+    kernel beyond the program's `budget` of numba compile time (a Python loop can make
+    a distinct kernel per iteration, its index constants differing; the gradient of
+    one slicing each element makes a kernel of as many pads).
 
     A view of an argument (a transpose, slice, broadcast ...) that is read outside
     stays numpy's view there: a kernel would copy it, and the copy loses what the
@@ -438,10 +444,12 @@ def cluster_steps(cluster: Cluster, used_outside: set, budget: list[int]) -> lis
     if not kernel.eqns or cluster.shape and len(kernel.eqns) == 1:
         return [impl_step(e) for e in cluster.eqns]
     source = kernel_source(kernel, used_outside - {e.outputs[0] for e in views})
-    if cluster.shape and not has_kernel(source.text()):
-        if budget[0] <= 0:
+    text = source.text()
+    cost = KERNEL_COST + len(kernel.eqns) + BRANCH_COST * text.count(" if ")
+    if cluster.shape and not has_kernel(text):
+        if budget[0] < cost:
             return [impl_step(e) for e in cluster.eqns]
-        budget[0] -= 1
+        budget[0] -= cost
     return [*map(impl_step, views), kernel_step(kernel, source)]
 
 
@@ -484,7 +492,7 @@ def numba_steps(jaxpr: Jaxpr) -> list[Step]:
     """The steps of the generated driver: kernels and numpy impls, in order."""
     steps = plan(jaxpr)
     used_outside = used_outside_clusters(jaxpr, steps)
-    budget = [MAX_NEW_ARRAY_KERNELS]
+    budget = [MAX_NEW_KERNEL_COST]
     return [step for s in steps for step in (
         cluster_steps(s, used_outside, budget) if isinstance(s, Cluster)
         else [impl_step(s)])]
