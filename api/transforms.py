@@ -238,22 +238,13 @@ def jit(f: Callable, static_argnums: int | Sequence[int] = (),
 
 def _jit_leaves(dynamic: tuple) -> tuple[list, object]:
     """The leaves `trace_to_closed_jaxpr` flattens the arguments to (an `Inactive`
-    marker's value flattened in its place), and a structure to key the cache by. One
-    flattening, plus one per marker: jit is called at every step of a training loop,
-    whose state is a large pytree."""
+    marker's value flattened in its place), and a structure to key the cache by: one
+    flattening, plus one per marker (jit is called at every step of a training loop)."""
     items, treedef = tree_flatten(list(dynamic), is_leaf=_is_inactive)
     if not any(isinstance(x, Inactive) for x in items):
         return items, treedef
-    leaves, inner = [], []
-    for item in items:
-        if isinstance(item, Inactive):
-            sub, subdef = tree_flatten(item.value)
-            leaves += sub
-            inner.append(subdef)
-        else:
-            leaves.append(item)
-            inner.append(None)
-    return leaves, (treedef, tuple(inner))
+    flat = [tree_flatten(x.value) if isinstance(x, Inactive) else ([x], None) for x in items]
+    return [leaf for leaves, _ in flat for leaf in leaves], (treedef, tuple(d for _, d in flat))
 
 
 def _positions_of_names(f: Callable, names: frozenset) -> frozenset[int]:
