@@ -130,8 +130,8 @@ def jit_columns(w: Workload, args, t_numpy: float, repeat: int) -> dict:
 def format_gradient_rows(rows: list[dict]) -> str:
     lines = ["| key | workload | residual bytes | minimum | ratio | peak memory / numpy | "
              "grad time / numpy | jit numpy / numpy | jit numba / numpy | JAX jit / numpy | "
-             "numba first call | JAX first call | notes |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "first call numpy / numba / JAX | notes |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         notes = []
         if "us_per_op" in r:
@@ -147,7 +147,8 @@ def format_gradient_rows(rows: list[dict]) -> str:
         lines.append(f"| {r['key']} | {r['what']} | {r['kept']:,} | {r['minimum']:,} | "
                      f"{r['ratio']:.2f} | {r['peak']:.2f} | {r['time']:.2f} | "
                      f"{r['jit_numpy']:.2f} | {r['jit_numba']:.2f} | {_or_na(r, 'jit_jax')} | "
-                     f"{r['first_numba']:.2f} s | {_or_na(r, 'first_jax', ' s')} | "
+                     f"{r['first_numpy']:.2f} / {r['first_numba']:.2f} / "
+                     f"{_or_na(r, 'first_jax', ' s')} | "
                      f"{'; '.join(notes)} |")
     return "\n".join(lines)
 
