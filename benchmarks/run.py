@@ -142,6 +142,8 @@ def format_gradient_rows(rows: list[dict]) -> str:
             notes.append("gradient finite at x=0" if r["nan_free"] else "NaN at x=0")
         if "time_torch" in r:
             notes.append(f"grad time / PyTorch {r['time_torch']:.2f}")
+            if "us_per_op" in r:
+                notes.append(f"PyTorch {r['us_per_op'] / r['time_torch']:.1f} µs per op")
         if "hvp_over_grad" in r:
             notes.append(f"hvp / grad time {r['hvp_over_grad']:.2f}")
         lines.append(f"| {r['key']} | {r['what']} | {r['kept']:,} | {r['minimum']:,} | "

@@ -19,8 +19,10 @@ import inert.numpy as inp
 import inert.scipy.linalg as isl
 from inert import lax
 
+from . import peers
 from .cnn import cnn_args, cnn_loss, cnn_minimum_bytes, cnn_numpy
 from .cnn import torch_gradient as cnn_torch_gradient
+from .peers import torch_gradient
 
 F64 = 8
 
@@ -331,28 +333,35 @@ def workloads(scale: float = 1.0, seed: int = 0) -> list[Workload]:
     return [
         Workload("W1", "sum(x*y), x active", w1,
                  lambda: (rng.standard_normal(n), inactive(rng.standard_normal(n))),
-                 lambda a: F64 * _size(_unwrap(a)[1]), w1_numpy),
+                 lambda a: F64 * _size(_unwrap(a)[1]), w1_numpy,
+                 torch_grad=torch_gradient(peers.w1)),
         Workload("W2", "3-layer tanh MLP, W3 active", mlp_loss, lambda: mlp(False),
-                 mlp_min_w3, w2_numpy),
+                 mlp_min_w3, w2_numpy, torch_grad=torch_gradient(peers.mlp, (4,))),
         Workload("W2-all", "3-layer tanh MLP, all weights active", mlp_loss,
-                 lambda: mlp(True), mlp_min_all, w2_all_numpy),
+                 lambda: mlp(True), mlp_min_all, w2_all_numpy,
+                 torch_grad=torch_gradient(peers.mlp, tuple(range(6)))),
         Workload("W3", "tanh RNN by lax.scan, T=200, H=128, W inactive", rnn_loss,
                  lambda: rnn(False),
-                 lambda a: F64 * (_size(a[2]) + _size(_unwrap(a)[0])), rnn_numpy),
+                 lambda a: F64 * (_size(a[2]) + _size(_unwrap(a)[0])), rnn_numpy,
+                 torch_grad=torch_gradient(peers.rnn, (1, 2))),
         Workload("W4", "the same, W active", rnn_loss, lambda: rnn(True),
-                 lambda a: F64 * (_size(a[2]) + _size(a[1]) + _size(a[0])), rnn_numpy),
+                 lambda a: F64 * (_size(a[2]) + _size(a[1]) + _size(a[0])), rnn_numpy,
+                 torch_grad=torch_gradient(peers.rnn, (0, 1, 2))),
         Workload("W5", "sum(x*2+1)", w5, lambda: (rng.standard_normal(n),),
-                 lambda a: 0, w5_numpy),
+                 lambda a: 0, w5_numpy, torch_grad=torch_gradient(peers.w5)),
         Workload("W6", "sum(where(x>0, sqrt(x), 0)), 10% zeros", w6, lambda: w6_args(rng, n),
-                 lambda a: 9 * _size(a[0]), w6_numpy),
+                 lambda a: 9 * _size(a[0]), w6_numpy, torch_grad=torch_gradient(peers.w6)),
         Workload("W7", "2000 chained scalar ops", w7, lambda: (np.float64(0.3),),
-                 lambda a: F64 * len(range(0, 2000, 3)), w7_numpy),
+                 lambda a: F64 * len(range(0, 2000, 3)), w7_numpy,
+                 torch_grad=torch_gradient(peers.w7)),
         Workload("W8", "extended Rosenbrock, n=1e4 (residuals of its grad)", rosenbrock,
                  lambda: (rng.standard_normal(max(4, int(10**4 * scale)) // 2 * 2),),
-                 lambda a: F64 * 3 * (_size(a[0]) // 2), rosenbrock_grad_numpy),
+                 lambda a: F64 * 3 * (_size(a[0]) // 2), rosenbrock_grad_numpy,
+                 torch_grad=torch_gradient(peers.rosenbrock)),
         Workload("W9", "tanh loss with a matmul aux output", w9,
                  lambda: (rng.standard_normal((n_w9, n_w9)),),
-                 lambda a: F64 * _size(a[0]), w9_numpy, has_aux=True),
+                 lambda a: F64 * _size(a[0]), w9_numpy, has_aux=True,
+                 torch_grad=torch_gradient(peers.w9)),
         Workload("W10", "sum((A@x+b)**2), A 1024x1024 inactive", w10,
                  lambda: (rng.standard_normal(n_w10), inactive(rng.standard_normal(
                      (n_w10, n_w10)) / np.sqrt(n_w10)), inactive(rng.standard_normal(n_w10))),

@@ -45,7 +45,7 @@ class ShapedArray:
         if strong is None:
             if len(_strong_avals) > 4096:  # a bounded cache, not a registry
                 _strong_avals.clear()
-            strong = _strong_avals[self] = attrs.evolve(self, weak_type=False)
+            strong = _strong_avals[self] = canonical(attrs.evolve(self, weak_type=False))
         return strong
 
     def str_short(self) -> str:
@@ -123,24 +123,40 @@ _array_avals: dict[tuple, ShapedArray] = {}  # avals are values: one per (shape,
 
 def concrete_aval(x) -> ShapedArray:
     """The aval of a concrete value: a numpy array or scalar, or a Python scalar."""
-    scalar_aval = _PYTHON_SCALAR_AVALS.get(type(x))
-    if scalar_aval is not None:
-        return scalar_aval
-    if type(x) is Ref:
-        return x.aval
-    if isinstance(x, (np.ndarray, np.generic)):
-        key = (x.shape, x.dtype)
-        aval = _array_avals.get(key)
-        if aval is None:
-            if x.dtype == object:
-                raise DTypeError(f"arrays of dtype object are not supported (got {x!r:.60})")
-            if len(_array_avals) > 4096:  # a bounded cache, not a registry
-                _array_avals.clear()
-            aval = _array_avals[key] = ShapedArray(x.shape, x.dtype)
-        return aval
-    if type(x) in (ShapedArray, AbstractRef):  # what a returned function keeps of a value
-        return x
-    return ShapedArray(*backend_aval_parts(x))  # a Dask, CuPy, ... array: metadata only
+    aval = _PYTHON_SCALAR_AVALS.get(type(x))
+    if aval is None:
+        if isinstance(x, (np.ndarray, np.generic)):
+            aval = _array_avals.get((x.shape, x.dtype)) or _new_array_aval(x)
+        elif type(x) is Ref:
+            aval = x.aval
+        elif type(x) in (ShapedArray, AbstractRef):  # what a returned function keeps
+            aval = x
+        else:  # a Dask, CuPy, ... array: metadata only
+            aval = ShapedArray(*backend_aval_parts(x))
+    return aval
+
+
+def _new_array_aval(x) -> ShapedArray:
+    if x.dtype == object:
+        raise DTypeError(f"arrays of dtype object are not supported (got {x!r:.60})")
+    if len(_array_avals) > 4096:  # a bounded cache, not a registry
+        _array_avals.clear()
+    aval = _array_avals[x.shape, x.dtype] = canonical(ShapedArray(x.shape, x.dtype))
+    return aval
+
+
+def canonical(aval: ShapedArray) -> ShapedArray:
+    """The one instance of avals equal to `aval` (bounded). Tracing compares avals at
+    every operation: those the rules build (abstract eval, tangent types) are made
+    canonical, so that comparisons and cache lookups mostly find the same object."""
+    found = _canonical_avals.get(aval)
+    if found is None:
+        if len(_canonical_avals) > 4096:
+            _canonical_avals.clear()
+        found = _canonical_avals[aval] = aval
+    return found
+
+
 
 
 def promotion_operand(aval: ShapedArray):
@@ -173,7 +189,8 @@ def tangent_aval(aval: ShapedArray) -> ShapedArray:
     if tangent is None:
         if len(_tangent_avals) > 4096:  # a bounded cache, not a registry
             _tangent_avals.clear()
-        tangent = _tangent_avals[aval] = ShapedArray(aval.shape, tangent_dtype(aval.dtype))
+        tangent = _tangent_avals[aval] = canonical(ShapedArray(aval.shape,
+                                                               tangent_dtype(aval.dtype)))
     return tangent
 
 
@@ -181,3 +198,4 @@ def tangent_aval(aval: ShapedArray) -> ShapedArray:
 # tangent type of a Python scalar at every operation on one); bounded caches.
 _tangent_avals: dict[ShapedArray, ShapedArray] = {}
 _strong_avals: dict[ShapedArray, ShapedArray] = {}
+_canonical_avals: dict[ShapedArray, ShapedArray] = {}

@@ -177,8 +177,29 @@ def eval_on_backend(prim, impl, values, params):
     return out
 
 
+def operator_impl(ufunc: np.ufunc, operator_fn):
+    """The impl of an arithmetic primitive: numpy's `ufunc`, called through Python's
+    operator (`x * y`). On numpy scalars that is numpy's own scalar arithmetic, with
+    the ufunc's result and dtype at a tenth of its call cost (a scalar program is
+    nothing but such calls); on arrays it is the ufunc. Two Python scalars go to the
+    ufunc itself, which computes in numpy's types as the primitive's aval says."""
+
+    def impl(x, y):
+        if type(x) in _PYTHON_NUMBERS and type(y) in _PYTHON_NUMBERS:
+            return ufunc(x, y)
+        return operator_fn(x, y)
+
+    impl.ufunc = ufunc  # what a backend's namespace is searched for
+    impl.__name__ = ufunc.__name__
+    return impl
+
+
+_PYTHON_NUMBERS = frozenset((bool, int, float, complex))
+
+
 def _standard_function(xp, impl):
     """The namespace's function computing a numpy-ufunc impl, if it has one."""
+    impl = getattr(impl, "ufunc", impl)
     if not isinstance(impl, np.ufunc):
         return None
     return getattr(xp, _ARRAY_API_NAMES.get(impl.__name__, impl.__name__), None)

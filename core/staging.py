@@ -135,9 +135,9 @@ class JaxprBuilder:
 
     def add_eqn(self, eqn: JaxprEqn, known: bool) -> None:
         if known:
-            index = len(self.eqns)
+            known_defs, index = self.known_defs, len(self.eqns)
             for v in eqn.outputs:
-                self.known_defs[v] = index
+                known_defs[v] = index
         self.eqns.append(eqn)
 
     def values_of(self, atoms, free: bool = True) -> list:
@@ -205,7 +205,11 @@ class JaxprBuilder:
 
 
 class StagingTrace(Trace):
-    __slots__ = ()
+    __slots__ = ("literals",)
+
+    def __init__(self, main):
+        super().__init__(main)
+        self.literals: dict = {}  # (type, value) -> its tracer: a loop's constants repeat
 
     @property
     def builder(self) -> JaxprBuilder:
@@ -216,8 +220,15 @@ class StagingTrace(Trace):
 
     def lift(self, val) -> StagingTracer:
         if is_literalable(val):
-            lit = literal(val)
-            return StagingTracer(self, lit.aval, lit, True)
+            # Python numbers, nonzero: -0.0 == 0.0, yet the two are different literals
+            key = (type(val), val) if type(val) in (int, float) and val else None
+            tracer = self.literals.get(key)
+            if tracer is None:
+                lit = literal(val)
+                tracer = StagingTracer(self, lit.aval, lit, True)
+                if key is not None and len(self.literals) < 4096:
+                    self.literals[key] = tracer
+            return tracer
         var = self.builder.const_var(val)
         return StagingTracer(self, var.aval, var, True)
 
@@ -225,15 +236,26 @@ class StagingTrace(Trace):
         builder = self.main.global_data
         if prim.effect is not None and builder.discharge:
             return self._discharge(prim, tracers, params)
-        known = [t.is_known for t in tracers]
-        is_known = all(known)
-        if not is_known and prim in builder.split_rules and any(known):
+        avals, atoms = [], []
+        known = unknown = False
+        for t in tracers:
+            avals.append(t._aval)
+            atoms.append(t.atom)
+            if t.is_known:
+                known = True
+            else:
+                unknown = True
+        is_known = not unknown
+        if unknown and known and prim in builder.split_rules:
             return self._split(prim, tracers, params)
-        avals_out = abstract_eval(prim, [t._aval for t in tracers], params)
-        outvars = [Var(aval) for aval in avals_out]
-        builder.add_eqn(JaxprEqn(prim, tuple([t.atom for t in tracers]), tuple(outvars),
-                                 params, user_source_info()), is_known)
-        return [StagingTracer(self, aval, v, is_known) for aval, v in zip(avals_out, outvars)]
+        avals_out = abstract_eval(prim, avals, params)
+        if prim.multiple_results:
+            outvars = tuple([Var(aval) for aval in avals_out])
+        else:  # the usual case, without a comprehension
+            outvars = (Var(avals_out[0]),)
+        builder.add_eqn(JaxprEqn(prim, tuple(atoms), outvars, params, user_source_info()),
+                        is_known)
+        return [StagingTracer(self, v.aval, v, is_known) for v in outvars]
 
     def _discharge(self, prim, tracers, params):
         if prim.effect == "new":

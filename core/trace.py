@@ -246,18 +246,6 @@ def full_lower(val):
     return val.full_lower() if isinstance(val, Tracer) else val
 
 
-def find_top_trace(args) -> Trace:
-    top = _state.dynamic
-    for x in args:
-        if isinstance(x, Tracer):
-            main = x._trace.main
-            if main.level > top.level:
-                top = main
-    if not top.active:
-        raise escaped_error(top)
-    return top.trace
-
-
 def full_raise(trace: Trace, val) -> Tracer:
     """`val` as a tracer of `trace`: lifted if it is a constant or lower-level."""
     if not isinstance(val, Tracer):
@@ -299,25 +287,36 @@ def bind(prim: Primitive, args, params, source: SourceInfo | None = None):
     state = _state
     if prim.effect == "new":
         stack = state.stack
-        trace = stack[min(len(stack), state.ceiling) - 1].trace
-    else:
-        trace = find_top_trace(args)
-    main = trace.main
+        main = stack[min(len(stack), state.ceiling) - 1]
+    else:  # the top trace: the highest level among the operands' and the dynamic one
+        main = state.dynamic
+        level = main.level
+        for x in args:
+            if isinstance(x, Tracer):
+                operand_main = x._trace.main
+                if operand_main.level > level:
+                    main, level = operand_main, operand_main.level
+        if not main.active:
+            raise escaped_error(main)
     if main.level == 0:
         return eval_primitive(prim, args, params, source)
+    trace = main.trace
     outer_source, outer_ceiling = state.source, state.ceiling
-    if source is not None or outer_source is None:
-        state.source = source or _walk_to_user_frame()
+    if source is not None:
+        state.source = source
+    elif outer_source is None:
+        state.source = _walk_to_user_frame()
     state.ceiling = main.level
     try:
         # operands of the top trace already (the common case) need no raising
-        tracers = [a if isinstance(a, Tracer) and a._trace.main is main
-                   else full_raise(trace, a) for a in args]
+        tracers = [a if isinstance(a, Tracer) and a._trace is trace else full_raise(trace, a)
+                   for a in args]
         outs = trace.process_primitive(prim, tracers, params)
     finally:
-        state.source, state.ceiling = outer_source, outer_ceiling
+        state.source = outer_source
+        state.ceiling = outer_ceiling
     if prim.multiple_results:
-        return [full_lower(o) for o in outs]
+        return [o.full_lower() if isinstance(o, Tracer) else o for o in outs]
     out = outs[0]
     return out.full_lower() if isinstance(out, Tracer) else out
 
@@ -338,11 +337,15 @@ class EvalTrace(Trace):
 def eval_primitive(prim: Primitive, values, params, source: SourceInfo | None = None):
     """Run the impl (through a backend's namespace when an operand is a Dask, CuPy, ...
     array); if numpy fails, let abstract evaluation explain why."""
+    weak = True  # Python scalars only (weakly typed)
     try:
         for v in values:
-            if type(v) not in PLAIN_TYPES and is_backend_array(v):
-                out = eval_on_backend(prim, impl_rules[prim], values, params)
-                break
+            kind = type(v)
+            if kind not in _WEAK:
+                weak = False
+                if kind not in PLAIN_TYPES and is_backend_array(v):
+                    out = eval_on_backend(prim, impl_rules[prim], values, params)
+                    break
         else:
             out = impl_rules[prim](*values, **params)
     except InertError as e:
@@ -359,7 +362,7 @@ def eval_primitive(prim: Primitive, values, params, source: SourceInfo | None = 
     if config.jax_debug_nans and has_nan(out if prim.multiple_results else [out]):
         raise NaNError(f"invalid value (nan) encountered in {prim.name} (jax_debug_nans is on)"
                        ).with_source(source or user_source_info())
-    if type(out) in _NUMPY_SCALARS and values and all(type(v) in _WEAK for v in values):
+    if weak and values and type(out) in _NUMPY_SCALARS:
         return out.item()  # Python scalars in, a Python scalar out: it stays weakly typed
     return out
 
@@ -419,9 +422,7 @@ def abstract_eval(prim: Primitive, avals, params):
 
 
 def get_aval(x) -> ShapedArray:
-    if isinstance(x, Tracer):
-        return x.aval
-    return concrete_aval(x)
+    return x.aval if isinstance(x, Tracer) else concrete_aval(x)
 
 
 # ---------------------------------------------------------------------------------
@@ -443,38 +444,45 @@ def user_source_info() -> SourceInfo | None:
 
 
 def _walk_to_user_frame() -> SourceInfo | None:
-    frame = sys._getframe(1)
+    """The innermost frame that is not inert's. The frame above is always inert's (a
+    bind or `user_source_info`), and so is its caller: the walk starts above both."""
+    frame = sys._getframe(2)
+    internal = _internal_code
     while frame is not None:
         code = frame.f_code
-        if not _cached(_internal_code, code, None, _is_internal):
-            return _cached(_source_infos, code, frame.f_lineno, _source_info)
+        if id(code) not in internal:
+            if not _is_internal(code):
+                return _user_source_info(code, frame.f_lineno)
+            _remember(internal, id(code), code)
         frame = frame.f_back
     return None
 
 
-def _is_internal(code, _line) -> bool:
+def _is_internal(code) -> bool:
     return code.co_filename.startswith(_INTERNAL)
 
 
-def _source_info(code, line: int) -> SourceInfo:
-    return SourceInfo(code.co_filename, line, code.co_name)
-
-
-def _cached(cache: dict, code, line, compute):
-    """`compute(code, line)`, cached by the code object's *identity*: code objects
-    compare equal by content, so two identical functions compiled from different files
-    would share an entry and name the wrong file. Each entry keeps its code object
-    alive, so its id is not reused while cached; the cache is bounded."""
-    key = (id(code), line)
-    entry = cache.get(key)
+def _user_source_info(code, line: int) -> SourceInfo:
+    entry = _source_infos.get((id(code), line))
     if entry is None:
-        if len(cache) > 65536:
-            cache.clear()
-        entry = cache[key] = (code, compute(code, line))
+        entry = _remember(_source_infos, (id(code), line), code,
+                          SourceInfo(code.co_filename, line, code.co_name))
     return entry[1]
 
 
-_internal_code: dict = {}  # (id(code), None) -> (code, is it inert's own?): frames repeat
+def _remember(cache: dict, key, code, value=None) -> tuple:
+    """Cache `value` for `code` under a key made of the code object's *identity*: code
+    objects compare equal by content, so two identical functions compiled from
+    different files would share an entry and name the wrong file. Each entry keeps its
+    code object alive, so its id is not reused while it is cached; the cache is
+    bounded (cleared whole, so no entry outlives its code object's)."""
+    if len(cache) > 65536:
+        cache.clear()
+    entry = cache[key] = (code, value)
+    return entry
+
+
+_internal_code: dict = {}  # id(code) -> (code, None) for inert's own code: frames repeat
 _source_infos: dict = {}  # (id(code), line) -> (code, SourceInfo): a loop's eqns share one
 
 

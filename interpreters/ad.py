@@ -21,10 +21,13 @@ values, and writing an active value into it raises `ActivityError` naming this l
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from ..core.activity import Zero
 from ..core.avals import ShapedArray, tangent_aval
+from ..core.backends import operator_impl
 from ..core.check import checks_enabled
 from ..core.errors import ActivityError, ConcretizationError, DTypeError, NonDifferentiableError
 from ..core.ir import Jaxpr, Literal, Var
@@ -119,7 +122,7 @@ def add_tangents(a, b):
     return add_any_p.bind(a, b)
 
 
-impl_rules[add_any_p] = np.add
+impl_rules[add_any_p] = operator_impl(np.add, operator.add)
 deffused_ufunc(add_any_p, np.add)
 
 
@@ -195,21 +198,35 @@ class JVPTracer(Tracer):
 
 
 class JVPTrace(Trace):
-    __slots__ = ()
+    __slots__ = ("zeros",)
+
+    def __init__(self, main):
+        super().__init__(main)
+        self.zeros: dict[ShapedArray, Zero] = {}  # aval -> the Zero tangent of this level
 
     def lift(self, val) -> JVPTracer:
-        return JVPTracer(self, val, Zero(tangent_aval(get_aval(val)), self.main.level))
+        aval = get_aval(val)
+        zero = self.zeros.get(aval)
+        if zero is None:
+            zero = self.zeros[aval] = Zero(tangent_aval(aval), self.main.level)
+        return JVPTracer(self, val, zero)
 
     def process_primitive(self, prim, tracers, params):
-        primals = [t.primal for t in tracers]
-        tangents = [t.tangent for t in tracers]
+        primals, tangents = [], []
+        active = False
+        for t in tracers:
+            primals.append(t.primal)
+            tangent = t.tangent
+            tangents.append(tangent)
+            if type(tangent) is not Zero:
+                active = True
         if checks_enabled():
             self._check_levels(prim, tangents)
         effect = prim.effect
         if effect == "new":  # a ref of this level: its primal and tangent refs below
             primals_out, tangents_out = jvp_rules[prim](primals, tangents, **params)
             return [JVPTracer(self, p, t) for p, t in zip(primals_out, tangents_out)]
-        if all(type(t) is Zero for t in tangents):
+        if not active:
             out = bind(prim, primals, params)  # inactive: no tangent work at all
             return out if prim.multiple_results else [out]
         if effect == "write" and type(tangents[0]) is Zero:

@@ -126,7 +126,10 @@ def returning_arrays(fn):
 
     @functools.wraps(fn)
     def wrapped(*args, **kwargs):
-        return returned(fn(*args, **kwargs), (*args, *kwargs.values()) if kwargs else args)
+        out = fn(*args, **kwargs)
+        if isinstance(out, Tracer):  # traced code: nothing to wrap
+            return out
+        return returned(out, (*args, *kwargs.values()) if kwargs else args)
 
     return wrapped
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from ...core.activity import Zero
 from ...core.avals import ShapedArray, tangent_aval
+from ...core.backends import operator_impl
 from ...core.errors import DTypeError
 from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ...interpreters.ad import jvp_rules
@@ -58,7 +59,7 @@ def add(x, y):
     return add_p.bind(x, y)
 
 
-impl_rules[add_p] = np.add
+impl_rules[add_p] = operator_impl(np.add, operator.add)
 deffused_ufunc(add_p, np.add)
 abstract_eval_rules[add_p] = ufunc_abstract_eval(np.add)
 defjvp_elementwise(add_p,
@@ -83,7 +84,7 @@ def sub(x, y):
     return sub_p.bind(x, y)
 
 
-impl_rules[sub_p] = np.subtract
+impl_rules[sub_p] = operator_impl(np.subtract, operator.sub)
 deffused_ufunc(sub_p, np.subtract)
 abstract_eval_rules[sub_p] = ufunc_abstract_eval(np.subtract, "sub")
 defjvp_elementwise(sub_p,
@@ -108,7 +109,7 @@ def mul(x, y):
     return mul_p.bind(x, y)
 
 
-impl_rules[mul_p] = np.multiply
+impl_rules[mul_p] = operator_impl(np.multiply, operator.mul)
 deffused_ufunc(mul_p, np.multiply)
 abstract_eval_rules[mul_p] = ufunc_abstract_eval(np.multiply, "mul")
 defjvp_elementwise(mul_p,
@@ -135,7 +136,7 @@ def div(x, y):
     return div_p.bind(x, y)
 
 
-impl_rules[div_p] = np.true_divide
+impl_rules[div_p] = operator_impl(np.true_divide, operator.truediv)
 deffused_ufunc(div_p, np.true_divide)
 abstract_eval_rules[div_p] = ufunc_abstract_eval(np.true_divide, "div")
 defjvp_elementwise(div_p,

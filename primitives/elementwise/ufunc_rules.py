@@ -22,7 +22,7 @@ import functools
 import numpy as np
 
 from ...core.activity import Zero
-from ...core.avals import ShapedArray, tangent_aval, tangent_dtype
+from ...core.avals import ShapedArray, canonical, tangent_aval, tangent_dtype
 from ...core.errors import DTypeError, ShapeError
 from ...core.trace import Primitive, get_aval
 from ...interpreters.ad import defjvp
@@ -69,7 +69,8 @@ def ufunc_abstract_eval(ufunc: np.ufunc, name: str | None = None):
             raise DTypeError(f"{name}: not defined for operand dtypes "
                              f"{', '.join(a.dtype.name for a in avals)}") from None
         # a comparison of Python scalars is a bool, never weak (nor is Python's bool)
-        return ShapedArray(shape, dtype, dtype != np.bool_ and all(a.weak_type for a in avals))
+        return canonical(ShapedArray(shape, dtype,
+                                     dtype != np.bool_ and all(a.weak_type for a in avals)))
 
     return abstract_eval
 
@@ -82,9 +83,13 @@ def zero_scalar(x):
 
 def fit_tangent(t, out):
     """Broadcast and cast a tangent contribution to the tangent type of `out`."""
+    return _fitted_to(t, get_aval(out))
+
+
+def _fitted_to(t, out_aval: ShapedArray):
     if type(t) is Zero:
         return t
-    want = tangent_aval(get_aval(out))
+    want = tangent_aval(out_aval)
     have = get_aval(t)
     if have is want or have.strong() == want:  # a weak tangent needs no conversion
         return t
@@ -108,9 +113,9 @@ def defjvp_elementwise(prim: Primitive, *operand_rules) -> None:
             return None
 
         def contribution(t, out, *primals, **params):
-            dtype = get_aval(out).dtype
-            primals = [_strongly_typed(p, dtype) for p in primals]
-            return fit_tangent(rule(t, out, *primals, **params), out)
+            out_aval = get_aval(out)
+            primals = [_strongly_typed(p, out_aval.dtype) for p in primals]
+            return _fitted_to(rule(t, out, *primals, **params), out_aval)
 
         return contribution
 
@@ -126,7 +131,7 @@ def unbroadcast_cotangent(ct, aval: ShapedArray):
     """The cotangent of an operand of aval `aval` from the broadcast, promoted `ct`:
     sum the broadcast axes away, then cast back (summing in the wider type)."""
     have = get_aval(ct)
-    if have == aval and not have.weak_type and have.dtype.kind in "fc":
+    if (have is aval or have == aval) and not have.weak_type and have.dtype.kind in "fc":
         return ct  # the usual case: nothing was broadcast or promoted
     return convert_element_type(unbroadcast_to(ct, aval), tangent_dtype(aval.dtype))
 

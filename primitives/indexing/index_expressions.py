@@ -57,6 +57,8 @@ def normalize_index(idx, shape) -> list:
             entries += _mask_indices(item, shape, axis)
         elif isinstance(item, int):
             entries.append(_int_in_range(item, shape[axis], axis))
+        elif isinstance(item, np.ndarray):
+            entries.append(_array_in_range(item, shape[axis], axis))
         else:
             entries.append(item)
         axis += _n_axes(item)
@@ -112,6 +114,16 @@ def _int_in_range(i: int, n: int, axis: int) -> int:
     if not -n <= i < n:
         raise _index_error(f"index {i} is out of bounds for axis {axis} with size {n}")
     return i % n
+
+
+def _array_in_range(index: np.ndarray, n: int, axis: int) -> np.ndarray:
+    """A concrete index array is checked as numpy does, even where the result it
+    selects is empty (an empty slice beside it) and so nothing is read."""
+    outside = (index < -n) | (index >= n)
+    if outside.any():
+        i = index[outside].flat[0]
+        raise _index_error(f"index {i} is out of bounds for axis {axis} with size {n}")
+    return index
 
 
 def _slice_range(s: slice, n: int) -> tuple[int, int, int]:

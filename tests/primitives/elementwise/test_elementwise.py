@@ -493,3 +493,30 @@ def test_logic_on_weakly_typed_booleans():
     assert abstract_eval(elementwise_piecewise.and_p, [weak, weak], {}) == [strong]
     weak_float = ShapedArray((), np.dtype(np.float64), True)
     assert abstract_eval(elementwise_piecewise.gt_p, [weak_float, weak_float], {}) == [strong]
+
+
+_SCALAR_OPERANDS = [np.float64(0.3), np.float32(1.5), np.float16(2.0), np.int64(3), np.int8(-3),
+                    np.uint8(7), np.bool_(True), np.complex64(1 + 2j), np.array(0.5),
+                    np.array([1.0, 2.0], np.float32), 2.0, 3, True]
+
+
+@pytest.mark.parametrize("name, ufunc", [("add", np.add), ("sub", np.subtract),
+                                         ("mul", np.multiply), ("div", np.true_divide)])
+def test_arithmetic_impls_give_the_ufuncs_results_and_types(name, ufunc):
+    """The impls run numpy's scalar arithmetic through Python's operators: the same
+    value and type as the ufunc for every pair of operand kinds (or the same error)."""
+    impl = impl_rules[getattr(elementwise_arithmetic, f"{name}_p")]
+    assert impl.ufunc is ufunc  # what the Array-API backends look up
+    for x in _SCALAR_OPERANDS:
+        for y in _SCALAR_OPERANDS:
+            with np.errstate(all="ignore"):
+                try:
+                    want = ufunc(x, y)
+                except TypeError:
+                    with pytest.raises(TypeError):
+                        impl(x, y)
+                    continue
+                got = impl(x, y)
+            assert type(got) is type(want), (x, y)
+            assert np.asarray(got).dtype == np.asarray(want).dtype, (x, y)
+            np.testing.assert_array_equal(got, want)

@@ -259,6 +259,7 @@ def test_residuals_are_indices_not_values():
     (True, "boolean scalar"), (np.s_[0, 0, 0, 0], "too many indices"),
     (np.s_[..., 0, ...], "single ellipsis"), (np.s_[3], "out of bounds for axis 0"),
     (np.s_[:, -5], "out of bounds for axis 1"), (np.array([True, False]), "boolean index"),
+    (np.s_[:0, [4]], "index 4 is out of bounds for axis 1"),  # even where nothing is read
     (np.s_[[0, 1], [0, 1, 2]], "could not be broadcast"),
 ])
 def test_bad_indices_raise_index_error(idx, message):
