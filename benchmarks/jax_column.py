@@ -54,17 +54,17 @@ def jax_gradient(f: Callable, plain_args: tuple, argnums: tuple, has_aux: bool) 
     return lambda: jax.block_until_ready(g(*args))
 
 
-def jax_columns(key: str, f: Callable, plain_args: tuple, argnums: tuple, has_aux: bool,
-                t_numpy: float, median_time: Callable) -> dict:
-    """JAX's time against the hand-written numpy gradient, and its first call (tracing
-    and XLA's compile) in seconds; empty where jax is absent or the workload unported."""
+def jax_call(key: str, f: Callable, plain_args: tuple, argnums: tuple,
+             has_aux: bool) -> tuple[Callable, float] | None:
+    """JAX's jitted value and gradient of workload `key` as a call to time, and the
+    seconds of its first call (tracing and XLA's compile); None where jax is absent or
+    the workload unported."""
     if key not in PORTED or not jax_available():
-        return {}
+        return None
     call = jax_gradient(f, plain_args, argnums, has_aux)
     start = time.perf_counter()
     call()
-    first = time.perf_counter() - start
-    return {"jit_jax": median_time(call) / t_numpy, "first_jax": first}
+    return call, time.perf_counter() - start
 
 
 def jax_first_call(f: Callable, x, *static) -> float | None:

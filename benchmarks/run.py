@@ -33,7 +33,7 @@ from inert import lax  # noqa: E402
 from inert.example_libraries import optimizers  # noqa: E402
 
 from .cnn import conv_layer_timing  # noqa: E402
-from .jax_column import jax_columns, jax_first_call  # noqa: E402
+from .jax_column import jax_call, jax_first_call  # noqa: E402
 from .memory import peak_bytes, reachable_array_bytes  # noqa: E402
 from .workloads import Workload, _unwrap, rosenbrock, rosenbrock_hvp, workloads  # noqa: E402
 
@@ -91,9 +91,7 @@ def gradient_row(w: Workload, repeat: int) -> dict:
            "ratio": kept / minimum if minimum else (1.0 if kept == 0 else float("inf")),
            "peak": peak_ratio(value_and_grad, args, w.numpy_grad, plain),
            "time": t_inert / t_numpy, "t_inert": t_inert}
-    row.update(jit_columns(w, args, t_numpy, repeat))
-    row.update(jax_columns(w.key, w.f, plain, argnums, w.has_aux, t_numpy,
-                           lambda call: median_time(call, repeat)))
+    row.update(jit_columns(w, args, repeat))
     if w.key == "W7":
         row["us_per_op"] = t_inert / 2000 * 1e6
     if w.key == "W6":
@@ -112,18 +110,25 @@ def gradient_row(w: Workload, repeat: int) -> dict:
     return row
 
 
-def jit_columns(w: Workload, args, t_numpy: float, repeat: int) -> dict:
-    """`jit(value_and_grad(f))` on each backend: time against the hand-written numpy
-    gradient, and the first call (tracing and compiling) in seconds."""
-    argnums = _active_argnums(args)
-    columns = {}
+def jit_columns(w: Workload, args, repeat: int) -> dict:
+    """`jit(value_and_grad(f))` on each backend, and JAX's where installed: time against
+    the hand-written numpy gradient, all four interleaved in one set of medians (the
+    backends' differences are often smaller than the machine's drift), and the first
+    call (tracing and compiling) in seconds."""
+    argnums, plain = _active_argnums(args), _unwrap(args)
+    calls, columns = {}, {}
     for backend in ("numpy", "numba"):
         jitted = inert.jit(inert.value_and_grad(w.f, argnums=argnums, has_aux=w.has_aux),
                            backend=backend)
         start = time.perf_counter()
         jitted(*args)
         columns[f"first_{backend}"] = time.perf_counter() - start
-        columns[f"jit_{backend}"] = median_time(lambda f=jitted: f(*args), repeat) / t_numpy
+        calls[backend] = lambda f=jitted: f(*args)
+    jax = jax_call(w.key, w.f, plain, argnums, w.has_aux)
+    if jax is not None:
+        calls["jax"], columns["first_jax"] = jax
+    *times, t_numpy = median_times([*calls.values(), lambda: w.numpy_grad(*plain)], repeat)
+    columns.update((f"jit_{name}", t / t_numpy) for name, t in zip(calls, times))
     return columns
 
 
