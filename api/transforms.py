@@ -25,7 +25,7 @@ from ..core.avals import AbstractRef, ShapedArray, float0, is_float, tangent_ava
 from ..core.check import check_jaxpr, checks_enabled
 from ..core.ir import ClosedJaxpr
 from ..core.pytree import PyTreeDef, tree_flatten, tree_unflatten
-from ..core.staging import stage
+from ..core.staging import cyclic_gc_paused, stage
 from ..core.trace import Tracer, current_dynamic, get_aval, trace_depth
 from ..interpreters.ad import jvp_flat
 from ..interpreters.dce import dce_jaxpr
@@ -83,7 +83,8 @@ class FlatArgs:
 
 def flatten_args(args: tuple, argnums: Sequence[int] | None = None) -> FlatArgs:
     items, treedef = tree_flatten(list(args), is_leaf=_is_inactive)
-    item_arg = _item_argument_index(args)
+    # the positional argument of each item: the list's children are the arguments
+    item_arg = [i for i, sub in enumerate(treedef.children) for _ in range(sub.num_leaves)]
     leaves, active, kinds = [], [], []
     for item, argnum in zip(items, item_arg):
         if isinstance(item, Inactive):
@@ -102,14 +103,6 @@ def flatten_args(args: tuple, argnums: Sequence[int] | None = None) -> FlatArgs:
             active.append(selected and is_float(dtype))
             kinds.append(1)
     return FlatArgs(leaves, active, treedef, kinds)
-
-
-def _item_argument_index(args: tuple) -> list[int]:
-    """For each item of the flattened arguments, which positional argument it is in."""
-    index = []
-    for i, a in enumerate(args):
-        index += [i] * len(tree_flatten(a, is_leaf=_is_inactive)[0])
-    return index
 
 
 def flat_fun(f: Callable, flat_args: FlatArgs, out_store: list, has_aux: bool = False):
@@ -461,11 +454,16 @@ class VJPFunction:
     out_avals: tuple[ShapedArray, ...]
 
     def __call__(self, ct):
-        cts = _check_cotangent(ct, self.out_tree, self.out_avals)
-        cts_in = iter(self.linear.transpose(cts))
-        leaves = [_materialize(next(cts_in), x) if act else None
-                  for x, act in zip(self.flat_args.leaves, self.flat_args.active)]
-        return tuple(self.flat_args.cotangents(returned_leaves(leaves, cts)))
+        return _pull_back(self.linear, self.flat_args,
+                          _check_cotangent(ct, self.out_tree, self.out_avals))
+
+
+def _pull_back(linear: LinearFunction, flat_args: FlatArgs, cts: list) -> tuple:
+    """The arguments' cotangents from the outputs' (checked, flat) ones."""
+    cts_in = iter(linear.transpose(cts))
+    leaves = [_materialize(next(cts_in), x) if act else None
+              for x, act in zip(flat_args.leaves, flat_args.active)]
+    return tuple(flat_args.cotangents(returned_leaves(leaves, cts)))
 
 
 def _check_cotangent(ct, out_tree: PyTreeDef, out_avals) -> list:
@@ -486,24 +484,21 @@ def vjp(f: Callable, *primals, has_aux: bool = False):
     """`(f(*primals), vjp_fn)`; `vjp_fn(ct)` gives one cotangent per primal, `None` for
     `Inactive` and integer arguments."""
     flat = flatten_args(primals)
-    out, vjp_fn, aux = _vjp_flat_args(f, flat, has_aux, "vjp")
-    return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
+    outs, lin, (out_tree, aux_tree, n_out) = _linearized(f, flat, has_aux, "vjp")
+    vjp_fn = VJPFunction(lin, flat.abstract(), out_tree, tuple(map(get_aval, outs[:n_out])))
+    out = tree_unflatten(out_tree, outs[:n_out])
+    return (out, vjp_fn, tree_unflatten(aux_tree, outs[n_out:])) if has_aux else (out, vjp_fn)
 
 
-def _vjp_flat_args(f: Callable, flat: FlatArgs, has_aux: bool, name: str,
-                   value: bool = True):
-    """vjp on flat arguments; without `value`, the output is its aval (not computed)."""
+def _linearized(f: Callable, flat: FlatArgs, has_aux: bool, name: str, value: bool = True):
+    """`(outputs' leaves, linear function, (out tree, aux tree, number of outputs))`;
+    without `value`, the differentiated outputs are their avals (not computed)."""
     out_store: list = []
     refs = RefArgs.of(flat)
     fun = refs.wrap(flat_fun(f, flat, out_store, has_aux))
     out_primals, lin = linearize_flat(fun, refs.contents(flat.leaves), flat.active,
                                       lambda: out_store[2], name=name, diff_values=value)
-    out_primals = returned_leaves(refs.write_back(out_primals), flat.leaves)
-    out_tree, aux_tree, n_out = out_store
-    vjp_fn = VJPFunction(lin, flat.abstract(), out_tree,
-                         tuple(get_aval(p) for p in out_primals[:n_out]))
-    aux = tree_unflatten(aux_tree, out_primals[n_out:]) if has_aux else None
-    return tree_unflatten(out_tree, out_primals[:n_out]), vjp_fn, aux
+    return returned_leaves(refs.write_back(out_primals), flat.leaves), lin, out_store
 
 
 def linear_transpose(f: Callable, *primals):
@@ -541,24 +536,31 @@ def _value_and_grad(f: Callable, argnums, has_aux: bool, value: bool):
     """value_and_grad; without `value` the value is not computed (its aval stands in)
     when no transformation is in progress. Under one, grad's forward pass is part of
     the outer transformation's program and runs the whole function, as the user wrote
-    it: the outer level sees every operation (and refuses one it cannot transform)."""
+    it: the outer level sees every operation (and refuses one it cannot transform).
+    The cyclic collector waits for the whole call, not just each pass: its first
+    collection after the forward pass would walk the whole linear program."""
     argnums_t = as_tuple(argnums)
 
     @functools.wraps(f)
     def value_and_grad_f(*args):
-        nums = check_argnums(argnums_t, len(args))
-        check_grad_inputs(args, nums)
-        flat = flatten_args(args, nums)
-        out, vjp_fn, aux = _vjp_flat_args(f, flat, has_aux, "grad", value or trace_depth() > 0)
-        aval = get_aval(out) if vjp_fn.out_tree.node_type is None else None
-        if aval is None or aval.shape != () or aval.dtype.kind != "f":
-            raise TypeError("grad requires a function returning a real float scalar, but it "
-                            f"returned {aval.str_short() if aval else vjp_fn.out_tree}; use "
-                            "vjp or jacrev for other outputs")
-        cts = vjp_fn(aval.dtype.type(1))  # a scalar: staged as a literal, not a constant
-        grads = tuple(cts[i] for i in nums)
-        g = grads if isinstance(argnums, (tuple, list)) else grads[0]
-        return ((out, aux), g) if has_aux else (out, g)
+        with cyclic_gc_paused():
+            nums = check_argnums(argnums_t, len(args))
+            check_grad_inputs(args, nums)
+            flat = flatten_args(args, nums)
+            outs, lin, (out_tree, aux_tree, n_out) = _linearized(
+                f, flat, has_aux, "grad", value or trace_depth() > 0)
+            aval = get_aval(outs[0]) if out_tree.node_type is None else None
+            if aval is None or aval.shape != () or aval.dtype.kind != "f":
+                raise TypeError("grad requires a function returning a real float scalar, but it "
+                                f"returned {aval.str_short() if aval else out_tree}; use "
+                                "vjp or jacrev for other outputs")
+            # a scalar cotangent (staged as a literal) made here: no vjp function, no checks
+            cts = _pull_back(lin, flat, [aval.dtype.type(1)])
+            grads = tuple(cts[i] for i in nums)
+            g = grads if isinstance(argnums, (tuple, list)) else grads[0]
+            if has_aux:
+                return (outs[0], tree_unflatten(aux_tree, outs[n_out:])), g
+            return outs[0], g
 
     return value_and_grad_f
 

@@ -35,6 +35,7 @@ from inert.example_libraries import optimizers  # noqa: E402
 from .cnn import conv_layer_timing  # noqa: E402
 from .jax_column import jax_call, jax_first_call  # noqa: E402
 from .memory import peak_bytes, reachable_array_bytes  # noqa: E402
+from .phases import phase_lines  # noqa: E402
 from .workloads import Workload, _unwrap, rosenbrock, rosenbrock_hvp, workloads  # noqa: E402
 
 
@@ -316,12 +317,15 @@ def main(argv=None) -> None:
     parser.add_argument("--repeat", type=int, default=7, help="runs per median")
     parser.add_argument("--default-malloc", action="store_true",
                         help="leave glibc's memory trimming as it is (see keep_freed_memory)")
-    parser.add_argument("--only", help="run one workload (or 'overheads') and print JSON")
+    parser.add_argument("--only", help="run one workload (or 'overheads', or 'phases': reverse "
+                        "mode's time by phase on W1 and W7) and print JSON")
     args = parser.parse_args(argv)
     if not args.default_malloc:
         keep_freed_memory()
     if args.only == "overheads":
         print(json.dumps(overhead_lines(args.repeat, args.scale)))
+    elif args.only == "phases":
+        print(json.dumps(phase_lines(args.repeat, args.scale)))
     elif args.only:
         (w,) = [w for w in workloads(args.scale) if w.key == args.only]
         print(json.dumps(gradient_row(w, args.repeat)))
@@ -346,6 +350,9 @@ def _run_each_in_its_own_process(args, argv) -> None:
     print(format_gradient_rows([run(w.key) for w in workloads(args.scale)]))
     print()
     for line in run("overheads"):
+        print("- " + line)
+    print("\nReverse mode by phase, CPU ms per call (medians):")
+    for line in run("phases"):
         print("- " + line)
 
 

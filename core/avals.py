@@ -7,6 +7,8 @@ gives exactly numpy's result dtype.
 
 from __future__ import annotations
 
+import math
+
 import attrs
 import numpy as np
 
@@ -32,7 +34,7 @@ class ShapedArray:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)  # not np.prod: partial eval asks for every residual's
 
     @property
     def nbytes(self) -> int:

@@ -149,22 +149,27 @@ class JaxprBuilder:
         return quietly(at_dynamic, self.parent_dynamic, self._values_of, atoms, free)
 
     def _values_of(self, atoms, free: bool) -> list:
-        wanted = [a for a in atoms if type(a) is Var and a not in self.values]
-        needed = self._needed_eqns(wanted)
         env = self.values
-        keep = {a for a in atoms if type(a) is Var}
-        computed: set[Var] = set()  # only these may be freed: earlier values stay
-        last_use = {}
-        for i in needed:
-            for a in self.eqns[i].inputs:
-                if type(a) is Var and a in self.known_defs:
-                    last_use[a] = i
+        wanted = [a for a in atoms if type(a) is Var and a not in env]
+        if wanted:
+            self._run(self._final_steps(wanted, atoms) if free else
+                      [(self.eqns[i], ()) for i in self._needed_eqns(wanted)])
+        return [a.val if type(a) is Literal else env[a] for a in atoms]
+
+    def _run(self, steps: list[tuple[JaxprEqn, Any]]) -> None:
+        """Run each step's known equation, then drop the values it lists. On plain values
+        one level down each impl runs directly (what `bind` would do), without asking
+        `bind` which trace each value belongs to."""
+        env = self.values
         at_eval = self.parent_dynamic.level == 0
-        for i in needed:
-            eqn = self.eqns[i]
+        for eqn, dead in steps:
             args = [a.val if type(a) is Literal else env[a] for a in eqn.inputs]
-            # plain values one level down run their impl directly (what bind would do)
-            if at_eval and not any(isinstance(x, Tracer) for x in args):
+            plain = at_eval
+            for x in args:  # inline, not any(...): this runs once per equation
+                if isinstance(x, Tracer):
+                    plain = False
+                    break
+            if plain:
                 out = eval_primitive(eqn.primitive, args, eqn.params, eqn.source_info)
             else:
                 out = bind(eqn.primitive, args, eqn.params, eqn.source_info)
@@ -172,23 +177,53 @@ class JaxprBuilder:
                 env.update(zip(eqn.outputs, out))
             else:
                 env[eqn.outputs[0]] = out
-            computed.update(eqn.outputs)
-            for a in eqn.inputs:
-                if free and last_use.get(a) == i and a in computed and a not in keep:
-                    env.pop(a, None)  # pop: an equation may read a value twice
-        return [a.val if type(a) is Literal else env[a] for a in atoms]
+            for v in dead:
+                del env[v]
 
     def _needed_eqns(self, wanted: list[Var]) -> list[int]:
-        """Indices of the not-yet-run known equations the wanted values depend on."""
-        needed, stack = set(), list(wanted)
+        """Indices of the not-yet-run known equations the wanted values depend on: a
+        search from them, so Python control flow asking for one value after another
+        costs what it computes, not the program's length each time."""
+        known_defs, env, eqns = self.known_defs, self.values, self.eqns
+        needed: set[int] = set()
+        stack = [known_defs[v] for v in wanted]
         while stack:
-            i = self.known_defs[stack.pop()]
+            i = stack.pop()
             if i in needed:
                 continue
             needed.add(i)
-            stack.extend(a for a in self.eqns[i].inputs
-                         if type(a) is Var and a not in self.values)
+            for a in eqns[i].inputs:
+                if type(a) is Var and a not in env:
+                    stack.append(known_defs[a])
         return sorted(needed)
+
+    def _final_steps(self, wanted: list[Var], keep) -> list[tuple[JaxprEqn, list[Var]]]:
+        """The final forward pass's steps: each not-yet-run known equation the wanted
+        values need, with the values it computes or reads that no later step (nor
+        `keep`) needs. One backward sweep over the program finds both: an equation is
+        needed iff an output is, and a value's first sighting is its last use. Values
+        computed before (for Python control flow) are never dropped."""
+        env, eqns = self.values, self.eqns
+        need = {a for a in keep if type(a) is Var and a not in env}
+        steps = []
+        for i in range(max(self.known_defs[v] for v in wanted), -1, -1):
+            eqn = eqns[i]
+            outputs = eqn.outputs
+            if len(outputs) == 1:  # the usual case first
+                if outputs[0] not in need:
+                    continue
+                gone = []
+            elif any(v in need for v in outputs):
+                gone = [v for v in outputs if v not in need]  # computed, never read
+            else:
+                continue
+            for a in eqn.inputs:
+                if type(a) is Var and a not in need and a not in env:
+                    need.add(a)
+                    gone.append(a)
+            steps.append((eqn, gone))
+        steps.reverse()
+        return steps
 
     def build(self, in_tracers, out_tracers) -> tuple[Jaxpr, list]:
         if any(type(t) is DischargedRef for t in out_tracers):
@@ -214,6 +249,9 @@ class StagingTrace(Trace):
     @property
     def builder(self) -> JaxprBuilder:
         return self.main.global_data
+
+    def finish(self) -> None:
+        self.literals.clear()
 
     def new_arg(self, aval: ShapedArray) -> StagingTracer:
         return StagingTracer(self, aval, Var(aval))
@@ -292,6 +330,14 @@ class StagingTrace(Trace):
         for e in unknown_eqns:
             builder.add_eqn(e, False)
         return [StagingTracer(self, v.aval, v, v in builder.known_defs) for v in outvars]
+
+
+def has_tracer(values) -> bool:
+    """Whether a value is a tracer: a loop, cheaper per equation than any(...)."""
+    for x in values:
+        if isinstance(x, Tracer):
+            return True
+    return False
 
 
 @contextlib.contextmanager

@@ -119,6 +119,8 @@ def new_main(trace_type: type, global_data: Any = None, dynamic: bool = False,
     finally:
         state.dynamic, state.ceiling = previous_dynamic, previous_ceiling
         main.active = False
+        main.trace.finish()
+        main.trace = None  # main <-> trace was a cycle: refcounting now frees what it recorded
         stack.pop()
 
 
@@ -176,6 +178,10 @@ class Trace:
 
     def process_primitive(self, prim: Primitive, tracers: list, params: dict) -> list:
         raise NotImplementedError
+
+    def finish(self) -> None:
+        """The transformation ended: drop caches of the trace's own tracers, which point
+        back at it (a cycle would keep all it recorded alive until a collection)."""
 
 
 class Tracer:

@@ -37,20 +37,30 @@ def dce_eqns(eqns, used: set[Var]) -> list[JaxprEqn]:
     order; `used` grows to everything they read."""
     kept: list[JaxprEqn] = []
     for eqn in reversed(eqns):
-        eqn = _dce_eqn(eqn, used)
-        if eqn is not None:
-            kept.append(eqn)
-            used.update(a for a in eqn.inputs if type(a) is Var)
+        if eqn.primitive.effect is None and eqn.primitive not in dce_rules:
+            for v in eqn.outputs:  # pure, no rule: kept iff an output is used
+                if v in used:
+                    break
+            else:
+                continue
+        else:
+            eqn = _dce_eqn(eqn, used)
+            if eqn is None:
+                continue
+        kept.append(eqn)
+        for a in eqn.inputs:
+            if type(a) is Var:
+                used.add(a)
     kept.reverse()
     return kept
 
 
 def _dce_eqn(eqn: JaxprEqn, used: set) -> JaxprEqn | None:
-    used_outputs = [v in used for v in eqn.outputs]
+    """An equation with an effect (kept) or a dce rule (pruned by it)."""
     if eqn.primitive.effect is not None:
         return eqn
+    used_outputs = [v in used for v in eqn.outputs]
     if not any(used_outputs):
         return None
-    if eqn.primitive in dce_rules:
-        _, eqn = dce_rules[eqn.primitive](used_outputs, eqn)
+    _, eqn = dce_rules[eqn.primitive](used_outputs, eqn)
     return eqn

@@ -6,8 +6,8 @@ cluster of elementwise and broadcast equations that share an *iteration shape*, 
 the reductions that end it, into one loop kernel compiled by numba: the cluster's
 intermediates are scalars in registers, never arrays, and a chain of 0-d operations
 is straight-line native code. Every other equation (`dot_general`, indexing, control
-flow, special functions numba cannot compile) runs through its numpy impl inside the
-same driver function, so nothing is refused.
+flow whose body `fusion_loops` cannot compile, special functions numba cannot compile)
+runs through its numpy impl inside the same driver function, so nothing is refused.
 
 Rule signature::
 
@@ -65,8 +65,7 @@ SMALL = 1024  # elements below which a libm call per element beats a numpy call
 # a select's blocks): a program compiles new kernels worth at most about 4 s of that,
 # counted in equations, and then numpy takes over
 MAX_CLUSTER_EQNS = 64  # equations per array kernel
-KERNEL_COST = 6  # a kernel's fixed cost, in equations
-BRANCH_COST = 4  # a conditional expression's
+BRANCH_COST = 4  # a conditional expression's cost, in lines (`compile_cost`)
 MAX_NEW_KERNEL_COST = 160  # per jitted program
 
 
@@ -82,6 +81,9 @@ class FusionRule:
 
 
 fusion_rules = RuleTable("fusion")
+step_rules = RuleTable("numba step")
+"""`step_rules[prim](eqn, budget) -> Step | None`: an equation no cluster holds, compiled
+another way (`fusion_loops`: control flow whose bodies compile); None: its impl."""
 
 
 def deffused(prim, expr: Callable, kinds: str = "biuf",
@@ -446,13 +448,26 @@ def cluster_steps(cluster: Cluster, used_outside: set, budget: list[int]) -> lis
     if not kernel.eqns or cluster.shape and len(kernel.eqns) == 1:
         return [impl_step(e) for e in cluster.eqns]
     source = kernel_source(kernel, used_outside - {e.outputs[0] for e in views})
-    text = source.text()
-    cost = KERNEL_COST + len(kernel.eqns) + BRANCH_COST * text.count(" if ")
-    if cluster.shape and not has_kernel(text):
-        if budget[0] < cost:
-            return [impl_step(e) for e in cluster.eqns]
-        budget[0] -= cost
+    if cluster.shape and not charge(budget, source.text()):
+        return [impl_step(e) for e in cluster.eqns]
     return [*map(impl_step, views), kernel_step(kernel, source)]
+
+
+def compile_cost(text: str) -> int:
+    """numba's compile time for the kernel `text`, in units of about 25 ms: one a line
+    (its imports and header are the fixed cost), `BRANCH_COST` more a conditional."""
+    return text.count("\n") + BRANCH_COST * text.count(" if ")
+
+
+def charge(budget: list[int], text: str) -> bool:
+    """Whether a program may run the kernel `text`: loaded already, or its compile cost
+    still within the program's `budget`, which is then charged."""
+    if has_kernel(text):
+        return True
+    if budget[0] < compile_cost(text):
+        return False
+    budget[0] -= compile_cost(text)
+    return True
 
 
 def views_read_outside(cluster: Cluster, used_outside: set) -> list[JaxprEqn]:
@@ -497,7 +512,13 @@ def numba_steps(jaxpr: Jaxpr) -> list[Step]:
     budget = [MAX_NEW_KERNEL_COST]
     return [step for s in steps for step in (
         cluster_steps(s, used_outside, budget) if isinstance(s, Cluster)
-        else [impl_step(s)])]
+        else [unfused_step(s, budget)])]
+
+
+def unfused_step(eqn: JaxprEqn, budget: list[int]) -> Step:
+    rule = step_rules.get(eqn.primitive)
+    step = rule(eqn, budget) if rule is not None else None
+    return impl_step(eqn) if step is None else step
 
 
 def used_outside_clusters(jaxpr: Jaxpr, steps) -> set:

@@ -18,11 +18,11 @@ import numpy as np
 from ..core.activity import Zero
 from ..core.avals import ShapedArray, tangent_aval
 from ..core.ir import Jaxpr, SourceInfo, Var
-from ..core.staging import cyclic_gc_paused, stage_with_known
+from ..core.staging import KnownStaging, cyclic_gc_paused, stage_with_known
 from ..core.trace import get_aval
 from .ad import jvp_flat
 from .eval import eval_jaxpr
-from .partial_eval import partial_eval_jaxpr, partial_eval_rules
+from .partial_eval import Split, partial_eval_jaxpr, partial_eval_rules
 from .transpose import backward_pass
 
 
@@ -80,18 +80,49 @@ def linearize_flat(fun, primals: list, active: list[bool], n_diff_outputs=None,
 
 
 def _linearize_flat(fun, primals, active, n_diff_outputs, name, diff_values):
+    traced = trace_jvp(fun, primals, active, n_diff_outputs, name)
+    return run_forward(traced, split_known(traced), diff_values)
+
+
+@attrs.frozen(eq=False)
+class TracedJvp:
+    """The first phase's result: the staged jvp, whose known values are not computed
+    yet, and its inputs' and outputs' tangent structure."""
+
+    staged: KnownStaging
+    tangent_avals: list[ShapedArray]
+    out_zero: list[bool]  # per differentiated output: is its tangent symbolically zero
+    n_out: int  # primal outputs of the staged jvp (its tangent outputs follow)
+
+
+def trace_jvp(fun, primals: list, active: list[bool], n_diff_outputs, name: str) -> TracedJvp:
+    """Phase 1 of `linearize_flat`: stage the jvp of `fun`, primals known."""
     primal_avals = [get_aval(p) for p in primals]
     tangent_avals = [tangent_aval(a) for a, act in zip(primal_avals, active) if act]
     jvp_fun, out_zero = _jvp_of(fun, primal_avals, active, n_diff_outputs, name)
     staged = stage_with_known(jvp_fun, primal_avals + tangent_avals,
                               [*primals, *[None] * len(tangent_avals)], partial_eval_rules)
+    n_out = len(staged.jaxpr.outvars) - (len(out_zero) - sum(out_zero))
+    return TracedJvp(staged, tangent_avals, out_zero, n_out)
+
+
+def split_known(traced: TracedJvp) -> Split:
+    """Phase 2: partial evaluation chooses the residuals and the tangent program."""
+    jaxpr, n_out = traced.staged.jaxpr, traced.n_out
+    unknown_inputs = [False] * (len(jaxpr.invars) - len(traced.tangent_avals)) + \
+        [True] * len(traced.tangent_avals)
+    return partial_eval_jaxpr(jaxpr, unknown_inputs,
+                              [False] * n_out + [True] * (len(jaxpr.outvars) - n_out),
+                              known_defs=traced.staged.builder.known_defs)
+
+
+def run_forward(traced: TracedJvp, split: Split, diff_values: bool = True
+                ) -> tuple[list, LinearFunction]:
+    """Phase 3, the forward pass: only the outputs asked for and the residuals are
+    computed. Returns the primal outputs and the linear function (phase 4, the
+    backward pass, is its `transpose`)."""
+    staged, n_out, out_zero = traced.staged, traced.n_out, traced.out_zero
     jaxpr = staged.jaxpr
-    n_out = len(jaxpr.outvars) - (len(out_zero) - sum(out_zero))
-    unknown_inputs = [False] * len(primals) + [True] * len(tangent_avals)
-    split = partial_eval_jaxpr(jaxpr, unknown_inputs,
-                               [False] * n_out + [True] * (len(jaxpr.outvars) - n_out),
-                               known_defs=staged.builder.known_defs)
-    # the forward pass: only the outputs asked for and the residuals are computed
     skipped = 0 if diff_values else len(out_zero)
     values = staged.final_values([*jaxpr.outvars[skipped:n_out], *split.residuals])
     out_primals = [a.aval for a in jaxpr.outvars[:skipped]] + values[:n_out - skipped]
@@ -99,7 +130,7 @@ def _linearize_flat(fun, primals, active, n_diff_outputs, name, diff_values):
     diff_avals = [tangent_aval(get_aval(p)) for p in out_primals[:len(out_zero)]]
     linear = LinearFunction(split.unknown, tuple(map(_unviewed, residuals)),
                             _residual_infos(split.residuals, jaxpr, staged.builder.known_defs),
-                            tuple(tangent_avals),
+                            tuple(traced.tangent_avals),
                             tuple(diff_avals), tuple(out_zero))
     return out_primals, linear
 

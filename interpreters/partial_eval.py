@@ -16,7 +16,8 @@ values the unknown part reads, and choosing them is an optimisation:
    bytes are no more than its own is replaced by those values: `tanh`'s output
    rather than `1 - tanh²` (the same bytes, but a value other rules, like the next
    step's matmul in a recurrence, can then share), or the initial carry instead of
-   a whole shifted copy of a scan's stacked outputs.
+   a whole shifted copy of a scan's stacked outputs; or, when that is fewer bytes in
+   all, the sources of every candidate together.
 
 Rule signature (only for primitives with sub-jaxprs, e.g. control flow)::
 
@@ -97,8 +98,9 @@ def partial_eval_jaxpr(jaxpr: Jaxpr, unknown_inputs: list[bool],
     needed = dce_eqns(unknown_eqns, {v for v in unknown_outvars if type(v) is Var})
     candidates = _residual_candidates(needed, unknown_outvars, unknown)
     residuals, recompute = _choose_residuals(candidates, defining)
-    order = {id(e): i for i, e in enumerate(jaxpr.eqns)}
-    recompute.sort(key=lambda e: order[id(e)])
+    if len(recompute) > 1:
+        order = {id(e): i for i, e in enumerate(jaxpr.eqns)}
+        recompute.sort(key=lambda e: order[id(e)])
     unknown_invars = [v for v, u in zip(jaxpr.invars, unknown_inputs) if u]
     unknown_jaxpr = Jaxpr((), (*residuals, *unknown_invars), (*recompute, *needed),
                           tuple(unknown_outvars))
@@ -171,14 +173,22 @@ def _choose_residuals(candidates: list[Var], defining: dict) -> tuple[list[Var],
 
 def _sources_to_save(candidates: list[Var], defining: dict) -> dict:
     """For each candidate, itself or the values cheap equations compute it from,
-    whichever adds fewer bytes to what is saved already."""
+    whichever adds fewer bytes to what is saved already; or every candidate's sources,
+    if those are fewer bytes in all: one at a time, a mask and a coefficient computed
+    from the same two inputs each look cheaper to save than both inputs."""
     saved: dict[Var, None] = {}
+    everyone: dict[Var, None] = {}
     pending = set(candidates)
     for var in candidates:
         sources = _cheap_sources(var, defining, _RECOMPUTE_DEPTH) or {var: None}
+        everyone.update(sources)
         extra = sum(s.aval.nbytes for s in sources if s not in saved and s not in pending)
         saved.update(sources if extra <= var.aval.nbytes else {var: None})
-    return saved
+    return everyone if _nbytes(everyone) < _nbytes(saved) else saved
+
+
+def _nbytes(values) -> int:
+    return sum(v.aval.nbytes for v in values)
 
 
 def _add_recipe(var: Var, saved: dict, recomputed: dict, defining: dict) -> bool:

@@ -35,10 +35,9 @@ from ..core.activity import Zero
 from ..core.avals import ShapedArray, tangent_aval
 from ..core.ir import Jaxpr, Literal, Var
 from ..core.rules import RuleTable
-from ..core.staging import cyclic_gc_paused, stage
+from ..core.staging import cyclic_gc_paused, has_tracer, stage
 from ..core.trace import (
     Primitive,
-    Tracer,
     at_source,
     bind,
     current_dynamic,
@@ -124,10 +123,11 @@ def _backward_pass(jaxpr: Jaxpr, consts, known_args, linear_mask, cts_out) -> li
     at_eval = current_dynamic().level == 0
     for eqn, is_linear_eqn, dead in events:
         if not is_linear_eqn:  # plain values with no transformation run their impl directly
-            args = [_value(a, env) for a in eqn.inputs]
-            apply = eval_primitive if at_eval and not any(
-                isinstance(x, Tracer) for x in args) else bind
-            out = apply(eqn.primitive, args, eqn.params, eqn.source_info)
+            args = [a.val if type(a) is Literal else env[a] for a in eqn.inputs]
+            if at_eval and not has_tracer(args):
+                out = eval_primitive(eqn.primitive, args, eqn.params, eqn.source_info)
+            else:
+                out = bind(eqn.primitive, args, eqn.params, eqn.source_info)
             env.update(zip(eqn.outputs, out if eqn.primitive.multiple_results else [out]))
             del out, args  # each value dies after its last use
         else:
@@ -140,16 +140,26 @@ def _backward_pass(jaxpr: Jaxpr, consts, known_args, linear_mask, cts_out) -> li
 
 def _transpose_into(ct_env: dict, eqn, env: dict, linear_vars: set) -> None:
     """Transpose one linear equation: its output cotangents into its linear inputs'."""
-    cts = [ct_env.pop(v, None) for v in eqn.outputs]
-    if all(ct is None for ct in cts):
-        return
-    cts = [Zero(v.aval) if ct is None else ct for v, ct in zip(eqn.outputs, cts)]
-    operands = [LinearInput(a.aval) if a in linear_vars else _value(a, env)
-                for a in eqn.inputs]
+    outputs = eqn.outputs
+    if len(outputs) == 1:  # the usual case, without building lists first
+        ct = ct_env.pop(outputs[0], None)
+        if ct is None:
+            return
+        cts = [ct]
+    else:
+        cts = [ct_env.pop(v, None) for v in outputs]
+        if all(ct is None for ct in cts):
+            return
+        cts = [Zero(v.aval) if ct is None else ct for v, ct in zip(outputs, cts)]
+    operands = [LinearInput(a.aval) if a in linear_vars else
+                a.val if type(a) is Literal else env[a] for a in eqn.inputs]
     cts_in = at_source(eqn.source_info, _transpose_eqn, eqn, cts, operands)
     for atom, ct in zip(eqn.inputs, cts_in):
         if ct is not None and type(ct) is not Zero and atom in linear_vars:
-            _accumulate(ct_env, atom, ct)
+            if atom in ct_env:
+                _accumulate(ct_env, atom, ct)
+            else:  # the first contribution (a chain has only these)
+                ct_env[atom] = ct
 
 
 def _backward_schedule(jaxpr: Jaxpr, env: dict, linear_vars: set) -> list:
@@ -163,27 +173,37 @@ def _backward_schedule(jaxpr: Jaxpr, env: dict, linear_vars: set) -> list:
     recipes: dict[Var, object] = {}
     linear_eqns = []
     for eqn in jaxpr.eqns:
-        if any(type(a) is Var and a in linear_vars for a in eqn.inputs):
-            linear_vars.update(eqn.outputs)
-            linear_eqns.append(eqn)
+        for a in eqn.inputs:
+            if a in linear_vars:  # a Literal hashes by identity: never in the set
+                linear_vars.update(eqn.outputs)
+                linear_eqns.append(eqn)
+                break
         else:
-            recipes.update((v, eqn) for v in eqn.outputs)
-    steps, made = [], set()
-    for eqn in reversed(linear_eqns):
-        steps += [(e, False) for e in _recipes_needed(eqn.inputs, recipes, made)]
-        steps.append((eqn, True))
-    last: dict[Var, int] = {}
-    for t, (eqn, _) in enumerate(steps):
-        last.update((a, t) for a in eqn.inputs if type(a) is Var and a not in linear_vars)
-    dead: list[list[Var]] = [[] for _ in steps]
-    for t, (eqn, is_linear_eqn) in enumerate(steps):
-        if not is_linear_eqn:  # an output nothing reads dies at once
-            dead[t] += [v for v in eqn.outputs if v not in last]
-    for v, t in last.items():
-        dead[t].append(v)
-    for v in [v for v in env if v not in last]:
+            for v in eqn.outputs:
+                recipes[v] = eqn
+    linear_eqns.reverse()
+    if recipes:
+        steps, made = [], set()
+        for eqn in linear_eqns:
+            steps += [(e, False) for e in _recipes_needed(eqn.inputs, recipes, made)]
+            steps.append((eqn, True))
+    else:
+        steps = [(eqn, True) for eqn in linear_eqns]
+    # one sweep from the end: a known value's first sighting is its last read
+    read: set[Var] = set()
+    events = []
+    for eqn, is_linear_eqn in reversed(steps):
+        # a recomputed value nothing reads dies at once
+        dead = [] if is_linear_eqn else [v for v in eqn.outputs if v not in read]
+        for a in eqn.inputs:
+            if type(a) is Var and a not in read and a not in linear_vars:
+                read.add(a)
+                dead.append(a)
+        events.append((eqn, is_linear_eqn, dead))
+    events.reverse()
+    for v in [v for v in env if v not in read]:
         del env[v]
-    return [(eqn, is_linear_eqn, d) for (eqn, is_linear_eqn), d in zip(steps, dead)]
+    return events
 
 
 def _recipes_needed(atoms, recipes: dict, made: set) -> list:
@@ -208,11 +228,13 @@ def _transpose_eqn(eqn, cts: list, operands: list) -> list:
     if eqn.primitive.multiple_results:
         return rule([materialize(ct) for ct in cts], *operands, **eqn.params)
     (ct,) = cts
-    if type(ct) is Masked and eqn.primitive in _elementwise_transposes and all(
+    if type(ct) is not Masked:
+        return rule(ct, *operands, **eqn.params)
+    if eqn.primitive in _elementwise_transposes and all(
             o.aval.strong() == eqn.outputs[0].aval.strong() for o in operands if is_linear(o)):
         return [_still_masked(c, ct.apply_mask)
                 for c in rule(ct.value, *operands, **eqn.params)]
-    return rule(materialize(ct), *operands, **eqn.params)
+    return rule(ct.apply_mask(ct.value), *operands, **eqn.params)
 
 
 def _still_masked(ct, outer: Callable):
@@ -234,10 +256,6 @@ def _accumulate(ct_env: dict, var: Var, ct) -> None:
         ct_env[var] = Masked(add_tangents(old.value, ct.value), ct.apply_mask)
     else:
         ct_env[var] = add_tangents(materialize(old), materialize(ct))
-
-
-def _value(atom, env: dict):
-    return atom.val if type(atom) is Literal else env[atom]
 
 
 def transpose_jaxpr(jaxpr: Jaxpr, linear_mask: list[bool]) -> tuple[Jaxpr, list]:

@@ -33,6 +33,7 @@ from ...interpreters.ad import instantiate_zeros, jvp_flat, jvp_jaxpr, jvp_rules
 from ...interpreters.batching import batch_rules, batch_size, vmap_flat
 from ...interpreters.dce import dce_jaxpr, dce_rules
 from ...interpreters.eval import eval_jaxpr
+from ...interpreters.fusion_loops import defnative_loop
 from ...interpreters.partial_eval import partial_eval_jaxpr, partial_eval_rules
 from ...interpreters.transpose import is_linear, transpose_jaxpr, transpose_rules
 from ..elementwise import clamp, select_n
@@ -149,6 +150,24 @@ def _sharing_consts(jaxprs: list[Jaxpr], n_consts: list[int]) -> list[Jaxpr]:
 
 impl_rules[cond_p] = lambda index, *ops, branches: eval_jaxpr(
     branches[int(index)], (), ops)
+
+
+def cond_native(fn, eqn, operands, *, branches):
+    """An `if`/`elif` chain (jit's numba backend) assigning one set of variables; the
+    index is already clamped into range, so the last branch is the `else`."""
+    index, ops = operands[0], operands[1:]
+    outs = [fn.fresh("b") for _ in eqn.outputs]
+    for k, branch in enumerate(branches):
+        header = ("else:" if k == len(branches) - 1 else
+                  f"{'elif' if k else 'if'} {index} == {k}:")
+        with fn.block(header if len(branches) > 1 else "if True:"):
+            results = fn.jaxpr(branch, ops)
+            if outs:
+                fn.line(f"{', '.join(outs)} = {', '.join(results)}")
+    return outs
+
+
+defnative_loop(cond_p, cond_native)
 
 
 def cond_abstract_eval(index, *ops, branches):

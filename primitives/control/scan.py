@@ -35,6 +35,8 @@ from ...interpreters.ad import add_tangents, instantiate_zeros, jvp_jaxpr, jvp_r
 from ...interpreters.batching import batch_rules, batch_size
 from ...interpreters.dce import dce_jaxpr, dce_rules
 from ...interpreters.eval import compiled
+from ...interpreters.fusion import cast
+from ...interpreters.fusion_loops import defnative_loop, in_place_sums
 from ...interpreters.partial_eval import partial_eval_jaxpr, partial_eval_rules
 from ...interpreters.transpose import backward_pass, is_linear, transpose_rules
 from ..shape.slicing import concatenate, slice_in_dim
@@ -116,6 +118,30 @@ def scan_impl(*args, jaxpr, num_consts, num_carry, length, reverse):
 
 
 impl_rules[scan_p] = scan_impl
+
+
+def scan_native(fn, eqn, operands, *, jaxpr, num_consts, num_carry, length, reverse):
+    """The loop as a native `for` (jit's numba backend): the carries are variables of
+    the compiled function, each stacked output is allocated once and written by row."""
+    consts, carry, xs = split_list(operands, [num_consts, num_carry])
+    stacks = fn.assign([f"np.empty({(length, *v.aval.shape)!r}, {cast(v.aval.dtype)})"
+                        for v in jaxpr.outvars[num_carry:]], "s")
+    sums = in_place_sums(jaxpr, num_consts, num_carry)
+    summed = {s.position for s in sums}  # their buffers are the loop's own
+    carry = fn.assign([f"{c}.copy()" if k in summed else c for k, c in enumerate(carry)], "c")
+    i = fn.fresh("i")
+    steps = f"range({length - 1}, -1, -1)" if reverse else f"range({length})"
+    with fn.block(f"for {i} in {steps}:"):
+        x = fn.assign([f"{x}[{i}]" for x in xs], "x")
+        outs = fn.loop_body(jaxpr, [*consts, *carry, *x], carry, num_consts, sums)
+        for ys, y in zip(stacks, outs[num_carry:]):
+            fn.line(f"{ys}[{i}] = {y}")
+        if carry:
+            fn.line(f"{', '.join(carry)} = {', '.join(outs[:num_carry])}")
+    return [*carry, *stacks]
+
+
+defnative_loop(scan_p, scan_native)
 
 
 def scan_abstract_eval(*avals, jaxpr, num_consts, num_carry, length, reverse):

@@ -32,6 +32,7 @@ from ...interpreters.ad import instantiate_zeros, jvp_jaxpr, jvp_rules
 from ...interpreters.batching import batch_rules, batch_size
 from ...interpreters.dce import dce_jaxpr
 from ...interpreters.eval import eval_jaxpr
+from ...interpreters.fusion_loops import defnative_loop
 from ...interpreters.partial_eval import partial_eval_jaxpr, partial_eval_rules
 from ...interpreters.transpose import transpose_rules
 from ..elementwise import select_n
@@ -106,6 +107,23 @@ def while_impl(*args, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
 
 
 impl_rules[while_p] = while_impl
+
+
+def while_native(fn, eqn, operands, *, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
+    """The loop as a native `while` (jit's numba backend), the carries its variables."""
+    cond_c, body_c, carry = split_list(operands, [cond_nconsts, body_nconsts])
+    carry = fn.assign(carry, "c")
+    with fn.block("while True:"):
+        (running,) = fn.jaxpr(cond_jaxpr, [*cond_c, *carry])
+        with fn.block(f"if not {running}:"):
+            fn.line("break")
+        outs = fn.jaxpr(body_jaxpr, [*body_c, *carry])
+        if carry:
+            fn.line(f"{', '.join(carry)} = {', '.join(outs)}")
+    return carry
+
+
+defnative_loop(while_p, while_native)
 
 
 def while_abstract_eval(*avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):

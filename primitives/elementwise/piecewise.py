@@ -12,6 +12,7 @@ rather than keep their outputs for the backward pass.
 from __future__ import annotations
 
 import enum
+import functools
 
 import numpy as np
 
@@ -248,6 +249,7 @@ deffused(select_n_p, select_n_fused, operand_dtypes=lambda eqn: [
     None, *[eqn.outputs[0].aval.dtype] * (len(eqn.inputs) - 1)])
 
 
+@functools.lru_cache(maxsize=4096)  # programs repeat a handful of operand types
 def select_n_abstract_eval(which: ShapedArray, *cases: ShapedArray) -> ShapedArray:
     if not cases:
         raise ShapeError("select_n: needs at least one case")

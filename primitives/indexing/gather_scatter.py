@@ -32,6 +32,7 @@ from ...core.errors import DTypeError, ShapeError
 from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ...interpreters.ad import add_tangents, instantiate_zeros, jvp_rules, zeros
 from ...interpreters.batching import batch_rules, batch_size
+from ...interpreters.fusion_loops import Unsupported, native_rules
 from ...interpreters.transpose import is_linear, transpose_rules
 from ..elementwise import add, clamp, div, eq, mul, select_n
 from ..shape.structural import (
@@ -233,6 +234,30 @@ def full_index(ndim: int, axes, indices) -> tuple:
     return tuple(ix)
 
 
+def region_native(fn, eqn, indices: list[str], axes) -> str:
+    """Inside a native loop (jit's numba backend): the region's index for scalar indices
+    on leading axes (`x[i]`, `x.at[i]`), checked in bounds (numba's indexing is not)."""
+    if not axes or tuple(axes) != tuple(range(len(axes))) or any(
+            a.aval.shape for a in eqn.inputs[len(eqn.inputs) - len(axes):]):
+        raise Unsupported(f"{eqn.primitive.name} with index arrays or on axes {axes}")
+    for i, n in zip(indices, eqn.inputs[0].aval.shape):
+        with fn.block(f"if not -{n} <= {i} < {n}:"):
+            fn.line("raise IndexError('index out of bounds')")
+    return ", ".join(indices)
+
+
+def scatter_native(write: str):
+    """`out = x.copy(); out[index] <write> updates`, inside a native loop."""
+
+    def rule(fn, eqn, operands, *, axes):
+        x, updates, *indices = operands
+        (out,) = fn.assign([f"{x}.copy()"])
+        fn.line(f"{out}[{region_native(fn, eqn, indices, axes)}] {write} {updates}")
+        return [out]
+
+    return rule
+
+
 def region_shape(shape, axes, index_shape) -> tuple[int, ...]:
     """The shape of `x[full_index(...)]`: numpy puts the index dimensions in place of
     the indexed axes if these are consecutive, in front otherwise."""
@@ -378,6 +403,8 @@ def gather_impl(x, *indices, axes):
 
 
 impl_rules[gather_p] = checked_impl(gather_impl, gather_abstract_eval)
+native_rules[gather_p] = lambda fn, eqn, operands, *, axes: [
+    f"{operands[0]}[{region_native(fn, eqn, operands[1:], axes)}]"]
 abstract_eval_rules[gather_p] = gather_abstract_eval
 deflinear_in_leading(gather_p, 1)
 
@@ -417,6 +444,7 @@ def scatter_add(x, updates, *indices, axes):
 
 abstract_eval_rules[scatter_add_p] = scatter_abstract_eval("scatter_add")
 impl_rules[scatter_add_p] = scatter_impl(np.add.at, abstract_eval_rules[scatter_add_p])
+native_rules[scatter_add_p] = scatter_native("+=")
 deflinear_in_leading(scatter_add_p, 2)
 
 
@@ -440,6 +468,7 @@ def scatter(x, updates, *indices, axes):
 
 abstract_eval_rules[scatter_p] = scatter_abstract_eval("scatter")
 impl_rules[scatter_p] = scatter_impl(operator.setitem, abstract_eval_rules[scatter_p])
+native_rules[scatter_p] = scatter_native("=")
 deflinear_in_leading(scatter_p, 2)  # a selection of x's and the updates' entries
 
 

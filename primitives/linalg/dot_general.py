@@ -8,6 +8,7 @@ Having one primitive means one bilinear jvp and one pair of transposes to get ri
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -18,6 +19,7 @@ from ...core.errors import ShapeError
 from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ...interpreters.ad import defjvp
 from ...interpreters.batching import batch_rules, batched_axis
+from ...interpreters.fusion_loops import Unsupported, accumulate_rules, native_rules
 from ...interpreters.transpose import is_linear, transpose_rules
 from ..shape.structural import convert_element_type, transpose
 
@@ -77,6 +79,45 @@ def dot_general_impl(x, y, *, dimension_numbers, preferred_element_type):
 impl_rules[dot_general_p] = dot_general_impl
 
 
+def dot_general_native(fn, eqn, operands, *, dimension_numbers, preferred_element_type):
+    """Inside a native loop (jit's numba backend), BLAS through numba's `np.dot`: one
+    float dtype, no batch dimensions, operands of at most two dimensions (a transposed
+    matrix is a Fortran-ordered view BLAS reads as is), one contracting dimension or
+    none between vectors (an outer product, a weight's cotangent)."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    x, y, out = eqn.inputs[0].aval, eqn.inputs[1].aval, eqn.outputs[0].aval
+    if (lb or x.dtype != y.dtype or x.dtype != out.dtype or x.dtype.name not in _BLAS
+            or not 1 <= x.ndim <= 2 or not 1 <= y.ndim <= 2 or 0 in (*x.shape, *y.shape)):
+        raise Unsupported(f"dot_general of {x.str_short()} and {y.str_short()}")
+    a, b = operands
+    if len(lc) == 1:
+        return [f"np.dot({a if lc[0] == x.ndim - 1 else a + '.T'}, "
+                f"{b if rc[0] == 0 else b + '.T'})"]
+    if not lc and x.ndim == y.ndim == 1:
+        return [f"np.outer({a}, {b})"]
+    raise Unsupported(f"dot_general with dimension numbers {dimension_numbers}")
+
+
+def dot_general_accumulate(fn, eqn, target, operands, **params):
+    """`target += x·y` in place (a weight's cotangent summed over a loop): an outer
+    product adds each product where it lands, with no temporary; others add np.dot's."""
+    (product,) = dot_general_native(fn, eqn, operands, **params)
+    x, y = eqn.inputs[0].aval, eqn.inputs[1].aval
+    if params["dimension_numbers"][0][0] or x.ndim != 1:
+        fn.line(f"{target} += {product}")
+        return
+    (a, b), i, j = operands, fn.fresh("i"), fn.fresh("j")
+    with fn.block(f"for {i} in range({x.shape[0]}):"):
+        (a_i,) = fn.assign([f"{a}[{i}]"])
+        with fn.block(f"for {j} in range({y.shape[0]}):"):
+            fn.line(f"{target}[{i}, {j}] += {a_i} * {b}[{j}]")
+
+
+_BLAS = ("float32", "float64")
+native_rules[dot_general_p] = dot_general_native
+accumulate_rules[dot_general_p] = dot_general_accumulate
+
+
 def dot_general_array_api(xp, x, y, *, dimension_numbers, preferred_element_type):
     """The same contraction on an Array-API namespace: `tensordot` without batch
     dimensions (dask's blocked matmul, summing over chunks by a tree reduction), else
@@ -99,6 +140,7 @@ def dot_general_array_api(xp, x, y, *, dimension_numbers, preferred_element_type
 array_api_impls[dot_general_p] = dot_general_array_api
 
 
+@functools.lru_cache(maxsize=4096)  # programs repeat a handful of operand types
 def dot_general_abstract_eval(x, y, *, dimension_numbers, preferred_element_type):
     (lc, rc), (lb, rb) = dimension_numbers
     for aval, side, dims in ((x, "lhs", lc + lb), (y, "rhs", rc + rb)):

@@ -9,6 +9,7 @@ written with layout primitives and `add_any` only (see `pad`'s padding cotangent
 from __future__ import annotations
 
 import builtins
+import functools
 
 import numpy as np
 
@@ -115,6 +116,7 @@ def _dilated_size(n: int, interior: int) -> int:
     return (n - 1) * (interior + 1) + 1 if n else 0
 
 
+@functools.lru_cache(maxsize=4096)  # programs repeat a handful of operand types
 def pad_abstract_eval(x, padding_value, *, padding_config):
     if len(padding_config) != x.ndim or any(len(c) != 3 or c[2] < 0 for c in padding_config):
         raise ShapeError(f"pad: padding_config {padding_config} needs one (low, high, "
@@ -293,6 +295,7 @@ def slice_in_dim(x, start_index, limit_index, stride=1, axis=0):
     return slice(x, starts, limits, strides)
 
 
+@functools.lru_cache(maxsize=4096)  # programs repeat a handful of operand types
 def slice_abstract_eval(x, *, start_indices, limit_indices, strides):
     fits = len(start_indices) == len(limit_indices) == len(strides) == x.ndim and all(
         0 <= a <= b <= n and s >= 1

@@ -10,6 +10,8 @@ they are written with structural primitives and `add_any` only.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ...core.activity import Zero
@@ -31,7 +33,14 @@ from ...interpreters.batching import (
     defreducer,
     defvectorized,
 )
-from ...interpreters.fusion import broadcast_index, deffused, deffused_gather, deffused_reduction
+from ...interpreters.fusion import (
+    broadcast_index,
+    cast,
+    deffused,
+    deffused_gather,
+    deffused_reduction,
+)
+from ...interpreters.fusion_loops import Unsupported, native_rules
 from ...interpreters.partial_eval import def_recomputable
 from ...interpreters.transpose import def_elementwise_transpose, is_linear, transpose_rules
 
@@ -97,6 +106,7 @@ def broadcast_in_dim_array_api(xp, x, *, shape, broadcast_dimensions):
 array_api_impls[broadcast_in_dim_p] = broadcast_in_dim_array_api
 
 
+@functools.lru_cache(maxsize=4096)  # programs repeat a handful of operand types
 def broadcast_in_dim_abstract_eval(x, *, shape, broadcast_dimensions):
     fits = len(broadcast_dimensions) == x.ndim and all(
         0 <= d < len(shape) and x.shape[i] in (1, shape[d])
@@ -155,6 +165,21 @@ impl_rules[reshape_p] = lambda x, *, new_sizes: np.reshape(x, new_sizes)
 array_api_impls[reshape_p] = lambda xp, x, *, new_sizes: xp.reshape(x, new_sizes)
 
 
+def reshape_native(fn, eqn, operands, *, new_sizes):
+    """Inside a native loop (jit's numba backend), where every array is C-contiguous
+    and 0-d values are scalars: numba's reshape, a view."""
+    (x,), aval = operands, eqn.outputs[0].aval
+    if not new_sizes:
+        return [f"{x}.ravel()[0]" if eqn.inputs[0].aval.shape else x]
+    if not eqn.inputs[0].aval.shape:
+        return [f"np.full({new_sizes!r}, {x}, {cast(aval.dtype)})"]
+    return [f"{x}.reshape({new_sizes!r})"]
+
+
+native_rules[reshape_p] = reshape_native
+
+
+@functools.lru_cache(maxsize=4096)  # programs repeat a handful of operand types
 def reshape_abstract_eval(x, *, new_sizes):
     if int(np.prod(new_sizes, dtype=np.int64)) != x.size or any(d < 0 for d in new_sizes):
         raise ShapeError(f"reshape: cannot reshape {x.str_short()} to {new_sizes}")
@@ -196,6 +221,7 @@ def reduce_sum_array_api(xp, x, *, axes):
 array_api_impls[reduce_sum_p] = reduce_sum_array_api
 
 
+@functools.lru_cache(maxsize=4096)  # programs repeat a handful of operand types
 def reduce_sum_abstract_eval(x, *, axes):
     check_axes("reduce_sum", axes, x)
     shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
@@ -270,6 +296,7 @@ deffused_gather(transpose_p, lambda i, shape, out_shape, /, *, permutation: (
     [i[permutation.index(d)] for d in range(len(shape))], None))
 
 
+@functools.lru_cache(maxsize=4096)  # programs repeat a handful of operand types
 def transpose_abstract_eval(x, *, permutation):
     if sorted(permutation) != list(range(x.ndim)):
         raise ShapeError(f"transpose: permutation {permutation} is not a permutation of the "
@@ -314,6 +341,7 @@ deffused_gather(squeeze_p, lambda i, shape, out_shape, /, *, dimensions: (
     _with_zeros_at(i, dimensions, len(shape)), None))
 
 
+@functools.lru_cache(maxsize=4096)  # programs repeat a handful of operand types
 def squeeze_abstract_eval(x, *, dimensions):
     check_axes("squeeze", dimensions, x)
     if any(x.shape[d] != 1 for d in dimensions):
@@ -352,6 +380,7 @@ def expand_dims_array_api(xp, x, *, dimensions):
 array_api_impls[expand_dims_p] = expand_dims_array_api
 
 
+@functools.lru_cache(maxsize=4096)  # programs repeat a handful of operand types
 def expand_dims_abstract_eval(x, *, dimensions):
     ndim = x.ndim + len(dimensions)
     if any(not 0 <= d < ndim for d in dimensions) or len(set(dimensions)) != len(dimensions):
@@ -440,6 +469,16 @@ defjvp_zero(iota_p)
 # transpose: none, iota has no operands
 defnullary(iota_p)
 def_recomputable(iota_p)
+
+
+def iota_native(fn, eqn, operands, *, dtype, shape, dimension):
+    """Inside a native loop (jit's numba backend): a 1-d iota, fori_loop's indices."""
+    if len(shape) != 1:
+        raise Unsupported(f"iota of shape {shape}")
+    return [f"np.arange({shape[0]}).astype({cast(dtype)})"]
+
+
+native_rules[iota_p] = iota_native
 
 # ---------------------------------------------------------------------------------
 # Undoing numpy broadcasting: the one place the transposes of broadcasting ops share

@@ -1,0 +1,292 @@
+"""jit's numba backend for control flow: a loop whose body compiles runs as native code.
+
+`scan_impl` and `while_impl` run their body from Python once per iteration: for a
+small body (an RNN step on 128 numbers) that Python overhead is most of the time. Here
+a `scan`, `while` or `cond` whose every body equation compiles becomes ONE numba
+function: the loop is a native `for`/`while`, the carries are native variables (0-d
+values as scalars, arrays as arrays), each stacked output is allocated once and
+written row by row. Inside, a body is planned as the fusion backend plans a program
+(`fusion.plan`): each cluster of elementwise work is a kernel function of the same
+module that numba compiles with the loop (and LLVM inlines), and each other equation
+must have a `native_rules` entry (`dot_general` as BLAS's `np.dot`; control flow
+nests). A body with any other equation keeps the impl's path: nothing is refused.
+
+Rule signature::
+
+    native_rules[prim](fn: NativeFunction, eqn, operands: list[str], **params) -> list[str]
+
+`operands` are the numba expressions of the equation's inputs; the rule emits lines
+into `fn` (`fn.line`, `fn.block`, `fn.jaxpr`) and returns the expressions of its
+outputs, or raises `Unsupported`. `defnative_loop(prim, rule)` also lets a top-level
+equation of `prim` become one compiled step of jit's driver (`fusion.step_rules`).
+
+A backward loop sums each weight's cotangent into a carry, `add_any(carry, outer
+product)` per step; `in_place_sums` finds such carries, and `accumulate_rules` (the
+same signature, plus the target) adds the product into the loop's own copy of the
+carry in place: no temporary per step, one pass instead of two.
+
+Dtypes are the numpy backend's (cluster kernels cast each result to its aval's
+dtype; a rule must return its outputs' dtypes exactly, since numba would unify a loop
+variable of two types silently). Kernels are cached by their text like fusion's.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Callable
+
+import attrs
+import numpy as np
+
+from ..core.ir import Jaxpr, JaxprEqn, Literal, Var
+from ..core.rules import RuleTable
+from .ad import add_any_p, zeros_p
+from .eval import Step, impl_step
+from .fusion import (
+    Cluster,
+    cast,
+    charge,
+    fusion_rules,
+    kernel_source,
+    literal_text,
+    load_kernel,
+    plan,
+    step_rules,
+    used_outside_clusters,
+)
+
+native_rules = RuleTable("native")
+accumulate_rules = RuleTable("native accumulate")
+"""`accumulate_rules[prim](fn, eqn, target, operands, **params)`: emit `target += ` the
+result of `eqn`, in place (see `in_place_sums`)."""
+
+
+class Unsupported(Exception):
+    """A body equation has no native form: the loop runs through its impl."""
+
+
+MAX_EQNS = 2000  # numba types ~1 ms per expression: a bigger body stays on its impl
+_HEADER = "import math\n\nimport numba\nimport numpy as np\n\n\n"
+_DECORATOR = "@numba.njit(cache=True, error_model='numpy')"
+
+
+@attrs.define
+class NativeFunction:
+    """The text of one numba module: cluster kernels as helper functions, and the
+    lines of the function running the equation, with its indentation."""
+
+    helpers: list = attrs.Factory(list)
+    lines: list = attrs.Factory(list)
+    depth: int = 1
+    count: int = 0
+    eqns: int = 0  # emitted so far, over every body
+
+    def fresh(self, prefix: str = "v") -> str:
+        self.count += 1
+        return f"{prefix}{self.count}"
+
+    def line(self, text: str) -> None:
+        self.lines.append("    " * self.depth + text)
+
+    def block(self, header: str) -> _Block:
+        """`with fn.block("for i in range(n):"):` indents the lines emitted inside."""
+        self.line(header)
+        return _Block(self)
+
+    def assign(self, exprs: list[str], prefix: str = "v") -> list[str]:
+        """Fresh names holding `exprs`, assigned at once (so `a, b = b, a` swaps)."""
+        names = [self.fresh(prefix) for _ in exprs]
+        if names:
+            self.line(f"{', '.join(names)} = {', '.join(exprs)}")
+        return names
+
+    def jaxpr(self, jaxpr: Jaxpr, operands: list[str]) -> list[str]:
+        """Emit `jaxpr` applied to `operands`; the expressions of its outputs."""
+        self.eqns += len(jaxpr.eqns)
+        if self.eqns > MAX_EQNS:
+            raise Unsupported(f"bodies of more than {MAX_EQNS} equations")
+        env = dict(zip(jaxpr.invars, operands))
+        steps = [lone_cluster(s) if isinstance(s, JaxprEqn) and s.primitive in fusion_rules
+                 else s for s in plan(jaxpr)]
+        used_outside = used_outside_clusters(jaxpr, steps)
+        for step in steps:
+            if isinstance(step, Cluster):
+                self.cluster(step, used_outside, env)
+                continue
+            rule = native_rules.get(step.primitive)
+            if rule is None:
+                raise Unsupported(step.primitive.name)
+            outs = rule(self, step, [atom(a, env) for a in step.inputs], **step.params)
+            env.update(zip(step.outputs, self.assign(outs)))  # an expression runs once
+        return [atom(a, env) for a in jaxpr.outvars]
+
+    def loop_body(self, jaxpr: Jaxpr, operands: list[str], carry: list[str], first: int,
+                  sums: list[Sum]) -> list[str]:
+        """Emit a loop body whose inputs `first`, ... are the carry variables `carry`;
+        each of `sums` adds its product into its carry in place, after the rest."""
+        if not sums:
+            return self.jaxpr(jaxpr, operands)
+        dropped = {id(e) for s in sums for e in (s.add, s.product)}
+        outvars = list(jaxpr.outvars)
+        for s in sums:
+            outvars[s.position] = jaxpr.invars[first + s.position]
+        factors = [a for s in sums for a in s.product.inputs]
+        rest = Jaxpr((), jaxpr.invars, tuple(e for e in jaxpr.eqns if id(e) not in dropped),
+                     (*outvars, *factors))
+        outs = self.jaxpr(rest, operands)
+        factors = outs[len(outvars):]
+        for s in sums:
+            n = len(s.product.inputs)
+            accumulate_rules[s.product.primitive](self, s.product, carry[s.position],
+                                                  factors[:n], **s.product.params)
+            factors = factors[n:]
+        return outs[:len(outvars)]
+
+    def cluster(self, cluster: Cluster, used_outside: set, env: dict) -> None:
+        source = kernel_source(cluster, used_outside)
+        name = f"k{len(self.helpers)}"
+        text = source.text()  # a module: the kernel is its function from the decorator on
+        text = text[text.index("@numba.njit"):].replace("def kernel(", f"def {name}(", 1)
+        self.helpers.append(text)
+        names = [self.fresh() for _ in source.returned]
+        if names:
+            call = f"{name}({', '.join(atom(a, env) for a in source.arguments)})"
+            self.line(f"{''.join(n + ', ' for n in names)}= {call}")
+        env.update(zip(source.returned, names))
+
+    def text(self, params: list[str], outs: list[str]) -> str:
+        main = [_DECORATOR, f"def kernel({', '.join(params)}):", *self.lines,
+                f"    return ({''.join(o + ', ' for o in outs)})"]
+        return _HEADER + "\n\n".join([*self.helpers, "\n".join(main)]) + "\n"
+
+
+@attrs.define
+class _Block:
+    fn: NativeFunction
+    start: int = 0
+
+    def __enter__(self):
+        self.fn.depth += 1
+        self.start = len(self.fn.lines)
+
+    def __exit__(self, *exc):
+        if len(self.fn.lines) == self.start:
+            self.fn.line("pass")
+        self.fn.depth -= 1
+
+
+@attrs.frozen
+class Sum:
+    """Carry `position` of a loop body is `add_any(carry, product)`."""
+
+    position: int
+    add: JaxprEqn
+    product: JaxprEqn
+
+
+def in_place_sums(jaxpr: Jaxpr, first: int, num_carry: int) -> list[Sum]:
+    """The carries (inputs `first`, ..., outputs 0, ...) a loop body sums a product
+    into, which can be updated in place: nothing else reads the carry, the product or
+    the sum, and the product has an `accumulate_rules` entry. A weight's cotangent in
+    a backward loop is one (an outer product per step): in place it costs no
+    temporary and one pass, instead of two of each per step."""
+    reads = Counter(a for e in jaxpr.eqns for a in e.inputs if type(a) is Var)
+    reads.update(v for v in jaxpr.outvars if type(v) is Var)
+    producer = {v: e for e in jaxpr.eqns for v in e.outputs}
+    sums = []
+    for k in range(num_carry):
+        carry, new = jaxpr.invars[first + k], jaxpr.outvars[k]
+        add = producer.get(new)
+        if add is None or add.primitive is not add_any_p or not new.aval.shape or \
+                reads[new] != 1 or reads[carry] != 1 or carry not in add.inputs:
+            continue
+        (term,) = [a for a in add.inputs if a is not carry]
+        product = producer.get(term)
+        if product is not None and product.primitive in accumulate_rules and reads[term] == 1:
+            sums.append(Sum(k, add, product))
+    return sums
+
+
+def atom(a, env: dict) -> str:
+    if type(a) is Literal:
+        if a.aval.shape:
+            raise Unsupported("an array literal")
+        return literal_text(a.val, a.aval.dtype)
+    return env[a]
+
+
+def lone_cluster(eqn: JaxprEqn) -> Cluster:
+    """A fusible equation `plan` left alone (a libm call on a large array, which
+    numpy's SIMD loop beats outside a loop, or an empty one) as a kernel of its own:
+    inside a native loop every equation must compile."""
+    rule = fusion_rules[eqn.primitive]
+    avals = [a.aval for a in eqn.inputs] + [v.aval for v in eqn.outputs]
+    if any(aval.dtype.kind not in rule.kinds or aval.dtype == np.float16 for aval in avals):
+        raise Unsupported(f"{eqn.primitive.name} on {[a.str_short() for a in avals]}")
+    reduces = rule.kind == "reduce"
+    return Cluster(eqn.inputs[0].aval.shape if reduces else eqn.outputs[0].aval.shape,
+                   [eqn], set(eqn.outputs) if reduces else set(), open=False)
+
+
+native_rules[zeros_p] = lambda fn, eqn, operands, *, shape, dtype: [
+    f"np.zeros({shape!r}, {cast(dtype)})" if shape else literal_text(0, dtype)]
+
+
+# ---------------------------------------------------------------------------------
+# Top-level equations as compiled steps
+
+
+def defnative_loop(prim, rule: Callable) -> None:
+    """`prim` (control flow) emits native code by `rule`; an equation of it outside
+    any loop becomes one compiled step of jit's driver when its bodies compile."""
+    native_rules[prim] = rule
+    step_rules[prim] = native_step
+
+
+def native_step(eqn: JaxprEqn, budget: list[int]) -> Step | None:
+    """One compiled function running `eqn`, or None where a body does not compile
+    (or the program's budget of new kernels is spent, see `fusion.cluster_steps`)."""
+    inputs = list(dict.fromkeys(a for a in eqn.inputs if type(a) is Var))
+    params = {a: f"a{i}" for i, a in enumerate(inputs)}
+    fn = NativeFunction()
+    try:
+        outs = native_rules[eqn.primitive](fn, eqn, [atom(a, params) for a in eqn.inputs],
+                                           **eqn.params)
+    except Unsupported:
+        return None
+    text = fn.text(list(params.values()), outs)
+    if not charge(budget, text):
+        return None
+    return Step(tuple(inputs), eqn.outputs, entry(load_kernel(text), eqn, inputs), unpack=True)
+
+
+def entry(kernel: Callable, eqn: JaxprEqn, inputs: list[Var]) -> Callable:
+    """`kernel` called from the driver: 0-d operands as numpy scalars of their dtype
+    (a Python float would type as float64), arrays C-contiguous (what BLAS and one
+    compiled specialisation want); 0-d results boxed back into numpy scalars. Should
+    the first call fail (numba compiles then, and may refuse what a rule emitted),
+    the equation's impl runs instead, then and from then on."""
+    scalars = [a.aval.dtype.type if not a.aval.shape else None for a in inputs]
+    boxes = [v.aval.dtype.type if not v.aval.shape else None for v in eqn.outputs]
+    impl = impl_step(eqn).fn
+    state = {"kernel": kernel, "ran": False}
+
+    def fallback(*args):
+        env = dict(zip(inputs, args))
+        return impl(*(env[a] if type(a) is Var else a.val for a in eqn.inputs))
+
+    def run(*args):
+        if state["kernel"] is None:
+            return fallback(*args)
+        typed = [s(a) if s else np.ascontiguousarray(a) for a, s in zip(args, scalars)]
+        try:
+            outs = state["kernel"](*typed)
+        except Exception:
+            if state["ran"]:
+                raise
+            state["kernel"] = None
+            return fallback(*args)
+        state["ran"] = True
+        return [box(r) if box else r for r, box in zip(outs, boxes)]
+
+    return run

@@ -1,0 +1,197 @@
+"""jit's numba backend on control flow: loops whose bodies compile run as native code.
+
+Each case checks values and dtypes against the numpy backend (`check_jit_backends`)
+and which top-level loops became one compiled function (`native`). Sizes are small
+and shared between cases, since every distinct loop is one numba compile."""
+
+import numpy as np
+import pytest
+from harness import check_jit_backends
+
+import inert
+import inert.numpy as inp
+from inert import lax
+from inert.interpreters import fusion
+from inert.interpreters.ad import add_tangents
+from inert.interpreters.fusion_loops import MAX_EQNS, native_rules, native_step
+from inert.primitives.shape.structural import reshape_p
+
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+
+
+def native(f, *args) -> list[tuple[str, bool]]:
+    """Each top-level control-flow equation of `f`'s program, and whether it compiles."""
+    jaxpr = inert.make_jaxpr(f)(*args).jaxpr
+    return [(e.primitive.name, native_step(e, [99]) is not None)
+            for e in jaxpr.eqns if e.primitive in fusion.step_rules]
+
+
+def rnn(W, h0, xs):
+    return inp.sum(lax.scan(lambda h, x: (inp.tanh(W @ h + x), h * 2.0), h0, xs)[1]) + \
+        inp.sum(lax.scan(lambda h, x: (inp.tanh(W @ h + x), None), h0, xs)[0])
+
+
+@pytest.fixture
+def rnn_args(rng):
+    return rng.standard_normal((4, 4)) / 2, rng.standard_normal(4), rng.standard_normal((5, 4))
+
+
+@pytest.mark.parametrize("argnums", [(1, 2), (0, 1, 2)], ids=["W inactive", "W active"])
+def test_an_rnns_gradient_runs_every_loop_natively(argnums, rnn_args):
+    """The forward scans and the backward ones (matrix-vector products, an outer
+    product accumulated into a carry, reversed) each compile to one function."""
+    f = inert.value_and_grad(rnn, argnums=argnums)
+    check_jit_backends(f, rnn_args)
+    loops = native(f, *rnn_args)
+    assert len(loops) >= 3 and all(ok for _, ok in loops)
+
+
+def test_sums_into_a_carry_are_in_place_on_the_loops_own_copy(rng):
+    """A cotangent summed over the steps (`add_any` of an outer product, or of a
+    matrix product) updates its carry in place; the user's initial array is untouched."""
+    def f(c, d, xs):
+        def step(carry, x):
+            c, d = carry
+            return (add_tangents(c, lax.dot_general(x, x, (((), ()), ((), ())))),
+                    add_tangents(d, x[:, None] @ x[None, :])), None
+        return lax.scan(step, (c, d), xs)[0]
+
+    c, d, xs = rng.standard_normal((4, 4)), rng.standard_normal((4, 4)), rng.standard_normal((5, 4))
+    kept = c.copy(), d.copy()
+    check_jit_backends(f, (c, d, xs))
+    np.testing.assert_array_equal(c, kept[0])
+    np.testing.assert_array_equal(d, kept[1])
+    assert native(f, c, d, xs) == [("scan", True)]
+
+
+def test_grad_of_a_fori_loop_and_a_cond_inside_it(rng):
+    def f(x):
+        def body(i, c):
+            return lax.cond(i < 3, lambda c: inp.sin(c) * x, lambda c: c + 0.5 * x, c)
+        return inp.sum(lax.fori_loop(0, 6, body, x))
+
+    x = rng.standard_normal(4)
+    check_jit_backends(inert.grad(f), (x,))
+    assert native(inert.grad(f), x) and all(ok for _, ok in native(inert.grad(f), x))
+
+
+def test_a_while_loop_on_scalars_keeps_integer_and_float32_carries():
+    def newton(a):
+        def body(s):
+            x, i, n = s
+            return (x + a / x) * np.float32(0.5), i + 1, n + np.int32(2)
+        return lax.while_loop(lambda s: s[1] < 20, body, (a, 0, np.int32(1)))
+
+    a = np.float32(3.0)
+    check_jit_backends(newton, (a,))
+    out = inert.jit(newton, backend="numba")(a)
+    assert [np.asarray(o).dtype for o in out] == [np.float32, np.int64, np.int32]
+    assert native(newton, a) == [("while", True)]
+
+
+def test_jvp_of_a_while_loop_with_array_carries(rng):
+    def f(x):
+        return lax.while_loop(lambda c: inp.sum(c[0]) < 100.0,
+                              lambda c: (c[0] * 1.5 + 1.0, c[1] + 1), (x, 0))[0]
+
+    x = rng.uniform(1.0, 2.0, 4)
+    check_jit_backends(lambda x, t: inert.jvp(f, (x,), (t,)), (x, np.ones(4)))
+
+
+def test_nested_loops_compile_into_one_function(rng):
+    def f(x):
+        def outer(c, row):
+            inner = lax.fori_loop(0, 3, lambda i, d: d * inp.cos(row) + i, c)
+            return inner, inp.sum(inner * row)
+        return lax.scan(outer, x, inp.ones((4, 3)) * x)
+
+    x = rng.standard_normal(3)
+    check_jit_backends(f, (x,))
+    check_jit_backends(inert.grad(lambda x: inp.sum(f(x)[1])), (x,))
+    assert native(f, x) == [("scan", True)]
+
+
+def test_indexing_by_the_loop_counter_and_its_gradient(rng):
+    """`x[i]` and `c.at[i].set(...)` with a traced scalar index compile (a gather and a
+    scatter; the gradient scatter-adds); an index out of bounds is numpy's IndexError."""
+    def f(x, c):
+        x = inp.asarray(x)
+
+        def body(i, carry):
+            s, c = carry
+            return s + x[i] * x[-1 - i], c.at[i].set(c[i + 1] * x[i])
+        return lax.fori_loop(0, 3, body, (0.0, c))
+
+    x, c = rng.standard_normal(4), rng.standard_normal((4, 2))
+    check_jit_backends(f, (x, c))
+    check_jit_backends(inert.grad(lambda x, c: f(x, c)[0] + inp.sum(f(x, c)[1]), (0, 1)), (x, c))
+    assert native(f, x, c) == [("scan", True)]
+    beyond = lambda x, n: lax.fori_loop(0, n, lambda i, s: s + inp.asarray(x)[i], 0.0)
+    for backend in ("numpy", "numba"):
+        with pytest.raises(IndexError):
+            inert.jit(beyond, backend=backend, static_argnums=1)(x, 6)
+
+
+def test_a_body_that_does_not_compile_runs_through_its_impl(rng):
+    def f(x):
+        return lax.scan(lambda c, row: (inp.sort(c * row), inp.cumsum(c)), x, inp.ones((3, 4)))
+
+    x = rng.standard_normal(4)
+    check_jit_backends(f, (x,))
+    assert native(f, x) == [("scan", False)]
+
+
+def test_a_body_too_long_for_numba_to_compile_quickly_runs_through_its_impl():
+    def chain(c):
+        for _ in range(MAX_EQNS // 2 + 1):
+            c = c * 0.5 + 0.25
+        return c
+
+    assert native(lambda x: lax.fori_loop(0, 2, lambda i, c: chain(c), x), 1.0) == [
+        ("scan", False)]
+
+
+@pytest.mark.parametrize("length", [0, 3])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_scans_of_any_length_and_direction(length, reverse, rng):
+    def f(c, xs):
+        return lax.scan(lambda c, x: (c * 0.5 + x[0], (c, x[1] > 0)), c, xs, reverse=reverse)
+
+    check_jit_backends(f, (np.float64(1.5), rng.standard_normal((length, 2))))
+
+
+def test_a_switch_of_three_branches(rng):
+    def f(i, x):
+        return lax.switch(i, [lambda x: inp.sin(x), lambda x: x * 2.0, lambda x: -x], x)
+
+    x = rng.standard_normal(4)
+    for i in range(4):
+        check_jit_backends(f, (np.int32(i), x))
+    assert native(f, np.int32(0), x) == [("cond", True)]
+
+
+def test_a_second_jit_of_a_loop_loads_no_new_kernel(rng):
+    def f(x):
+        return lax.fori_loop(0, 4, lambda i, c: c * 0.75 - 1.0, x)
+
+    x = rng.standard_normal(3)
+    inert.jit(f, backend="numba")(x)
+    before = len(fusion.loaded_kernels())
+    np.testing.assert_allclose(inert.jit(f, backend="numba")(x), f(x), rtol=1e-12)
+    assert len(fusion.loaded_kernels()) == before
+
+
+def test_a_kernel_numba_fails_to_compile_falls_back_to_the_impl(rng):
+    """Generated code numba cannot type (here a rule made to emit some) is no error:
+    the loop runs through its impl."""
+    def f(x):
+        return lax.fori_loop(0, 3, lambda i, c: inp.reshape(c, (2, 3)).T.ravel() + 1.0, x)
+
+    x = rng.standard_normal(6)
+    rule = native_rules[reshape_p]
+    dict.__setitem__(native_rules, reshape_p, lambda *args, **params: ["np.no_such_thing()"])
+    try:
+        np.testing.assert_allclose(inert.jit(f, backend="numba")(x), f(x), rtol=1e-12)
+        assert native(f, x) == [("scan", True)]
+    finally:
+        dict.__setitem__(native_rules, reshape_p, rule)
