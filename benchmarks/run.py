@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 
 _THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+_ONE_THREAD_FROM_THE_START = all(os.environ.get(v) == "1" for v in _THREAD_VARIABLES)
 for _var in _THREAD_VARIABLES:
     os.environ[_var] = "1"
 
@@ -320,6 +321,8 @@ def main(argv=None) -> None:
     parser.add_argument("--only", help="run one workload (or 'overheads', or 'phases': reverse "
                         "mode's time by phase on W1 and W7) and print JSON")
     args = parser.parse_args(argv)
+    if args.only and not _ONE_THREAD_FROM_THE_START:
+        _restart_with_one_blas_thread(argv)
     if not args.default_malloc:
         keep_freed_memory()
     if args.only == "overheads":
@@ -333,15 +336,22 @@ def main(argv=None) -> None:
         _run_each_in_its_own_process(args, argv)
 
 
+def _restart_with_one_blas_thread(argv) -> None:
+    """`-m inert.benchmarks` loads numpy (through inert) before this module can set the
+    thread variables, and BLAS reads them when it loads: a measurement started from a
+    shell starts again as a fresh process that has them."""
+    env = {**os.environ, **{v: "1" for v in _THREAD_VARIABLES}}
+    argv = list(argv if argv is not None else sys.argv[1:])
+    os.execve(sys.executable, [sys.executable, "-m", "inert.benchmarks", *argv], env)
+
+
 def _run_each_in_its_own_process(args, argv) -> None:
     """One process per workload: each starts from the same state of the Python heap and
     the allocator, whatever ran before it, so its ratios do not depend on the order."""
     print(f"glibc keeps freed memory for reuse: {not args.default_malloc}\n")
     passed = [a for a in (argv if argv is not None else sys.argv[1:]) if a != "--only"]
 
-    def run(key: str):
-        # `-m inert.benchmarks` loads numpy (through inert) before this module can set the
-        # thread variables, so each workload's process gets them from its environment
+    def run(key: str):  # each process gets the thread variables from its environment
         out = subprocess.run([sys.executable, "-m", "inert.benchmarks", *passed, "--only", key],
                              env={**os.environ, **{v: "1" for v in _THREAD_VARIABLES}},
                              check=True, capture_output=True, text=True).stdout
