@@ -229,15 +229,15 @@ def jit(f: Callable, static_argnums: int | Sequence[int] = (),
     return jitted
 
 
-def _jit_leaves(dynamic: tuple) -> tuple[list, PyTreeDef]:
-    """The leaves `trace_to_closed_jaxpr` flattens the arguments to, and a structure to
-    key the cache by: one flattening unless an `Inactive` marker needs unwrapping (jit
-    is called at every step of a training loop, whose state is a large pytree)."""
+def _jit_leaves(dynamic: tuple) -> tuple[list, object]:
+    """The leaves `trace_to_closed_jaxpr` flattens the arguments to (an `Inactive`
+    marker's value flattened in its place), and a structure to key the cache by: one
+    flattening, plus one per marker (jit is called at every step of a training loop)."""
     items, treedef = tree_flatten(list(dynamic), is_leaf=_is_inactive)
-    if any(isinstance(x, Inactive) for x in items):
-        flat = flatten_args(dynamic)
-        return flat.leaves, flat.treedef
-    return items, treedef
+    if not any(isinstance(x, Inactive) for x in items):
+        return items, treedef
+    flat = [tree_flatten(x.value) if isinstance(x, Inactive) else ([x], None) for x in items]
+    return [leaf for leaves, _ in flat for leaf in leaves], (treedef, tuple(d for _, d in flat))
 
 
 def _positions_of_names(f: Callable, names: frozenset) -> frozenset[int]:

@@ -34,6 +34,7 @@ from inert import lax  # noqa: E402
 from inert.example_libraries import optimizers  # noqa: E402
 
 from .cnn import conv_layer_timing  # noqa: E402
+from .jax_column import jax_call, jax_first_call  # noqa: E402
 from .memory import peak_bytes, reachable_array_bytes  # noqa: E402
 from .phases import phase_lines  # noqa: E402
 from .workloads import Workload, _unwrap, rosenbrock, rosenbrock_hvp, workloads  # noqa: E402
@@ -92,7 +93,7 @@ def gradient_row(w: Workload, repeat: int) -> dict:
            "ratio": kept / minimum if minimum else (1.0 if kept == 0 else float("inf")),
            "peak": peak_ratio(value_and_grad, args, w.numpy_grad, plain),
            "time": t_inert / t_numpy, "t_inert": t_inert}
-    row.update(jit_columns(w, args, t_numpy, repeat))
+    row.update(jit_columns(w, args, repeat))
     if w.key == "W7":
         row["us_per_op"] = t_inert / 2000 * 1e6
     if w.key == "W6":
@@ -111,26 +112,33 @@ def gradient_row(w: Workload, repeat: int) -> dict:
     return row
 
 
-def jit_columns(w: Workload, args, t_numpy: float, repeat: int) -> dict:
-    """`jit(value_and_grad(f))` on each backend: time against the hand-written numpy
-    gradient, and the first call (tracing and compiling) in seconds."""
-    argnums = _active_argnums(args)
-    columns = {}
+def jit_columns(w: Workload, args, repeat: int) -> dict:
+    """`jit(value_and_grad(f))` on each backend, and JAX's where installed: time against
+    the hand-written numpy gradient, all four interleaved in one set of medians (the
+    backends' differences are often smaller than the machine's drift), and the first
+    call (tracing and compiling) in seconds."""
+    argnums, plain = _active_argnums(args), _unwrap(args)
+    calls, columns = {}, {}
     for backend in ("numpy", "numba"):
         jitted = inert.jit(inert.value_and_grad(w.f, argnums=argnums, has_aux=w.has_aux),
                            backend=backend)
         start = time.perf_counter()
         jitted(*args)
         columns[f"first_{backend}"] = time.perf_counter() - start
-        columns[f"jit_{backend}"] = median_time(lambda f=jitted: f(*args), repeat) / t_numpy
+        calls[backend] = lambda f=jitted: f(*args)
+    jax = jax_call(w.key, w.f, plain, argnums, w.has_aux)
+    if jax is not None:
+        calls["jax"], columns["first_jax"] = jax
+    *times, t_numpy = median_times([*calls.values(), lambda: w.numpy_grad(*plain)], repeat)
+    columns.update((f"jit_{name}", t / t_numpy) for name, t in zip(calls, times))
     return columns
 
 
 def format_gradient_rows(rows: list[dict]) -> str:
     lines = ["| key | workload | residual bytes | minimum | ratio | peak memory / numpy | "
-             "grad time / numpy | jit numpy / numpy | jit numba / numpy | numba first call | "
-             "notes |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "grad time / numpy | jit numpy / numpy | jit numba / numpy | JAX jit / numpy | "
+             "first call numpy / numba / JAX | notes |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         notes = []
         if "us_per_op" in r:
@@ -147,9 +155,16 @@ def format_gradient_rows(rows: list[dict]) -> str:
             notes.append(f"hvp / grad time {r['hvp_over_grad']:.2f}")
         lines.append(f"| {r['key']} | {r['what']} | {r['kept']:,} | {r['minimum']:,} | "
                      f"{r['ratio']:.2f} | {r['peak']:.2f} | {r['time']:.2f} | "
-                     f"{r['jit_numpy']:.2f} | {r['jit_numba']:.2f} | {r['first_numba']:.2f} s | "
+                     f"{r['jit_numpy']:.2f} | {r['jit_numba']:.2f} | {_or_na(r, 'jit_jax')} | "
+                     f"{r['first_numpy']:.2f} / {r['first_numba']:.2f} / "
+                     f"{_or_na(r, 'first_jax', ' s')} | "
                      f"{'; '.join(notes)} |")
     return "\n".join(lines)
+
+
+def _or_na(row: dict, key: str, unit: str = "") -> str:
+    """A JAX figure, or n/a where jax is absent or the workload has no JAX port."""
+    return f"{row[key]:.2f}{unit}" if key in row else "n/a"
 
 
 # ---------------------------------------------------------------------------------
@@ -219,6 +234,9 @@ def _jit_compile_lines() -> list[str]:
         g(0.3)
         lines.append(f"jit(grad) of a 10,000-op chain, first call, {backend} backend: "
                      f"{time.perf_counter() - start:.2f} s")
+    seconds = jax_first_call(_scalar_chain, 0.3, 10_000)
+    lines.append("jax.jit(jax.grad) of the same chain, first call (XLA): " + (
+        f"{seconds:.2f} s" if seconds is not None else "n/a (jax is not installed)"))
     return lines
 
 

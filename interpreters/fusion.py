@@ -31,7 +31,9 @@ before it is emitted, and the driver emits steps in a valid order.
 Dtypes are exactly the numpy backend's: each equation's result is cast to its aval's
 dtype, and a weakly typed literal is cast to the dtype it promotes to. Values agree
 to rounding: kernels with a reduction let LLVM reassociate (`fastmath={"reassoc"}`)
-so that sums vectorise, and the tests hold float64 results to 1e-12 relative.
+so that sums vectorise, `x ** 3` is `x * x * x` (libm's `pow` per element is 50 times
+slower), and the tests hold float64 results to 1e-12 relative. Kernels never warn, so
+a program of kernels alone runs without numpy's `errstate`.
 
 Kernels are cached per source text: in memory, and on disk through numba's cache
 (the source is written once to a file under the cache folder, `$INERT_CACHE_DIR` or
@@ -57,9 +59,14 @@ from ..core.rules import RuleTable
 from . import scalar_kernels
 from .eval import Step, compile_steps, impl_step
 
-MAX_CLUSTER_EQNS = 2000  # numba's compile time grows with a function: split array kernels
 SMALL = 1024  # elements below which a libm call per element beats a numpy call
-MAX_NEW_ARRAY_KERNELS = 32  # numba compiles per jitted program, then numpy takes over
+# numba compiles an array kernel in about 0.15 s, plus 25 ms per equation (its type
+# inference, per expression) and 100 ms more per conditional expression (a pad's or
+# a select's blocks): a program compiles new kernels worth at most about 4 s of that,
+# counted in equations, and then numpy takes over
+MAX_CLUSTER_EQNS = 64  # equations per array kernel
+BRANCH_COST = 4  # a conditional expression's cost, in lines (`compile_cost`)
+MAX_NEW_KERNEL_COST = 160  # per jitted program
 
 
 @attrs.frozen
@@ -70,6 +77,7 @@ class FusionRule:
     kinds: str = "biuf"  # the dtype kinds numba computes exactly as numpy does
     operand_dtypes: Callable | None = None  # eqn -> the dtype each operand is cast to
     vectorised: bool = True  # False: a libm call per element, slower than numpy's SIMD
+    view: bool = False  # a gather whose numpy impl is a view of its operand (no copy)
 
 
 fusion_rules = RuleTable("fusion")
@@ -118,11 +126,12 @@ def deffused_ufunc(prim, ufunc: np.ufunc, kinds: str = "biuf") -> None:
              vectorised=ufunc.__name__ not in _MATH or ufunc.__name__ == "sqrt")
 
 
-def deffused_gather(prim, index_map: Callable) -> None:
+def deffused_gather(prim, index_map: Callable, view: bool = True) -> None:
     """`prim` moves data: element `i` of its output is its operand's element
     `index_map(i, operand_shape, out_shape, **params)[0]` where the condition `[1]`
-    holds (None: always), else its second operand (a pad's value)."""
-    fusion_rules[prim] = FusionRule("gather", index_map)
+    holds (None: always), else its second operand (a pad's value). `view`: numpy's
+    impl is a view, so a result read outside a kernel is that view, not a copy."""
+    fusion_rules[prim] = FusionRule("gather", index_map, view=view)
 
 
 def deffused_reduction(prim, combine: Callable, identity: Callable) -> None:
@@ -424,16 +433,48 @@ def _import_kernel(digest: str, text: str) -> Callable:
 def cluster_steps(cluster: Cluster, used_outside: set, budget: list[int]) -> list[Step]:
     """The steps running `cluster`: one kernel, or each equation's numpy impl where a
     kernel would not pay: a lone equation (one numpy call is as fast), or an array
-    kernel beyond the program's `budget` of new numba compiles (about a second each;
-    a Python loop can make a distinct kernel per iteration, its index constants
-    differing)."""
-    source = kernel_source(cluster, used_outside)
-    if cluster.shape and (len(cluster.eqns) == 1 or not has_kernel(source.text())
-                          and budget[0] <= 0):
+    kernel beyond the program's `budget` of numba compile time (a Python loop can make
+    a distinct kernel per iteration, its index constants differing; the gradient of
+    one slicing each element makes a kernel of as many pads).
+
+    A view of an argument (a transpose, slice, broadcast ...) that is read outside
+    stays numpy's view there: a kernel would copy it, and the copy loses what the
+    reader could exploit (`a @ a.T` is one symmetric rank-k update in BLAS). The
+    kernel still reads the argument through the index map where it uses the view."""
+    views = views_read_outside(cluster, used_outside)
+    read_inside = {a for e in cluster.eqns for a in e.inputs if type(a) is Var}
+    kernel = Cluster(cluster.shape, [e for e in cluster.eqns if e not in views or any(
+        v in read_inside for v in e.outputs)], cluster.reductions, open=False)
+    if not kernel.eqns or cluster.shape and len(kernel.eqns) == 1:
         return [impl_step(e) for e in cluster.eqns]
-    if cluster.shape and not has_kernel(source.text()):
-        budget[0] -= 1
-    return [kernel_step(cluster, source)]
+    source = kernel_source(kernel, used_outside - {e.outputs[0] for e in views})
+    if cluster.shape and not charge(budget, source.text()):
+        return [impl_step(e) for e in cluster.eqns]
+    return [*map(impl_step, views), kernel_step(kernel, source)]
+
+
+def compile_cost(text: str) -> int:
+    """numba's compile time for the kernel `text`, in units of about 25 ms: one a line
+    (its imports and header are the fixed cost), `BRANCH_COST` more a conditional."""
+    return text.count("\n") + BRANCH_COST * text.count(" if ")
+
+
+def charge(budget: list[int], text: str) -> bool:
+    """Whether a program may run the kernel `text`: loaded already, or its compile cost
+    still within the program's `budget`, which is then charged."""
+    if has_kernel(text):
+        return True
+    if budget[0] < compile_cost(text):
+        return False
+    budget[0] -= compile_cost(text)
+    return True
+
+
+def views_read_outside(cluster: Cluster, used_outside: set) -> list[JaxprEqn]:
+    """The cluster's views of values it reads from outside whose results leave it."""
+    computed = {v for e in cluster.eqns for v in e.outputs}
+    return [e for e in cluster.eqns if fusion_rules[e.primitive].view and
+            e.outputs[0] in used_outside and e.inputs[0] not in computed]
 
 
 def kernel_step(cluster: Cluster, source: KernelSource) -> Step:
@@ -441,12 +482,14 @@ def kernel_step(cluster: Cluster, source: KernelSource) -> Step:
     if not cluster.shape and not cluster.reductions:
         try:
             return Step(inputs, outputs, scalar_kernels.compile_kernel(
-                source.text(), source.types()), unpack=True)
+                source.text(), source.types()), unpack=True, warns=False)
         except scalar_kernels.Unsupported:
             pass  # numba compiles it
     kernel = load_kernel(source.text())
     scalar_inputs = [not a.aval.shape for a in inputs]  # as numpy scalars or numbers
     boxes = [v.aval.dtype.type if not v.aval.shape else None for v in outputs]
+    if not any(scalar_inputs) and not any(boxes):
+        return Step(inputs, outputs, kernel, unpack=True, warns=False)  # arrays: no wrapper
 
     def run(*args):
         # 0-d arrays enter as numpy scalars; scalars leave as Python numbers: box them
@@ -454,18 +497,22 @@ def kernel_step(cluster: Cluster, source: KernelSource) -> Step:
                 for a, s in zip(args, scalar_inputs)]
         return [box(r) if box else r for r, box in zip(kernel(*args), boxes)]
 
-    return Step(inputs, outputs, run, unpack=True)
+    return Step(inputs, outputs, run, unpack=True, warns=False)
 
 
 def compile_jaxpr_numba(jaxpr: Jaxpr) -> Callable:
     """`compile_jaxpr` with fused kernels: `(consts, args) -> list`."""
+    return compile_steps(jaxpr, numba_steps(jaxpr))
+
+
+def numba_steps(jaxpr: Jaxpr) -> list[Step]:
+    """The steps of the generated driver: kernels and numpy impls, in order."""
     steps = plan(jaxpr)
     used_outside = used_outside_clusters(jaxpr, steps)
-    budget = [MAX_NEW_ARRAY_KERNELS]
-    return compile_steps(jaxpr, [
-        step for s in steps for step in (
-            cluster_steps(s, used_outside, budget) if isinstance(s, Cluster)
-            else [unfused_step(s, budget)])])
+    budget = [MAX_NEW_KERNEL_COST]
+    return [step for s in steps for step in (
+        cluster_steps(s, used_outside, budget) if isinstance(s, Cluster)
+        else [unfused_step(s, budget)])]
 
 
 def unfused_step(eqn: JaxprEqn, budget: list[int]) -> Step:

@@ -46,8 +46,8 @@ from .eval import Step, impl_step
 from .fusion import (
     Cluster,
     cast,
+    charge,
     fusion_rules,
-    has_kernel,
     kernel_source,
     literal_text,
     load_kernel,
@@ -256,10 +256,8 @@ def native_step(eqn: JaxprEqn, budget: list[int]) -> Step | None:
     except Unsupported:
         return None
     text = fn.text(list(params.values()), outs)
-    if not has_kernel(text):
-        if budget[0] <= 0:
-            return None
-        budget[0] -= 1
+    if not charge(budget, text):
+        return None
     return Step(tuple(inputs), eqn.outputs, entry(load_kernel(text), eqn, inputs), unpack=True)
 
 

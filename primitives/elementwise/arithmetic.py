@@ -198,7 +198,15 @@ def integer_pow(x, y: int):
 
 
 impl_rules[integer_pow_p] = lambda x, *, y: np.power(x, y)
-deffused(integer_pow_p, lambda x, *, y: f"np.power({x}, {y})")
+
+
+def integer_pow_fused(x: str, *, y: int) -> str:
+    """Small positive powers as products: numba's `np.power` calls libm's `pow` per
+    element (38 ns, not vectorised) where `x * x * x` is one vector multiply each."""
+    return f"({' * '.join([x] * y)})" if 1 <= y <= 4 else f"np.power({x}, {y})"
+
+
+deffused(integer_pow_p, integer_pow_fused)
 _power_abstract_eval = ufunc_abstract_eval(np.power, "integer_pow")
 
 

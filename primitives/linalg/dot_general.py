@@ -54,8 +54,11 @@ def dot_general_impl(x, y, *, dimension_numbers, preferred_element_type):
     (lc, rc), (lb, rb) = dimension_numbers
     dtype = np.result_type(x, y) if preferred_element_type is None else preferred_element_type
     x, y = np.asarray(x, dtype), np.asarray(y, dtype)
-    if not lb and lc == (x.ndim - 1,) and rc == (0,) and x.ndim <= 2 and y.ndim <= 2:
-        return np.matmul(x, y)  # the common case, with the least Python around it
+    if (not lb and len(lc) == 1 and x.ndim <= 2 and y.ndim <= 2 and 0 <= lc[0] < x.ndim
+            and 0 <= rc[0] < y.ndim):
+        # the common cases, with the least Python around them: a matrix or vector
+        # product of operands or their transposed views (a weight's cotangent `x.T @ y`)
+        return np.matmul(x.T if lc == (0,) else x, y.T if rc == (1,) else y)
     if not lb and not lc:
         return np.multiply.outer(x, y)  # an outer product (a weight's cotangent)
     if [x.shape[d] for d in lc + lb] != [y.shape[d] for d in rc + rb]:

@@ -162,7 +162,7 @@ def pad_fused(i, shape, out_shape, /, *, padding_config):
     return index, " and ".join(f"({c})" for c in valid) or None
 
 
-deffused_gather(pad_p, pad_fused)
+deffused_gather(pad_p, pad_fused, view=False)
 abstract_eval_rules[pad_p] = pad_abstract_eval
 
 

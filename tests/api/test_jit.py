@@ -119,3 +119,17 @@ def test_compiling_a_long_program_takes_memory_in_proportion():
     assert len(jaxpr.eqns) > 3000
     assert peak_bytes(lambda: compile_jaxpr(jaxpr)) < 3500 * len(jaxpr.eqns)
     np.testing.assert_allclose(inert.jit(g)(x), g(x), rtol=1e-12)  # segments pass values on
+
+
+def test_inactive_markers_in_a_pytree_of_arguments_unwrap_in_place(rng):
+    """An `Inactive` argument's leaves take its place among the leaves, in order, with
+    or without markers around."""
+    f = lambda a, y, b: inp.sum(inp.sin(a) * y[0]) + inp.sum(y[1] ** 2) * b
+    a, b = rng.standard_normal(4), rng.standard_normal()
+    y = (rng.standard_normal(4), rng.standard_normal(3))
+    g = inert.jit(inert.value_and_grad(f, argnums=(0, 2)))
+    want = inert.value_and_grad(f, argnums=(0, 2))(a, y, b)
+    for args in ((a, inert.Inactive(y), b), (a, y, b), (a, inert.Inactive(y), b)):
+        got = g(*args)
+        for x, w in zip(inert.tree_util.tree_leaves(got), inert.tree_util.tree_leaves(want)):
+            np.testing.assert_allclose(x, w, rtol=1e-12)
