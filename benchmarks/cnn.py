@@ -18,6 +18,8 @@ import inert
 import inert.numpy as inp
 from inert import lax
 
+from .peers import torch_gradient
+
 F64 = 8
 
 
@@ -118,26 +120,17 @@ def cnn_numpy(W1, b1, W2, b2, W3, b3, X, Y):  # noqa: N803
 # PyTorch, where installed
 
 
-def torch_gradient(args):
-    """A function computing the same loss and gradients with torch, or None."""
-    try:
-        import torch  # noqa: PLC0415 — optional, never a dependency of inert
-    except ImportError:
-        return None
-    torch.set_num_threads(1)
-    params = [torch.tensor(a, requires_grad=True) for a in args[:6]]
-    X, Y = (torch.tensor(a) for a in args[6:])  # noqa: N806
+def _torch_conv_sum(torch, x, w):
+    return torch.nn.functional.conv2d(x, w).sum()
+
+
+def torch_loss(torch, W1, b1, W2, b2, W3, b3, X, Y):  # noqa: N803 — the workload's names
+    """The same loss in torch (timed by `peers.torch_gradient`)."""
     F = torch.nn.functional  # noqa: N806
-
-    def run():
-        W1, b1, W2, b2, W3, b3 = params  # noqa: N806
-        h = F.max_pool2d(F.relu(F.conv2d(X, W1, b1)), 2)
-        h = F.max_pool2d(F.relu(F.conv2d(h, W2, b2)), 2)
-        out = h.reshape(len(X), -1) @ W3 + b3
-        loss = 0.5 * ((out - Y) ** 2).sum() / len(X)
-        return torch.autograd.grad(loss, params)
-
-    return run
+    h = F.max_pool2d(F.relu(F.conv2d(X, W1, b1)), 2)
+    h = F.max_pool2d(F.relu(F.conv2d(h, W2, b2)), 2)
+    out = h.reshape(len(X), -1) @ W3 + b3
+    return 0.5 * ((out - Y) ** 2).sum() / len(X)
 
 
 def conv_layer_timing(median_times, repeat: int) -> str | None:
@@ -146,19 +139,9 @@ def conv_layer_timing(median_times, repeat: int) -> str | None:
     rng = np.random.default_rng(0)
     x, w = rng.standard_normal((64, 1, 28, 28)), rng.standard_normal((32, 1, 3, 3))
     grad = inert.grad(lambda x, w: inp.sum(lax.conv(x, w, (1, 1), "VALID")), argnums=(0, 1))
-    torch_run = _torch_conv(x, w)
+    torch_run = torch_gradient(_torch_conv_sum, (0, 1))((x, w))
     if torch_run is None:
         return None
     t_inert, t_torch = median_times([lambda: grad(x, w), torch_run], repeat)
     return (f"conv 64x1x28x28 by 32x1x3x3, forward and backward: {t_inert / t_torch:.2f}x "
             f"PyTorch ({t_inert * 1e3:.1f} ms; target ≤ 3x)")
-
-
-def _torch_conv(x, w):
-    try:
-        import torch  # noqa: PLC0415 — optional, never a dependency of inert
-    except ImportError:
-        return None
-    torch.set_num_threads(1)
-    tx, tw = (torch.tensor(a, requires_grad=True) for a in (x, w))
-    return lambda: torch.autograd.grad(torch.nn.functional.conv2d(tx, tw).sum(), (tx, tw))

@@ -20,8 +20,7 @@ import inert.scipy.linalg as isl
 from inert import lax
 
 from . import peers
-from .cnn import cnn_args, cnn_loss, cnn_minimum_bytes, cnn_numpy
-from .cnn import torch_gradient as cnn_torch_gradient
+from .cnn import cnn_args, cnn_loss, cnn_minimum_bytes, cnn_numpy, torch_loss
 from .peers import torch_gradient
 
 F64 = 8
@@ -384,7 +383,7 @@ def workloads(scale: float = 1.0, seed: int = 0) -> list[Workload]:
         Workload("CNN", "2x (conv 3x3, ReLU, 2x2 max pool), dense; 64 28x28 images",
                  cnn_loss, lambda: _with_inactive_data(cnn_args(rng, max(2, int(64 * scale)))),
                  lambda a: cnn_minimum_bytes(*_unwrap(a)), cnn_numpy,
-                 torch_grad=cnn_torch_gradient),
+                 torch_grad=torch_gradient(torch_loss, tuple(range(6)))),
     ]
 
 

@@ -159,8 +159,6 @@ def canonical(aval: ShapedArray) -> ShapedArray:
     return found
 
 
-
-
 def promotion_operand(aval: ShapedArray):
     """What numpy's promotion should see for this aval: weak ones as Python scalars."""
     if aval.weak_type:

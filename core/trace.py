@@ -465,8 +465,8 @@ def user_source_info() -> SourceInfo | None:
 
 
 def _walk_to_user_frame() -> SourceInfo | None:
-    """The innermost frame that is not inert's. The frame above is always inert's (a
-    bind or `user_source_info`), and so is its caller: the walk starts above both."""
+    """The innermost frame that is not inert's. The frame above is `bind` or
+    `user_source_info`, never the user's: the walk starts at their caller."""
     frame = sys._getframe(2)
     internal = _internal_code
     while frame is not None:
