@@ -50,14 +50,16 @@ class FlatArgs:
     treedef: PyTreeDef  # over the arguments, `Inactive(...)` items as single leaves
     items: list  # per item of `treedef`: number of leaves, or an Inactive marker
 
-    def unflatten(self, leaves: Sequence) -> tuple:
-        """Rebuild the arguments, with inactive items unwrapped."""
+    def unflatten(self, leaves: Sequence, markers: bool = False) -> tuple:
+        """Rebuild the arguments, inactive items unwrapped (their transformation read
+        the marker) or, with `markers`, wrapped again: for `jit` and `make_jaxpr`, so
+        that `jit(grad(f))(x, Inactive(y))` differentiates as `grad(f)` does."""
         it = iter(leaves)
         rebuilt = []
         for item in self.items:
             if isinstance(item, tuple):  # (treedef,) of an Inactive's value
-                rebuilt.append(tree_unflatten(item[0], [next(it) for _ in
-                                                        range(item[0].num_leaves)]))
+                value = tree_unflatten(item[0], [next(it) for _ in range(item[0].num_leaves)])
+                rebuilt.append(Inactive(value) if markers else value)
             else:
                 rebuilt.append(next(it))
         return tree_unflatten(self.treedef, rebuilt)
@@ -105,11 +107,12 @@ def flatten_args(args: tuple, argnums: Sequence[int] | None = None) -> FlatArgs:
     return FlatArgs(leaves, active, treedef, kinds)
 
 
-def flat_fun(f: Callable, flat_args: FlatArgs, out_store: list, has_aux: bool = False):
-    """`f` as a function of flat leaves returning flat leaves; records the output tree."""
+def flat_fun(f: Callable, flat_args: FlatArgs, out_store: list, has_aux: bool = False,
+             markers: bool = False):
+    """`f` on flat leaves to flat leaves, recording the output tree (`markers`: unflatten's)."""
 
     def flat(*leaves):
-        out = f(*flat_args.unflatten(leaves))
+        out = f(*flat_args.unflatten(leaves, markers))
         if has_aux:
             if not (isinstance(out, tuple) and len(out) == 2):
                 raise TypeError("a function with has_aux=True must return a pair (out, aux)")
@@ -164,7 +167,7 @@ def trace_to_closed_jaxpr(f, args, static) -> tuple[ClosedJaxpr, list]:
 
     flat_args = flatten_args(tuple(dynamic))
     out_store: list = []
-    fun = flat_fun(with_static, flat_args, out_store)
+    fun = flat_fun(with_static, flat_args, out_store, markers=True)  # jit(grad(f)) reads them
     avals = [get_aval(x) for x in flat_args.leaves]  # Python scalars stay weakly typed
     jaxpr, consts = stage(fun, avals)
     closed = ClosedJaxpr(jaxpr, tuple(consts))

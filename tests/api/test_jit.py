@@ -133,3 +133,15 @@ def test_inactive_markers_in_a_pytree_of_arguments_unwrap_in_place(rng):
         got = g(*args)
         for x, w in zip(inert.tree_util.tree_leaves(got), inert.tree_util.tree_leaves(want)):
             np.testing.assert_allclose(x, w, rtol=1e-12)
+
+
+def test_a_jitted_transform_reads_the_inactive_markers_as_it_would_eagerly(rng):
+    """`jit(grad(f))(x, Inactive(y))` is `grad(f)(x, Inactive(y))`: y gets no cotangent
+    even where argnums names it, and its program has no tangent work for y."""
+    g = inert.grad(lambda x, y: inp.sum(inp.sin(x) * y), argnums=(0, 1))
+    x, y = rng.standard_normal(3), rng.standard_normal(3)
+    eager, jitted = g(x, inert.Inactive(y)), inert.jit(g)(x, inert.Inactive(y))
+    assert eager[1] is None and jitted[1] is None
+    np.testing.assert_allclose(jitted[0], eager[0], rtol=1e-12)
+    jaxpr = inert.make_jaxpr(g)(x, inert.Inactive(y)).jaxpr
+    assert len(jaxpr.outvars) == 1 and "cos" in [e.primitive.name for e in jaxpr.eqns]
