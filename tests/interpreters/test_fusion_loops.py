@@ -203,8 +203,9 @@ def test_a_kernel_numba_fails_to_compile_falls_back_to_the_impl(rng):
 
 
 def test_an_error_of_the_program_at_the_first_call_is_raised(rng):
-    """An index out of bounds at the first call is the program's IndexError, raised
-    from the compiled loop (which stays: numba compiled it), not a refused kernel."""
+    """An index out of bounds at the first call is the program's IndexError (not
+    taken for a kernel numba refused, which under checks would raise numba's error),
+    and the next call computes the right value."""
     f = inert.jit(lambda x, i: lax.fori_loop(0, 2, lambda j, s: s + inp.asarray(x)[i + j],
                                              0.0), backend="numba")
     x = rng.standard_normal(4)
