@@ -56,7 +56,7 @@ import numpy as np
 
 from ..core.ir import Jaxpr, JaxprEqn, Literal, Var
 from ..core.rules import RuleTable
-from . import scalar_kernels
+from . import scalar_kernels, vector_math
 from .eval import Step, compile_steps, impl_step
 
 SMALL = 1024  # elements below which a libm call per element beats a numpy call
@@ -103,7 +103,7 @@ _OPERATORS = {"add": "+", "subtract": "-", "multiply": "*", "divide": "/", "equa
               "not_equal": "!=", "less": "<", "less_equal": "<=", "greater": ">",
               "greater_equal": ">="}
 _MATH = {
-    "sin": "sin", "cos": "cos", "tan": "tan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh",
+    "sin": "sin", "cos": "cos", "tan": "tan", "sinh": "sinh", "cosh": "cosh",
     "exp": "exp", "expm1": "expm1", "log": "log", "log1p": "log1p", "sqrt": "sqrt",
     "arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": "asinh",
     "arccosh": "acosh", "arctanh": "atanh"}
@@ -117,13 +117,19 @@ def ufunc_expr(ufunc: np.ufunc) -> Callable:
         return lambda x: f"(-{x})"
     if name in _MATH:
         return lambda x: f"math.{_MATH[name]}({x})"
+    if name in vector_math.UFUNCS:  # vectorises, where a libm call per element does not
+        return lambda x: f"{vector_math.UFUNCS[name]}({x})"
     return lambda *xs: f"np.{name}({', '.join(xs)})"
 
 
 def deffused_ufunc(prim, ufunc: np.ufunc, kinds: str = "biuf") -> None:
-    """`prim` computes `ufunc` elementwise; numba compiles the ufunc on scalars."""
+    """`prim` computes `ufunc` elementwise; numba compiles the ufunc on scalars. A
+    transcendental function fuses only into small kernels: on a large array numpy's
+    SIMD loop beats libm's call per element, and `vector_math`'s tanh too (which LLVM
+    vectorises 256 bits wide, numpy 512: W2 and W9 lose 10 % fusing it with an add)."""
+    name = ufunc.__name__
     deffused(prim, ufunc_expr(ufunc), kinds,
-             vectorised=ufunc.__name__ not in _MATH or ufunc.__name__ == "sqrt")
+             vectorised=name == "sqrt" or name not in _MATH and name not in vector_math.UFUNCS)
 
 
 def deffused_gather(prim, index_map: Callable, view: bool = True) -> None:
@@ -355,9 +361,13 @@ class KernelSource:
                 **{name: v.aval.dtype for v, name in self.locals.items()}}
 
     def text(self) -> str:
+        return module_text([self.function("kernel")])
+
+    def function(self, name: str) -> str:
+        """The kernel's definition, named `name`."""
         fastmath = ", fastmath={'reassoc'}" if self.cluster.reductions else ""
         lines = [f"@numba.njit(cache=True, error_model='numpy'{fastmath})",
-                 f"def kernel({', '.join(self.arguments.values())}):"]
+                 f"def {name}({', '.join(self.arguments.values())}):"]
         lines += [f"    {line}" for line in self.pre]
         indent = "    "
         for var, n in zip(self.loop_vars, self.cluster.shape):
@@ -365,7 +375,13 @@ class KernelSource:
             indent += "    "
         lines += [f"{indent}{line}" for line in self.body]
         lines.append(f"    return ({', '.join(self.returned.values())},)")
-        return "import math\n\nimport numba\nimport numpy as np\n\n\n" + "\n".join(lines) + "\n"
+        return "\n".join(lines)
+
+
+def module_text(functions: list[str]) -> str:
+    """A kernel module: `functions`, then those of `vector_math` that they call."""
+    return "import math\n\nimport numba\nimport numpy as np\n\n\n" + "\n\n".join(
+        [*functions, *vector_math.definitions("\n".join(functions))]) + "\n"
 
 
 def kernel_source(cluster: Cluster, used_outside: set) -> KernelSource:

@@ -51,6 +51,7 @@ from .fusion import (
     kernel_source,
     literal_text,
     load_kernel,
+    module_text,
     plan,
     step_rules,
     used_outside_clusters,
@@ -67,7 +68,6 @@ class Unsupported(Exception):
 
 
 MAX_EQNS = 2000  # numba types ~1 ms per expression: a bigger body stays on its impl
-_HEADER = "import math\n\nimport numba\nimport numpy as np\n\n\n"
 _DECORATOR = "@numba.njit(cache=True, error_model='numpy')"
 
 
@@ -146,9 +146,7 @@ class NativeFunction:
     def cluster(self, cluster: Cluster, used_outside: set, env: dict) -> None:
         source = kernel_source(cluster, used_outside)
         name = f"k{len(self.helpers)}"
-        text = source.text()  # a module: the kernel is its function from the decorator on
-        text = text[text.index("@numba.njit"):].replace("def kernel(", f"def {name}(", 1)
-        self.helpers.append(text)
+        self.helpers.append(source.function(name))
         names = [self.fresh() for _ in source.returned]
         if names:
             call = f"{name}({', '.join(atom(a, env) for a in source.arguments)})"
@@ -158,7 +156,7 @@ class NativeFunction:
     def text(self, params: list[str], outs: list[str]) -> str:
         main = [_DECORATOR, f"def kernel({', '.join(params)}):", *self.lines,
                 f"    return ({''.join(o + ', ' for o in outs)})"]
-        return _HEADER + "\n\n".join([*self.helpers, "\n".join(main)]) + "\n"
+        return module_text([*self.helpers, "\n".join(main)])
 
 
 @attrs.define

@@ -28,6 +28,8 @@ from typing import Callable
 
 import numpy as np
 
+from . import vector_math
+
 CHUNK = 500  # statements per LLVM function
 
 _TYPES = {"float64": "double", "float32": "float", "int64": "i64", "int32": "i32",
@@ -191,6 +193,8 @@ class Translation:
 
     def expr_Call(self, node):
         func = node.func
+        if isinstance(func, ast.Name) and func.id in vector_math.LIBM:  # one value: no loop
+            return self.libm(vector_math.LIBM[func.id], node.args)
         if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
             raise Unsupported("call")
         module, name = func.value.id, func.attr
@@ -235,7 +239,8 @@ class Translation:
 
 def parse(text: str) -> tuple[list[str], list[ast.Assign], list[str]]:
     """The argument names, the assignments and the returned names of a kernel."""
-    function = next(n for n in ast.parse(text).body if isinstance(n, ast.FunctionDef))
+    function = next(n for n in ast.parse(text).body
+                    if isinstance(n, ast.FunctionDef) and n.name == "kernel")
     body = function.body
     if not isinstance(body[-1], ast.Return) or any(
             not isinstance(s, ast.Assign) for s in body[:-1]):
