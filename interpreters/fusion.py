@@ -274,7 +274,9 @@ class KernelSource:
 
     cluster: Cluster
     used_outside: set
+    into: frozenset = frozenset()  # results written into buffers the caller passes
     arguments: dict = attrs.Factory(dict)  # atom read from outside -> parameter name
+    given: list = attrs.Factory(list)  # the parameters holding `into`'s buffers
     locals: dict = attrs.Factory(dict)  # var computed here -> its scalar local
     returned: dict = attrs.Factory(dict)  # var returned -> the name holding all of it
     pre: list = attrs.Factory(list)
@@ -337,7 +339,10 @@ class KernelSource:
             self.returned[out] = local
             return
         buffer = self.returned[out] = f"o{len(self.returned)}"
-        self.pre.append(f"{buffer} = np.empty({self.cluster.shape!r}, {dtype})")
+        if out in self.into:
+            self.given.append(buffer)
+        else:
+            self.pre.append(f"{buffer} = np.empty({self.cluster.shape!r}, {dtype})")
         self.body.append(f"{buffer}[{', '.join(self.loop_vars)}] = {local}")
 
     def add_reduction(self, eqn: JaxprEqn, rule: FusionRule, local: str) -> None:
@@ -367,7 +372,7 @@ class KernelSource:
         """The kernel's definition, named `name`."""
         fastmath = ", fastmath={'reassoc'}" if self.cluster.reductions else ""
         lines = [f"@numba.njit(cache=True, error_model='numpy'{fastmath})",
-                 f"def {name}({', '.join(self.arguments.values())}):"]
+                 f"def {name}({', '.join([*self.arguments.values(), *self.given])}):"]
         lines += [f"    {line}" for line in self.pre]
         indent = "    "
         for var, n in zip(self.loop_vars, self.cluster.shape):
@@ -384,8 +389,10 @@ def module_text(functions: list[str]) -> str:
         [*functions, *vector_math.definitions("\n".join(functions))]) + "\n"
 
 
-def kernel_source(cluster: Cluster, used_outside: set) -> KernelSource:
-    source = KernelSource(cluster, used_outside)
+def kernel_source(cluster: Cluster, used_outside: set, into=frozenset()) -> KernelSource:
+    """The kernel running `cluster`; it writes the results in `into` (elementwise ones,
+    not reductions') into buffers passed after its arguments, in the order it returns."""
+    source = KernelSource(cluster, used_outside, frozenset(into))
     for eqn in cluster.eqns:
         source.add(eqn)
     return source

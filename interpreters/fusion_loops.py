@@ -81,6 +81,7 @@ class NativeFunction:
     depth: int = 1
     count: int = 0
     eqns: int = 0  # emitted so far, over every body
+    blocks: list = attrs.Factory(list)  # the open blocks, innermost last
 
     def fresh(self, prefix: str = "v") -> str:
         self.count += 1
@@ -92,7 +93,18 @@ class NativeFunction:
     def block(self, header: str) -> _Block:
         """`with fn.block("for i in range(n):"):` indents the lines emitted inside."""
         self.line(header)
-        return _Block(self)
+        return _Block(self, len(self.lines) - 1)
+
+    def before_loop(self, text: str) -> None:
+        """Emit `text` just before the innermost open block: a loop body's set-up."""
+        block = self.blocks[-1]
+        self.lines.insert(block.header, "    " * (self.depth - 1) + text)
+        block.header += 1
+        block.start += 1
+
+    def after_loop(self, *lines: str) -> None:
+        """Emit `lines` just after the innermost open block ends."""
+        self.blocks[-1].after.extend(lines)
 
     def assign(self, exprs: list[str], prefix: str = "v") -> list[str]:
         """Fresh names holding `exprs`, assigned at once (so `a, b = b, a` swaps)."""
@@ -101,8 +113,10 @@ class NativeFunction:
             self.line(f"{', '.join(names)} = {', '.join(exprs)}")
         return names
 
-    def jaxpr(self, jaxpr: Jaxpr, operands: list[str]) -> list[str]:
-        """Emit `jaxpr` applied to `operands`; the expressions of its outputs."""
+    def jaxpr(self, jaxpr: Jaxpr, operands: list[str], into: dict | None = None) -> list[str]:
+        """Emit `jaxpr` applied to `operands`; the expressions of its outputs. Output
+        `k` is also written into the array `into[k]` (a row of a stacked output): by the
+        kernel computing it where one does, with no temporary, else by a copy."""
         self.eqns += len(jaxpr.eqns)
         if self.eqns > MAX_EQNS:
             raise Unsupported(f"bodies of more than {MAX_EQNS} equations")
@@ -110,23 +124,28 @@ class NativeFunction:
         steps = [lone_cluster(s) if isinstance(s, JaxprEqn) and s.primitive in fusion_rules
                  else s for s in plan(jaxpr)]
         used_outside = used_outside_clusters(jaxpr, steps)
+        placed = in_kernel_buffers(steps, jaxpr.outvars, into or {})
         for step in steps:
             if isinstance(step, Cluster):
-                self.cluster(step, used_outside, env)
+                self.cluster(step, used_outside, env, placed)
                 continue
             rule = native_rules.get(step.primitive)
             if rule is None:
                 raise Unsupported(step.primitive.name)
             outs = rule(self, step, [atom(a, env) for a in step.inputs], **step.params)
             env.update(zip(step.outputs, self.assign(outs)))  # an expression runs once
+        for k, target in (into or {}).items():
+            if placed.get(jaxpr.outvars[k]) != target:
+                self.line(f"{target} = {atom(jaxpr.outvars[k], env)}")
         return [atom(a, env) for a in jaxpr.outvars]
 
     def loop_body(self, jaxpr: Jaxpr, operands: list[str], carry: list[str], first: int,
-                  sums: list[Sum]) -> list[str]:
+                  sums: list[Sum], into: dict) -> list[str]:
         """Emit a loop body whose inputs `first`, ... are the carry variables `carry`;
-        each of `sums` adds its product into its carry in place, after the rest."""
+        each of `sums` adds its product into its carry in place, after the rest; output
+        `k` goes into `into[k]` too (see `jaxpr`)."""
         if not sums:
-            return self.jaxpr(jaxpr, operands)
+            return self.jaxpr(jaxpr, operands, into)
         dropped = {id(e) for s in sums for e in (s.add, s.product)}
         outvars = list(jaxpr.outvars)
         for s in sums:
@@ -134,7 +153,7 @@ class NativeFunction:
         factors = [a for s in sums for a in s.product.inputs]
         rest = Jaxpr((), jaxpr.invars, tuple(e for e in jaxpr.eqns if id(e) not in dropped),
                      (*outvars, *factors))
-        outs = self.jaxpr(rest, operands)
+        outs = self.jaxpr(rest, operands, into)
         factors = outs[len(outvars):]
         for s in sums:
             n = len(s.product.inputs)
@@ -143,13 +162,17 @@ class NativeFunction:
             factors = factors[n:]
         return outs[:len(outvars)]
 
-    def cluster(self, cluster: Cluster, used_outside: set, env: dict) -> None:
-        source = kernel_source(cluster, used_outside)
+    def cluster(self, cluster: Cluster, used_outside: set, env: dict, placed: dict) -> None:
+        """Emit a call of `cluster`'s kernel, which writes each result `placed` holds
+        into that array."""
+        into = [v for e in cluster.eqns for v in e.outputs if v in placed]
+        source = kernel_source(cluster, used_outside, into)
         name = f"k{len(self.helpers)}"
         self.helpers.append(source.function(name))
         names = [self.fresh() for _ in source.returned]
         if names:
-            call = f"{name}({', '.join(atom(a, env) for a in source.arguments)})"
+            args = [*(atom(a, env) for a in source.arguments), *(placed[v] for v in into)]
+            call = f"{name}({', '.join(args)})"
             self.line(f"{''.join(n + ', ' for n in names)}= {call}")
         env.update(zip(source.returned, names))
 
@@ -162,16 +185,22 @@ class NativeFunction:
 @attrs.define
 class _Block:
     fn: NativeFunction
+    header: int  # the index of its header line
     start: int = 0
+    after: list = attrs.Factory(list)
 
     def __enter__(self):
         self.fn.depth += 1
         self.start = len(self.fn.lines)
+        self.fn.blocks.append(self)
 
     def __exit__(self, *exc):
         if len(self.fn.lines) == self.start:
             self.fn.line("pass")
         self.fn.depth -= 1
+        self.fn.blocks.pop()
+        for line in self.after:
+            self.fn.line(line)
 
 
 @attrs.frozen
@@ -204,6 +233,20 @@ def in_place_sums(jaxpr: Jaxpr, first: int, num_carry: int) -> list[Sum]:
         if product is not None and product.primitive in accumulate_rules and reads[term] == 1:
             sums.append(Sum(k, add, product))
     return sums
+
+
+def in_kernel_buffers(steps: list, outvars, into: dict) -> dict:
+    """`{var: array}` for the outputs `into` asks for (`{position: array}`) that a
+    cluster kernel computes elementwise, over a nonempty shape: it can write them there.
+    A var asked for twice is written by the kernel once, copied the second time."""
+    elementwise = {v for s in steps if isinstance(s, Cluster) and s.shape
+                   for e in s.eqns if fusion_rules[e.primitive].kind != "reduce"
+                   for v in e.outputs}
+    placed: dict = {}
+    for k, target in into.items():
+        if outvars[k] in elementwise:
+            placed.setdefault(outvars[k], target)
+    return placed
 
 
 def atom(a, env: dict) -> str:

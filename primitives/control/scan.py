@@ -133,9 +133,8 @@ def scan_native(fn, eqn, operands, *, jaxpr, num_consts, num_carry, length, reve
     steps = f"range({length - 1}, -1, -1)" if reverse else f"range({length})"
     with fn.block(f"for {i} in {steps}:"):
         x = fn.assign([f"{x}[{i}]" for x in xs], "x")
-        outs = fn.loop_body(jaxpr, [*consts, *carry, *x], carry, num_consts, sums)
-        for ys, y in zip(stacks, outs[num_carry:]):
-            fn.line(f"{ys}[{i}] = {y}")
+        rows = {num_carry + k: f"{ys}[{i}]" for k, ys in enumerate(stacks)}
+        outs = fn.loop_body(jaxpr, [*consts, *carry, *x], carry, num_consts, sums, rows)
         if carry:
             fn.line(f"{', '.join(carry)} = {', '.join(outs[:num_carry])}")
     return [*carry, *stacks]

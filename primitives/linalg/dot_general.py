@@ -19,6 +19,7 @@ from ...core.errors import ShapeError
 from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ...interpreters.ad import defjvp
 from ...interpreters.batching import batch_rules, batched_axis
+from ...interpreters.fusion import cast
 from ...interpreters.fusion_loops import Unsupported, accumulate_rules, native_rules
 from ...interpreters.transpose import is_linear, transpose_rules
 from ..shape.structural import convert_element_type, transpose
@@ -116,17 +117,43 @@ def _small_matvec(a: str, b: str, matrix_first: bool, a_last: bool, b_first: boo
 
 def dot_general_accumulate(fn, eqn, target, operands, **params):
     """`target += x·y` in place (a weight's cotangent summed over a loop): an outer
-    product adds each product where it lands, with no temporary; others add np.dot's."""
+    product adds each product where it lands, with no temporary; others add np.dot's.
+    An outer product of vectors of `DEFERRED_OUTER` or more elements is deferred: its
+    factors are copied into `OUTER_BLOCK` rows, and each full block is added as one
+    matrix product (BLAS's rank-k update reads the target once per block, the loop
+    once per step: for 128 x 128, 180 against 580 us over 200 steps)."""
     (product,) = dot_general_native(fn, eqn, operands, **params)
     x, y = eqn.inputs[0].aval, eqn.inputs[1].aval
     if params["dimension_numbers"][0][0] or x.ndim != 1:
         fn.line(f"{target} += {product}")
         return
-    (a, b), i, j = operands, fn.fresh("i"), fn.fresh("j")
+    (a, b) = operands
+    if min(x.shape[0], y.shape[0]) >= DEFERRED_OUTER:
+        _deferred_outer(fn, target, a, b, x, y)
+        return
+    i, j = fn.fresh("i"), fn.fresh("j")
     with fn.block(f"for {i} in range({x.shape[0]}):"):
         (a_i,) = fn.assign([f"{a}[{i}]"])
         with fn.block(f"for {j} in range({y.shape[0]}):"):
             fn.line(f"{target}[{i}, {j}] += {a_i} * {b}[{j}]")
+
+
+DEFERRED_OUTER = 32  # below, the loop's target stays in cache: adding in place is faster
+OUTER_BLOCK = 64  # rows of factors added as one matrix product
+
+
+def _deferred_outer(fn, target: str, a: str, b: str, x, y) -> None:
+    rows, other, full = fn.fresh("p"), fn.fresh("q"), fn.fresh("n")
+    dtype = cast(x.dtype)
+    fn.before_loop(f"{rows}, {other}, {full} = np.empty(({OUTER_BLOCK}, {x.shape[0]}), "
+                   f"{dtype}), np.empty(({OUTER_BLOCK}, {y.shape[0]}), {dtype}), 0")
+    fn.line(f"{rows}[{full}], {other}[{full}] = {a}, {b}")
+    fn.line(f"{full} += 1")
+    with fn.block(f"if {full} == {OUTER_BLOCK}:"):
+        fn.line(f"{target} += np.dot({rows}.T, {other})")
+        fn.line(f"{full} = 0")
+    fn.after_loop(f"if {full}:",
+                  f"    {target} += np.dot({rows}[:{full}].T, {other}[:{full}])")
 
 
 _BLAS = ("float32", "float64")
