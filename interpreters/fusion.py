@@ -66,6 +66,7 @@ SMALL = 1024  # elements below which a libm call per element beats a numpy call
 # counted in equations, and then numpy takes over
 MAX_CLUSTER_EQNS = 64  # equations per array kernel
 BRANCH_COST = 4  # a conditional expression's cost, in lines (`compile_cost`)
+HELPER_COST = 4  # a `vector_math` function's
 MAX_NEW_KERNEL_COST = 160  # per jitted program
 
 
@@ -84,6 +85,9 @@ fusion_rules = RuleTable("fusion")
 step_rules = RuleTable("numba step")
 """`step_rules[prim](eqn, budget) -> Step | None`: an equation no cluster holds, compiled
 another way (`fusion_loops`: control flow whose bodies compile); None: its impl."""
+program_compilers: list[Callable] = []
+"""`compiler(jaxpr, budget) -> Step | None`: the whole program as one step, tried first
+(`fusion_loops`: one native function for a program with loops)."""
 
 
 def deffused(prim, expr: Callable, kinds: str = "biuf",
@@ -478,8 +482,13 @@ def cluster_steps(cluster: Cluster, used_outside: set, budget: list[int]) -> lis
 
 def compile_cost(text: str) -> int:
     """numba's compile time for the kernel `text`, in units of about 25 ms: one a line
-    (its imports and header are the fixed cost), `BRANCH_COST` more a conditional."""
-    return text.count("\n") + BRANCH_COST * text.count(" if ")
+    (its imports and header are the fixed cost), `BRANCH_COST` more a conditional; a
+    `vector_math` function it defines costs `HELPER_COST` (measured: 0.1 s for tanh,
+    less for the matrix-vector loops than numba's binding of BLAS)."""
+    definitions = vector_math.definitions(text)
+    for definition in definitions:
+        text = text.replace(definition, "")
+    return text.count("\n") + BRANCH_COST * text.count(" if ") + HELPER_COST * len(definitions)
 
 
 def charge(budget: list[int], text: str) -> bool:
@@ -530,9 +539,13 @@ def compile_jaxpr_numba(jaxpr: Jaxpr) -> Callable:
 
 def numba_steps(jaxpr: Jaxpr) -> list[Step]:
     """The steps of the generated driver: kernels and numpy impls, in order."""
+    budget = [MAX_NEW_KERNEL_COST]
+    for compiler in program_compilers:
+        whole = compiler(jaxpr, budget)
+        if whole is not None:
+            return [whole]
     steps = plan(jaxpr)
     used_outside = used_outside_clusters(jaxpr, steps)
-    budget = [MAX_NEW_KERNEL_COST]
     return [step for s in steps for step in (
         cluster_steps(s, used_outside, budget) if isinstance(s, Cluster)
         else [unfused_step(s, budget)])]

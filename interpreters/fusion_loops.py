@@ -42,17 +42,19 @@ from ..core.check import checks_enabled
 from ..core.ir import Jaxpr, JaxprEqn, Literal, Var
 from ..core.rules import RuleTable
 from .ad import add_any_p, zeros_p
-from .eval import Step, impl_step
+from .eval import Step, eval_jaxpr, impl_step
 from .fusion import (
     Cluster,
     cast,
     charge,
     fusion_rules,
+    iteration_shape,
     kernel_source,
     literal_text,
     load_kernel,
     module_text,
     plan,
+    program_compilers,
     step_rules,
     used_outside_clusters,
 )
@@ -82,6 +84,8 @@ class NativeFunction:
     count: int = 0
     eqns: int = 0  # emitted so far, over every body
     blocks: list = attrs.Factory(list)  # the open blocks, innermost last
+    params: tuple = ()  # the function's parameters
+    transposes: dict = attrs.Factory(dict)  # parameter -> its transpose, C-ordered
 
     def fresh(self, prefix: str = "v") -> str:
         self.count += 1
@@ -101,6 +105,21 @@ class NativeFunction:
         self.lines.insert(block.header, "    " * (self.depth - 1) + text)
         block.header += 1
         block.start += 1
+
+    def transposed(self, name: str) -> str | None:
+        """A C-ordered copy of the transpose of the matrix parameter `name`, made once
+        at the function's start; None if `name` is not a parameter (it may change
+        inside a loop). A loop reading a matrix by columns at every step reads this
+        copy by rows instead (see `dot_general_native`)."""
+        if name not in self.params:
+            return None
+        if name not in self.transposes:
+            self.transposes[name] = copy = self.fresh("t")
+            self.lines.insert(0, f"    {copy} = np.ascontiguousarray({name}.T)")
+            for block in self.blocks:
+                block.header += 1
+                block.start += 1
+        return self.transposes[name]
 
     def after_loop(self, *lines: str) -> None:
         """Emit `lines` just after the innermost open block ends."""
@@ -290,7 +309,7 @@ def native_step(eqn: JaxprEqn, budget: list[int]) -> Step | None:
     (or the program's budget of new kernels is spent, see `fusion.cluster_steps`)."""
     inputs = list(dict.fromkeys(a for a in eqn.inputs if type(a) is Var))
     params = {a: f"a{i}" for i, a in enumerate(inputs)}
-    fn = NativeFunction()
+    fn = NativeFunction(params=tuple(params.values()))
     try:
         outs = native_rules[eqn.primitive](fn, eqn, [atom(a, params) for a in eqn.inputs],
                                            **eqn.params)
@@ -299,25 +318,57 @@ def native_step(eqn: JaxprEqn, budget: list[int]) -> Step | None:
     text = fn.text(list(params.values()), outs)
     if not charge(budget, text):
         return None
-    return Step(tuple(inputs), eqn.outputs, entry(load_kernel(text), eqn, inputs), unpack=True)
-
-
-def entry(kernel: Callable, eqn: JaxprEqn, inputs: list[Var]) -> Callable:
-    """`kernel` called from the driver: 0-d operands as numpy scalars of their dtype
-    (a Python float would type as float64), arrays C-contiguous (what BLAS and one
-    compiled specialisation want); 0-d results boxed back into numpy scalars. numba
-    compiles at the first call and may refuse what a rule emitted: the equation's impl
-    runs instead, then and from then on (with checks on, as in the tests, the refusal
-    is raised: a rule emitting what numba refuses is a bug). Any other error (an index
-    out of bounds) is the program's, and the kernel stays."""
-    scalars = [a.aval.dtype.type if not a.aval.shape else None for a in inputs]
-    boxes = [v.aval.dtype.type if not v.aval.shape else None for v in eqn.outputs]
     impl = impl_step(eqn).fn
-    state = {"kernel": kernel}
 
     def fallback(*args):
         env = dict(zip(inputs, args))
         return impl(*(env[a] if type(a) is Var else a.val for a in eqn.inputs))
+
+    return Step(tuple(inputs), eqn.outputs,
+                entry(load_kernel(text), inputs, eqn.outputs, fallback), unpack=True)
+
+
+def native_program(jaxpr: Jaxpr, budget: list[int]) -> Step | None:
+    """A program with a loop as ONE native function, where every equation compiles:
+    the steps between its loops cost a Python call each (3-20 us: W4's driver spent
+    about 100 of its 1300 us in a slice, a concatenate, a zeros ...). A fusible equation
+    that `fusion.plan` leaves to numpy (libm's function on a large array, which numpy's
+    SIMD loop computes faster) keeps the program on the plan."""
+    if not any(e.primitive in step_rules for e in jaxpr.eqns) or any(
+            e.primitive in fusion_rules and iteration_shape(e) is None for e in jaxpr.eqns):
+        return None
+    inputs = [*jaxpr.constvars, *jaxpr.invars]
+    outputs = tuple(dict.fromkeys(v for v in jaxpr.outvars
+                                  if type(v) is Var and v not in set(inputs)))
+    program = Jaxpr((), tuple(inputs), jaxpr.eqns, outputs)
+    params = [f"a{i}" for i in range(len(inputs))]
+    fn = NativeFunction(params=tuple(params))
+    try:
+        outs = fn.jaxpr(program, params)
+    except Unsupported:
+        return None
+    text = fn.text(params, outs)
+    if not charge(budget, text):
+        return None
+    return Step(tuple(inputs), outputs, entry(load_kernel(text), inputs, outputs,
+                                              lambda *args: eval_jaxpr(program, [], args)),
+                unpack=True)
+
+
+program_compilers.append(native_program)
+
+
+def entry(kernel: Callable, inputs, outputs, fallback: Callable) -> Callable:
+    """`kernel` called from the driver: 0-d operands as numpy scalars of their dtype
+    (a Python float would type as float64), arrays C-contiguous (what BLAS and one
+    compiled specialisation want); 0-d results boxed back into numpy scalars. numba
+    compiles at the first call and may refuse what a rule emitted: `fallback` (the
+    impl) runs instead, then and from then on (with checks on, as in the tests, the
+    refusal is raised: a rule emitting what numba refuses is a bug). Any other error
+    (an index out of bounds) is the program's, and the kernel stays."""
+    scalars = [a.aval.dtype.type if not a.aval.shape else None for a in inputs]
+    boxes = [v.aval.dtype.type if not v.aval.shape else None for v in outputs]
+    state = {"kernel": kernel}
 
     def run(*args):
         if state["kernel"] is None:

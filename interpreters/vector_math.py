@@ -94,24 +94,37 @@ def vector_tanh(a):
 """
 
 
-MATVEC = f"""{decorator("reassoc")}
-def vector_matvec(a, x):
-    out = np.empty(a.shape[0], a.dtype)
-    for i in range(0, a.shape[0] - 3, 4):
-        s0 = s1 = s2 = s3 = 0.0
-        for j in range(a.shape[1]):
-            s0 += a[i, j] * x[j]
-            s1 += a[i + 1, j] * x[j]
-            s2 += a[i + 2, j] * x[j]
-            s3 += a[i + 3, j] * x[j]
-        out[i], out[i + 1], out[i + 2], out[i + 3] = s0, s1, s2, s3
-    for i in range(a.shape[0] - a.shape[0] % 4, a.shape[0]):
-        s0 = 0.0
-        for j in range(a.shape[1]):
-            s0 += a[i, j] * x[j]
-        out[i] = s0
-    return out
-"""
+MATVEC_ROWS = 8  # rows a matrix-vector product sums at once (each reads x once)
+
+
+def matvec_name(rows: int, cols: int) -> str:
+    return f"vector_matvec_{rows}_{cols}"
+
+
+def matvec_source(rows: int, cols: int) -> str:
+    """`a @ x` for a C-ordered `rows` x `cols` matrix: `MATVEC_ROWS` dot products at a
+    time, each vectorised (reassociated). The sizes are constants of the text: LLVM
+    unrolls and schedules a loop of known length better (10-20 % at 128 x 128)."""
+    block = rows - rows % MATVEC_ROWS
+    sums = [f"s{r}" for r in range(MATVEC_ROWS)]
+    return "\n".join([
+        decorator("reassoc"),
+        f"def {matvec_name(rows, cols)}(a, x):",
+        f"    out = np.empty({rows}, a.dtype)",
+        f"    for i in range(0, {block}, {MATVEC_ROWS}):",
+        f"        {' = '.join(sums)} = 0.0",
+        f"        for j in range({cols}):",
+        "            xj = x[j]",
+        *(f"            s{r} += a[i + {r}, j] * xj" for r in range(MATVEC_ROWS)),
+        f"        {', '.join(f'out[i + {r}]' for r in range(MATVEC_ROWS))} = {', '.join(sums)}",
+        f"    for i in range({block}, {rows}):",
+        "        s0 = 0.0",
+        f"        for j in range({cols}):",
+        "            s0 += a[i, j] * x[j]",
+        "        out[i] = s0",
+        "    return out", ""])
+
+
 VECMAT = f"""{decorator()}
 def vector_vecmat(x, a):
     out = np.zeros(a.shape[1], a.dtype)
@@ -124,12 +137,14 @@ def vector_vecmat(x, a):
             out[j] += x[i] * a[i, j]
     return out
 """
-FUNCTIONS = {"vector_tanh": tanh_source(), "vector_matvec": MATVEC, "vector_vecmat": VECMAT}
+FUNCTIONS = {"vector_tanh": tanh_source(), "vector_vecmat": VECMAT}
 UFUNCS = {"tanh": "vector_tanh"}  # numpy's name -> the function computing it here
 LIBM = {"vector_tanh": "tanh"}  # the libm function scalar code calls instead (no loop)
 _CALL = re.compile(r"\b(" + "|".join(FUNCTIONS) + r")\(")
+_MATVEC_CALL = re.compile(r"\bvector_matvec_(\d+)_(\d+)\(")
 
 
 def definitions(text: str) -> list[str]:
     """The definitions of the functions that the kernel source `text` calls."""
-    return [FUNCTIONS[name] for name in dict.fromkeys(_CALL.findall(text))]
+    return [*(FUNCTIONS[name] for name in dict.fromkeys(_CALL.findall(text))),
+            *(matvec_source(int(m), int(k)) for m, k in dict.fromkeys(_MATVEC_CALL.findall(text)))]

@@ -21,6 +21,7 @@ from ...interpreters.ad import defjvp
 from ...interpreters.batching import batch_rules, batched_axis
 from ...interpreters.fusion import cast
 from ...interpreters.fusion_loops import Unsupported, accumulate_rules, native_rules
+from ...interpreters.vector_math import matvec_name
 from ...interpreters.transpose import is_linear, transpose_rules
 from ..shape.structural import convert_element_type, transpose
 
@@ -92,7 +93,8 @@ def dot_general_native(fn, eqn, operands, *, dimension_numbers, preferred_elemen
         raise Unsupported(f"dot_general of {x.str_short()} and {y.str_short()}")
     a, b = operands
     if len(lc) == 1 and x.ndim + y.ndim == 3 and max(x.size, y.size) <= SMALL_MATVEC:
-        return [_small_matvec(a, b, x.ndim == 2, lc[0] == x.ndim - 1, rc[0] == 0)]
+        shape = x.shape if x.ndim == 2 else y.shape  # the matrix's
+        return [_small_matvec(fn, a, b, shape, x.ndim == 2, lc[0] == x.ndim - 1, rc[0] == 0)]
     if len(lc) == 1:
         return [f"np.dot({a if lc[0] == x.ndim - 1 else a + '.T'}, "
                 f"{b if rc[0] == 0 else b + '.T'})"]
@@ -104,15 +106,24 @@ def dot_general_native(fn, eqn, operands, *, dimension_numbers, preferred_elemen
 SMALL_MATVEC = 2 ** 15  # a matrix's elements: up to, loops beat BLAS
 
 
-def _small_matvec(a: str, b: str, matrix_first: bool, a_last: bool, b_first: bool) -> str:
+def _small_matvec(fn, a: str, b: str, shape: tuple, matrix_first: bool, a_last: bool,
+                  b_first: bool) -> str:
     """A matrix-vector product by `vector_math`'s loops (`a_last`: `a` is contracted
     along its last axis, `b_first`: `b` along its first). For a 128 x 128 matrix
     they are faster than numba's `np.dot`: BLAS's row-major vector-matrix product by
     about 2 x, its matrix-vector product by 10-20 % (the call and its checks); from
-    256 x 256 on BLAS is as fast."""
-    if matrix_first:  # a is the matrix
-        return f"vector_matvec({a}, {b})" if a_last else f"vector_vecmat({b}, {a})"
-    return f"vector_vecmat({a}, {b})" if b_first else f"vector_matvec({b}, {a})"
+    256 x 256 on BLAS is as fast. A product contracting a matrix along its first axis
+    (`x @ W`, a backward loop's `W.T @ ct`) is a matrix-vector product of the matrix's
+    transposed copy where the matrix is a parameter of the function (`transposed`):
+    rows read twice as fast as columns."""
+    matrix, vector, by_rows = (a, b, a_last) if matrix_first else (b, a, not b_first)
+    rows, cols = shape if by_rows else shape[::-1]
+    if by_rows:
+        return f"{matvec_name(rows, cols)}({matrix}, {vector})"
+    transposed = fn.transposed(matrix)
+    if transposed is not None:
+        return f"{matvec_name(rows, cols)}({transposed}, {vector})"
+    return f"vector_vecmat({vector}, {matrix})"
 
 
 def dot_general_accumulate(fn, eqn, target, operands, **params):

@@ -21,6 +21,7 @@ from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ...interpreters.ad import add_tangents, deflinear, instantiate_zeros, jvp_rules
 from ...interpreters.batching import batch_rules, batch_size, batched_axis
 from ...interpreters.fusion import deffused_gather
+from ...interpreters.fusion_loops import Unsupported, native_rules
 from ...interpreters.partial_eval import def_recomputable
 from ...interpreters.transpose import is_linear, transpose_rules
 from .structural import (
@@ -98,6 +99,17 @@ def concatenate_batch(vals, dims, *, dimension):
 
 batch_rules[concatenate_p] = concatenate_batch
 def_recomputable(concatenate_p)
+
+
+def concatenate_native(fn, eqn, operands, *, dimension):
+    """numba's `np.concatenate` inside a native function (the operands' dtypes are one)."""
+    dtype = eqn.outputs[0].aval.dtype
+    if dtype.kind not in "biuf" or dtype == np.float16:
+        raise Unsupported(f"concatenate of {dtype}")
+    return [f"np.concatenate(({''.join(x + ', ' for x in operands)}), axis={dimension})"]
+
+
+native_rules[concatenate_p] = concatenate_native
 
 # ---------------------------------------------------------------------------------
 pad_p = Primitive("pad")
