@@ -70,6 +70,7 @@ class Unsupported(Exception):
 
 
 MAX_EQNS = 2000  # numba types ~1 ms per expression: a bigger body stays on its impl
+NATIVE_PROGRAM_SIZE = 2 ** 16  # elements, see `native_program`
 _DECORATOR = "@numba.njit(cache=True, error_model='numpy')"
 
 
@@ -308,15 +309,8 @@ def native_step(eqn: JaxprEqn, budget: list[int]) -> Step | None:
     """One compiled function running `eqn`, or None where a body does not compile
     (or the program's budget of new kernels is spent, see `fusion.cluster_steps`)."""
     inputs = list(dict.fromkeys(a for a in eqn.inputs if type(a) is Var))
-    params = {a: f"a{i}" for i, a in enumerate(inputs)}
-    fn = NativeFunction(params=tuple(params.values()))
-    try:
-        outs = native_rules[eqn.primitive](fn, eqn, [atom(a, params) for a in eqn.inputs],
-                                           **eqn.params)
-    except Unsupported:
-        return None
-    text = fn.text(list(params.values()), outs)
-    if not charge(budget, text):
+    text = loop_source(eqn, inputs)
+    if text is None or not charge(budget, text):
         return None
     impl = impl_step(eqn).fn
 
@@ -328,31 +322,53 @@ def native_step(eqn: JaxprEqn, budget: list[int]) -> Step | None:
                 entry(load_kernel(text), inputs, eqn.outputs, fallback), unpack=True)
 
 
+def loop_source(eqn: JaxprEqn, inputs: list[Var]) -> str | None:
+    """The module running `eqn` on its `inputs` (distinct vars), or None."""
+    params = {a: f"a{i}" for i, a in enumerate(inputs)}
+    fn = NativeFunction(params=tuple(params.values()))
+    try:
+        outs = native_rules[eqn.primitive](fn, eqn, [atom(a, params) for a in eqn.inputs],
+                                           **eqn.params)
+    except Unsupported:
+        return None
+    return fn.text(list(params.values()), outs)
+
+
 def native_program(jaxpr: Jaxpr, budget: list[int]) -> Step | None:
     """A program with a loop as ONE native function, where every equation compiles:
     the steps between its loops cost a Python call each (3-20 us: W4's driver spent
-    about 100 of its 1300 us in a slice, a concatenate, a zeros ...). A fusible equation
-    that `fusion.plan` leaves to numpy (libm's function on a large array, which numpy's
-    SIMD loop computes faster) keeps the program on the plan."""
+    about 100 of its 1300 us in a slice, a concatenate, a zeros ...). Only where each
+    equation outside loops makes at most `NATIVE_PROGRAM_SIZE` elements, which is
+    where a step's call costs as much as its work: on larger arrays the plan's numpy
+    steps are as fast, and keep what a kernel would lose (a transpose read by a matrix
+    product stays BLAS's view). Nor where `fusion.plan` leaves a fusible equation to
+    numpy (libm's function on 1024 elements or more: numpy's SIMD loop is faster)."""
     if not any(e.primitive in step_rules for e in jaxpr.eqns) or any(
-            e.primitive in fusion_rules and iteration_shape(e) is None for e in jaxpr.eqns):
+            e.primitive not in step_rules and (
+                any(v.aval.size > NATIVE_PROGRAM_SIZE for v in e.outputs)
+                or e.primitive in fusion_rules and iteration_shape(e) is None)
+            for e in jaxpr.eqns):
         return None
-    inputs = [*jaxpr.constvars, *jaxpr.invars]
+    inputs = (*jaxpr.constvars, *jaxpr.invars)
     outputs = tuple(dict.fromkeys(v for v in jaxpr.outvars
                                   if type(v) is Var and v not in set(inputs)))
-    program = Jaxpr((), tuple(inputs), jaxpr.eqns, outputs)
-    params = [f"a{i}" for i in range(len(inputs))]
+    program = Jaxpr((), inputs, jaxpr.eqns, outputs)
+    text = program_source(program)
+    if text is None or not charge(budget, text):
+        return None
+    return Step(inputs, outputs, entry(load_kernel(text), inputs, outputs,
+                                       lambda *args: eval_jaxpr(program, [], args)),
+                unpack=True)
+
+
+def program_source(program: Jaxpr) -> str | None:
+    """The module running `program` (no constvars), or None."""
+    params = [f"a{i}" for i in range(len(program.invars))]
     fn = NativeFunction(params=tuple(params))
     try:
-        outs = fn.jaxpr(program, params)
+        return fn.text(params, fn.jaxpr(program, params))
     except Unsupported:
         return None
-    text = fn.text(params, outs)
-    if not charge(budget, text):
-        return None
-    return Step(tuple(inputs), outputs, entry(load_kernel(text), inputs, outputs,
-                                              lambda *args: eval_jaxpr(program, [], args)),
-                unpack=True)
 
 
 program_compilers.append(native_program)

@@ -54,10 +54,10 @@ def lambert_tanh(depth: int) -> tuple[list[Fraction], list[Fraction]]:
 
 
 def split_ln2() -> tuple[float, float]:
-    """ln 2 as `hi + lo`: `hi` keeps 21 bits after the binary point, so `n * hi` is exact
-    for any |n| < 2^31, and `lo` is the rest, rounded."""
+    """ln 2 as `hi + lo`: `hi` keeps 32 bits after the binary point, so `n * hi` is exact
+    for any |n| < 2^21, and `lo` is the rest, rounded (to 1e-26)."""
     ln2 = decimal.Context(prec=40).ln(decimal.Decimal(2))
-    hi = math.floor(float(ln2) * 2 ** 21) / 2 ** 21
+    hi = math.floor(float(ln2) * 2 ** 32) / 2 ** 32
     return hi, float(ln2 - decimal.Decimal(hi))
 
 

@@ -21,8 +21,8 @@ from ...interpreters.ad import defjvp
 from ...interpreters.batching import batch_rules, batched_axis
 from ...interpreters.fusion import cast
 from ...interpreters.fusion_loops import Unsupported, accumulate_rules, native_rules
-from ...interpreters.vector_math import matvec_name
 from ...interpreters.transpose import is_linear, transpose_rules
+from ...interpreters.vector_math import matvec_name
 from ..shape.structural import convert_element_type, transpose
 
 dot_general_p = Primitive("dot_general", operand_names=("lhs", "rhs"))

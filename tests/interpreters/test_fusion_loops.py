@@ -4,6 +4,8 @@ Each case checks values and dtypes against the numpy backend (`check_jit_backend
 and which top-level loops became one compiled function (`native`). Sizes are small
 and shared between cases, since every distinct loop is one numba compile."""
 
+import re
+
 import numpy as np
 import pytest
 from harness import check_jit_backends
@@ -11,9 +13,17 @@ from harness import check_jit_backends
 import inert
 import inert.numpy as inp
 from inert import lax
+from inert.core.ir import Var
 from inert.interpreters import fusion
 from inert.interpreters.ad import add_tangents
-from inert.interpreters.fusion_loops import MAX_EQNS, native_rules, native_step
+from inert.interpreters.fusion_loops import (
+    MAX_EQNS,
+    NATIVE_PROGRAM_SIZE,
+    loop_source,
+    native_rules,
+    native_step,
+)
+from inert.primitives.linalg.dot_general import DEFERRED_OUTER, OUTER_BLOCK
 from inert.primitives.shape.structural import reshape_p
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
@@ -24,6 +34,12 @@ def native(f, *args) -> list[tuple[str, bool]]:
     jaxpr = inert.make_jaxpr(f)(*args).jaxpr
     return [(e.primitive.name, native_step(e, [99]) is not None)
             for e in jaxpr.eqns if e.primitive in fusion.step_rules]
+
+
+def loop_text(f, *args) -> str:
+    """The module compiled for the last top-level loop of `f`'s program."""
+    eqn = [e for e in inert.make_jaxpr(f)(*args).jaxpr.eqns if e.primitive in fusion.step_rules][-1]
+    return loop_source(eqn, list(dict.fromkeys(a for a in eqn.inputs if type(a) is Var)))
 
 
 def rnn(W, h0, xs):
@@ -212,3 +228,81 @@ def test_an_error_of_the_program_at_the_first_call_is_raised(rng):
     with pytest.raises(IndexError):
         f(x, 3)
     np.testing.assert_allclose(f(x, 1), x[1] + x[2], rtol=1e-12)
+
+
+def rnn_state(W, h0, xs):
+    return inp.sum(lax.scan(lambda h, x: (inp.tanh(W @ h + x), None), h0, xs)[0])
+
+
+def test_a_weights_outer_product_cotangent_is_summed_by_blocks_of_rows(rng):
+    """From `DEFERRED_OUTER` elements a side, the backward loop copies each step's two
+    factors into blocks of rows and adds each full block (and, after the loop, what is
+    left) as one matrix product (smaller ones are added in place, as tested above)."""
+    n = DEFERRED_OUTER
+    W = rng.standard_normal((n, n)) / (2 * np.sqrt(n))
+    args = W, rng.standard_normal(n), rng.standard_normal((OUTER_BLOCK + 6, n))
+    f = inert.value_and_grad(rnn_state, argnums=(0, 1, 2))
+    check_jit_backends(f, args)
+    assert loop_text(f, *args).count("+= np.dot(") == 2
+
+
+def test_matrix_vector_products_in_a_loop_read_matrices_by_rows(rng):
+    """`W @ h` and `h @ W.T` are products by rows; `u @ W` and `W.T @ u`, by columns,
+    read a transposed copy of W (a parameter: made once, before the loops, here two
+    deep); `u @ V` for V computed in the body sums rows scaled by `u`. No BLAS call."""
+    def f(W, h0, xs):
+        def step(h, x):
+            u = W @ h + h @ W.T
+            V = W * x[0]
+            inner = lax.fori_loop(0, 2, lambda i, v: inp.tanh(v + u @ W), W.T @ u)
+            return inp.tanh(inner + u @ V) * 0.5, None
+        return inp.sum(lax.scan(step, h0, xs)[0])
+
+    W, h0, xs = (rng.standard_normal(s) for s in ((5, 3), 3, (4, 3)))
+    check_jit_backends(f, (W, h0, xs))
+    text = loop_text(f, W, h0, xs)
+    assert "vector_matvec_5_3(" in text and "vector_matvec_3_5(" in text
+    assert "vector_vecmat(" in text and "np.ascontiguousarray(" in text and "np.dot" not in text
+
+
+def test_stacked_outputs_are_written_by_the_kernels_computing_them(rng):
+    """A stacked row a body's kernel computes is its output buffer, which the carry
+    then reads; the same value stacked twice, an input, a reduction and a matrix
+    product stacked are copied into their rows."""
+    def f(W, c, xs):
+        def step(c, x):
+            y = inp.tanh(c + x)
+            return y, (y, y, x, inp.sum(y), W @ y)
+        return lax.scan(step, c, xs)
+
+    args = rng.standard_normal((2, 3)), rng.standard_normal(3), rng.standard_normal((4, 3))
+    check_jit_backends(f, args)
+    text = loop_text(f, *args)
+    assert len(re.findall(r"= k\d+\([^)]*, s\d+\[i\d+\]\)", text)) == 1
+    assert native(f, *args) == [("scan", True)]
+
+
+def test_a_concatenate_in_a_body_compiles(rng):
+    def f(x, xs):
+        return lax.scan(lambda c, r: (inp.concatenate([c[1:], r[:1] * c[0]]), None), x, xs)[0]
+
+    args = rng.standard_normal(3), rng.standard_normal((4, 2))
+    check_jit_backends(f, args)
+    assert native(f, *args) == [("scan", True)]
+
+
+def test_a_program_with_loops_runs_as_one_native_function(rnn_args, rng):
+    """Every equation of an RNN's gradient compiles, so jit's driver has one step; an
+    equation outside the loops making more than `NATIVE_PROGRAM_SIZE` elements, or a
+    libm function numpy computes faster (1024 elements or more), or an equation with
+    no native form (a sort) keeps the plan: the loops alone are compiled."""
+    f = inert.value_and_grad(rnn_state, argnums=(0, 1, 2))
+    check_jit_backends(f, rnn_args)
+    assert len(fusion.numba_steps(inert.make_jaxpr(f)(*rnn_args).jaxpr)) == 1
+
+    loop = lambda x: lax.fori_loop(0, 2, lambda i, c: c * 0.5 + 1.0, x)
+    big = rng.standard_normal(NATIVE_PROGRAM_SIZE + 1)
+    for g, x in ((lambda x: loop(x) * 2.0, big), (lambda x: inp.sin(loop(x)), big[:2000]),
+                 (lambda x: inp.sort(loop(x)), big[:2000])):
+        check_jit_backends(g, (x,))
+        assert len(fusion.numba_steps(inert.make_jaxpr(g)(x).jaxpr)) > 1
