@@ -76,16 +76,23 @@ def tanh_source() -> str:
     s = [(a - b) / q[0] for a, b in zip(p + [Fraction(0)] * (len(q) - len(p)), q)][1:]
     hi, lo = split_ln2()
     exp_r = horner([float(Fraction(1, math.factorial(k))) for k in range(14)], "r")
-    powers = " * ".join(f"(1.0 + ((k >> {b}) & 1) * {2.0 ** 2 ** b - 1!r})" for b in range(6))
+    powers = [f"(1.0 + ((k >> {b}) & 1) * {2.0 ** 2 ** b - 1!r})" for b in range(6)]
+    # LLVM's vectoriser is particular: this loop is not vectorised with numba's
+    # np.floor and np.int32 together, nor with the polynomial first in the product
     return f"""{decorator()}
 def vector_tanh(a):
     x = np.float64(a)
     y = math.fabs(x)
-    w = 2.0 * (y if y <= {TANH_ONE!r} else {TANH_ONE!r})
-    n = np.floor(w * {1 / math.log(2)!r} + 0.5)
+    c = y if y <= {TANH_ONE!r} else {TANH_ONE!r}
+    w = c + c
+    n = math.floor(w * {1 / math.log(2)!r} + 0.5)
     r = (w - n * {hi!r}) - n * {lo!r}
-    k = np.int32(n)
-    large = 1.0 - 2.0 / ({exp_r} * {powers} + 1.0)
+    p = {exp_r}
+    k = int(n)
+    s = {powers[0]} * {powers[1]}
+    s = s * {powers[2]} * {powers[3]}
+    s = s * {powers[4]} * {powers[5]}
+    large = 1.0 - 2.0 / (p * s + 1.0)
     z = y * y
     small = y + y * z * ({horner([float(c) for c in s], "z")}
                          / {horner([float(c / q[0]) for c in q], "z")})
