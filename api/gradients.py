@@ -35,7 +35,6 @@ from .transforms import (
     arg_cotangents,
     as_tuple,
     check_argnums,
-    check_grad_inputs,
     flat_fun,
     flatten_args,
     linearized,
@@ -76,8 +75,7 @@ def _value_and_grad(f: Callable, argnums, has_aux: bool, value: bool):
     def value_and_grad_f(*args):
         with cyclic_gc_paused():
             nums = check_argnums(argnums_t, len(args))
-            check_grad_inputs(args, nums)
-            flat = flatten_args(args, nums)
+            flat = flatten_args(args, nums, floats_only=True)
             replayed = _replayed(f, flat, has_aux, value)
             if replayed is None:
                 outs, grads, (_, aux_tree, n_out) = _differentiated(f, flat, has_aux, value)

@@ -83,7 +83,10 @@ class FlatArgs:
         return tree_unflatten(self.treedef, rebuilt)
 
 
-def flatten_args(args: tuple, argnums: Sequence[int] | None = None) -> FlatArgs:
+def flatten_args(args: tuple, argnums: Sequence[int] | None = None,
+                 floats_only: bool = False) -> FlatArgs:
+    """The arguments' leaves; `floats_only` (grad, jacrev) refuses a leaf of `argnums`
+    that is not a float (not in an `Inactive`)."""
     items, treedef = tree_flatten(list(args), is_leaf=_is_inactive)
     # the positional argument of each item: the list's children are the arguments
     item_arg = [i for i, sub in enumerate(treedef.children) for _ in range(sub.num_leaves)]
@@ -98,6 +101,9 @@ def flatten_args(args: tuple, argnums: Sequence[int] | None = None) -> FlatArgs:
             leaves.append(item)
             selected = argnums is None or argnum in argnums
             dtype = get_aval(item).dtype
+            if selected and floats_only and not is_float(dtype):
+                raise TypeError(f"grad requires float inputs, but argument {argnum} has a leaf "
+                                f"of dtype {dtype}; pass it Inactive or leave it out of argnums")
             if selected and dtype.kind == "c":
                 raise TypeError(f"argument {argnum} has a complex leaf ({dtype}): inert's "
                                 "derivative rules are for real values; differentiate with "
@@ -541,14 +547,3 @@ def check_argnums(argnums: tuple, nargs: int) -> tuple[int, ...]:
             raise ValueError(f"argnums {a} is out of range for a function called with "
                              f"{nargs} positional arguments")
     return tuple(a % nargs for a in argnums)
-
-
-def check_grad_inputs(args: tuple, argnums: tuple) -> None:
-    for a in argnums:
-        for leaf in tree_flatten(args[a], is_leaf=_is_inactive)[0]:
-            if isinstance(leaf, Inactive):
-                continue
-            dtype = get_aval(leaf).dtype
-            if not is_float(dtype):
-                raise TypeError(f"grad requires float inputs, but argument {a} has a leaf of "
-                                f"dtype {dtype}; pass it Inactive or leave it out of argnums")

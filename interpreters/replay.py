@@ -53,6 +53,7 @@ from ..core.trace import (
     take_binds,
 )
 from .ad import lost_derivative_error, varied_vars
+from .cse import cse_jaxpr
 from .dce import dce_jaxpr
 from .eval import compile_jaxpr, eval_jaxpr
 from .linearize import linearize_flat
@@ -303,7 +304,7 @@ def gradient_program(recording: Recording, active: list[bool], value: bool
 
     in_avals = [v.aval for v in (*jaxpr.constvars, *jaxpr.invars)]
     staged, consts = stage(value_and_grad_flat, in_avals)
-    staged, _ = dce_jaxpr(staged, [True] * len(staged.outvars))
+    staged, _ = dce_jaxpr(cse_jaxpr(staged), [True] * len(staged.outvars))
     n_outs = len(jaxpr.outvars) - (0 if value else 1)
     return GradientProgram(compile_jaxpr(staged), consts, n_outs, tuple(zeros))
 
@@ -324,8 +325,13 @@ def _same_value(x, y) -> bool:
         return True
     if type(x) is not type(y) or isinstance(x, np.ndarray):
         return False
-    if type(x) is tuple:
-        return len(x) == len(y) and all(map(_same_value, x, y))
+    if type(x) is tuple:  # axes and shapes: small ints, the same objects
+        if len(x) != len(y):
+            return False
+        for a, b in zip(x, y):
+            if a is not b and not _same_value(a, b):
+                return False
+        return True
     if type(x) in _PYTHON_SCALARS:
         return _same_scalar(x, y)
     if type(x) is Jaxpr:  # a control-flow body, traced anew by each call
