@@ -2,9 +2,11 @@
 primitive, params and inputs) is dropped, and its outputs are the earlier one's.
 
 Partial evaluation recomputes cheap values in the backward pass instead of saving
-them (a slice, `1 - a`), which is what keeps residuals at their minimum when the
-passes run apart. When both passes are one compiled program (a replayed gradient),
-the recomputation is the same work twice, and this removes it. Only pure primitives
+them (a slice, `1 - a`): that keeps residuals at their minimum when the passes run
+apart, and lowers the peak when they run as one program. There, the recomputation is
+the same work twice; merging it is free in memory when the earlier value is still
+alive where the repeat stands (no value then lives where none did), and cheap when
+the values are small, where time counts and memory does not. Only pure primitives
 qualify; an operation on a ref never does.
 """
 
@@ -14,24 +16,43 @@ import attrs
 
 from ..core.ir import Jaxpr, Var
 
+SMALL = 1 << 16  # bytes: a value this small may live longer to save its recomputation
+
 
 def cse_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
+    last_use = _last_uses(jaxpr)
     first: dict = {}  # an equation's key -> the earlier equation with it
     renamed: dict[Var, Var] = {}
     eqns = []
-    for eqn in jaxpr.eqns:
+    for i, eqn in enumerate(jaxpr.eqns):
         if renamed:
             eqn = attrs.evolve(eqn, inputs=tuple(renamed.get(a, a) for a in eqn.inputs))
         key = _key(eqn)
         earlier = first.get(key) if key is not None else None
-        if earlier is not None:
-            renamed.update(zip(eqn.outputs, earlier.outputs))
+        if earlier is not None and all(last_use.get(v, -1) >= i or v.aval.nbytes <= SMALL
+                                       for v in earlier.outputs):
+            for v, repeat in zip(earlier.outputs, eqn.outputs):
+                renamed[repeat] = v
+                last_use[v] = max(last_use.get(v, -1), last_use.get(repeat, -1))
             continue
         if key is not None:
             first[key] = eqn
         eqns.append(eqn)
     outvars = tuple(renamed.get(a, a) for a in jaxpr.outvars)
     return attrs.evolve(jaxpr, eqns=tuple(eqns), outvars=outvars)
+
+
+def _last_uses(jaxpr: Jaxpr) -> dict[Var, int]:
+    """Each variable's last reader (the outputs' is past the last equation)."""
+    last: dict[Var, int] = {}
+    for i, eqn in enumerate(jaxpr.eqns):
+        for a in eqn.inputs:
+            if type(a) is Var:
+                last[a] = i
+    for a in jaxpr.outvars:
+        if type(a) is Var:
+            last[a] = len(jaxpr.eqns)
+    return last
 
 
 def _key(eqn) -> tuple | None:

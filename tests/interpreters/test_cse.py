@@ -5,7 +5,7 @@ from numpy.testing import assert_array_equal
 
 import inert
 import inert.numpy as inp
-from inert.interpreters.cse import cse_jaxpr
+from inert.interpreters.cse import SMALL, cse_jaxpr
 from inert.interpreters.eval import eval_jaxpr
 
 
@@ -56,3 +56,17 @@ def test_reads_of_a_ref_around_a_write_stay_two():
     simpler = cse_jaxpr(jaxpr)
     assert primitives(simpler).count("get") == 2
     assert_array_equal(eval_jaxpr(simpler, consts, [x])[0], np.full(3, 6.0))
+
+
+def test_a_large_value_dead_before_its_repeat_is_made_again():
+    """Merging would keep it alive in between, raising the peak; a small one merges."""
+    def f(x):
+        total = inp.sum(x[::2] * 2.0)  # the slice dies here
+        return total + inp.sum(x[::2] * 3.0)
+
+    for n, slices in [(4 * SMALL, 2), (16, 1)]:  # float64: a slice of n/2 * 8 bytes
+        x = np.ones(n)
+        jaxpr, consts = jaxpr_of(f, x)
+        simpler = cse_jaxpr(jaxpr)
+        assert primitives(simpler).count("slice") == slices
+        assert eval_jaxpr(simpler, consts, [x])[0] == 2.5 * n
