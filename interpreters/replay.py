@@ -131,21 +131,24 @@ class ReplayBuilder(JaxprBuilder):
                                           _same_params(eqn.params, params)) and \
                     self.match(trace, args, eqn.inputs):
                 self.pos = pos + 1
-                return [ReplayTracer(trace, v.aval, v, True) for v in eqn.outputs]
+                return eqn.outputs
         self.diverge()
         return None
 
     def match(self, trace, args, atoms) -> bool:
         """Whether operands are the recorded atoms: this trace's tracers of the same
-        variables, Python scalars of the same value, array constants (`bind_const`)."""
+        variables, Python scalars of the same value (`_same_scalar`, its usual case
+        inline), array constants (`bind_const`)."""
         if len(args) != len(atoms):
             return False
         for x, a in zip(args, atoms):
-            if type(x) is ReplayTracer:
+            kind = type(x)
+            if kind is ReplayTracer:
                 if x.atom is not a or x._trace is not trace:
                     return False
-            elif type(x) in _PYTHON_SCALARS and type(a) is Literal:
-                if not _same_scalar(x, a.val):
+            elif kind in _PYTHON_SCALARS and type(a) is Literal:
+                value = a.val
+                if kind is not type(value) or x != value or not (x or _same_scalar(x, value)):
                     return False
             elif isinstance(x, Tracer) or not self.bind_const(x, a):
                 return False  # another trace's tracer: `bind` will say what it is
@@ -223,19 +226,22 @@ class ReplayTrace(StagingTrace):
         builder = self.main.global_data
         if builder.expected is None:  # diverged inside an `at_dynamic`, which restored us
             return None
-        outs = builder.replay(self, prim, args, params)
-        if outs is None:
+        outvars = builder.replay(self, prim, args, params)
+        if outvars is None:
             return None
-        return outs if prim.multiple_results else outs[0]
+        if prim.multiple_results:
+            return [ReplayTracer(self, v.aval, v, True) for v in outvars]
+        (v,) = outvars
+        return ReplayTracer(self, v.aval, v, True)
 
     def process_primitive(self, prim, tracers, params):
         """Binds `direct_bind` did not take: those of a transformation inside `f`
         reaching this level, and every one after the call diverged."""
         builder = self.main.global_data
         if builder.expected is not None:
-            outs = builder.replay(self, prim, [_unlifted(t) for t in tracers], params)
-            if outs is not None:
-                return outs
+            outvars = builder.replay(self, prim, [_unlifted(t) for t in tracers], params)
+            if outvars is not None:
+                return [ReplayTracer(self, v.aval, v, True) for v in outvars]
         for t in tracers:
             if type(t) is _Pending and t.atom is None:
                 t.atom = builder.const_var(t.value)
