@@ -102,8 +102,8 @@ def test_a_replay_runs_the_users_python_every_call():
 
 
 def test_a_branch_that_changes_is_recorded_afresh():
-    """Each call takes the branch its values ask for; after three calls in a row that
-    do not repeat the recording, the function takes the plain path."""
+    """Each call takes the branch its values ask for; once calls have diverged more
+    often than they matched (three times at least), the function takes the plain path."""
     def f(x):
         y = x * 2.0
         if inp.sum(x) > 0:
@@ -114,7 +114,7 @@ def test_a_branch_that_changes_is_recorded_afresh():
           -np.ones(3), np.ones(3)]
     with calls() as log:
         check_same(f, [(x,) for x in xs])
-    assert log == ["r", "d", "m", "d", "d", "d"]
+    assert log == ["r", "d", "m", "d", "d"]
 
 
 def test_closed_over_values_reach_the_program_each_call():
@@ -244,3 +244,13 @@ def test_refs_take_the_plain_path():
     with calls() as log:
         check_same(f, [(x,) for x in vectors(4)])
     assert log == ["r"]
+
+
+def test_a_long_recording_is_not_kept(monkeypatch):
+    monkeypatch.setattr(gradients, "_MAX_EQNS", 3)
+    short = lambda x: inp.sum(x * x)
+    long = lambda x: inp.sum(inp.sin(inp.cos(x * x)))
+    for f, expected in [(short, ["r", "m", "m"]), (long, ["r"])]:
+        with calls() as log:
+            check_same(f, [(x,) for x in vectors(4)])
+        assert log == expected
