@@ -25,6 +25,7 @@ from .api import (
 )
 from .api.control import checkpoint, custom_jvp, custom_vjp, remat
 from .api.experimental import ode as _experimental_ode
+from .api.gradients import grad, value_and_grad
 from .api.jacobian import hessian, jacfwd, jacrev
 from .api.lax import linalg as _lax_linalg
 from .api.lax import stop_gradient
@@ -39,13 +40,11 @@ from .api.scipy import special as _scipy_special
 from .api.scipy import stats as _scipy_stats
 from .api.transforms import (
     device_put,
-    grad,
     jit,
     jvp,
     linear_transpose,
     linearize,
     make_jaxpr,
-    value_and_grad,
     vjp,
 )
 from .api.vmap import vmap

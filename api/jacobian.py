@@ -30,7 +30,6 @@ from .transforms import (
     FlatArgs,
     RefArgs,
     check_argnums,
-    check_grad_inputs,
     flat_fun,
     flatten_args,
     recording_untraced,
@@ -58,8 +57,7 @@ def _jacobian(f, argnums, has_aux, blocks_of):
     @functools.wraps(f)
     def jac_f(*args):
         nums = check_argnums(tuple(argnums_t), len(args))
-        check_grad_inputs(args, nums)
-        flat = flatten_args(args, nums)
+        flat = flatten_args(args, nums, floats_only=True)
         out_store: list = []
         refs = RefArgs.of(flat)
         untraced: list = []

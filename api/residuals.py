@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from ..core.ir import pp_jaxpr
-from ..core.trace import get_aval
 from ..interpreters.ad import active_vars
 from ..interpreters.linearize import ResidualInfo
 from .transforms import as_tuple, check_argnums, flatten_args, trace_to_closed_jaxpr, vjp
@@ -57,5 +56,4 @@ def activity_jaxpr(f: Callable, *args, argnums=None):
     flat = flatten_args(args, nums)
     closed, _ = trace_to_closed_jaxpr(lambda *a: f(*flat.unflatten(a)),
                                        tuple(flat.leaves), ())
-    avals = [get_aval(x) for x in flat.leaves]
-    return closed, active_vars(closed.jaxpr, closed.consts, flat.active, avals)
+    return closed, active_vars(closed.jaxpr, closed.consts, flat.active)

@@ -25,8 +25,8 @@ from ..core.avals import AbstractRef, ShapedArray, float0, is_float, tangent_ava
 from ..core.check import check_jaxpr, checks_enabled
 from ..core.ir import ClosedJaxpr
 from ..core.pytree import PyTreeDef, tree_flatten, tree_unflatten
-from ..core.staging import cyclic_gc_paused, stage
-from ..core.trace import Tracer, current_dynamic, get_aval, trace_depth
+from ..core.staging import stage
+from ..core.trace import Tracer, current_dynamic, get_aval
 from ..interpreters.ad import jvp_flat
 from ..interpreters.dce import dce_jaxpr
 from ..interpreters.eval import compile_jaxpr, eval_jaxpr
@@ -83,7 +83,10 @@ class FlatArgs:
         return tree_unflatten(self.treedef, rebuilt)
 
 
-def flatten_args(args: tuple, argnums: Sequence[int] | None = None) -> FlatArgs:
+def flatten_args(args: tuple, argnums: Sequence[int] | None = None,
+                 floats_only: bool = False) -> FlatArgs:
+    """The arguments' leaves; `floats_only` (grad, jacrev) refuses a leaf of `argnums`
+    that is not a float (not in an `Inactive`)."""
     items, treedef = tree_flatten(list(args), is_leaf=_is_inactive)
     # the positional argument of each item: the list's children are the arguments
     item_arg = [i for i, sub in enumerate(treedef.children) for _ in range(sub.num_leaves)]
@@ -98,6 +101,9 @@ def flatten_args(args: tuple, argnums: Sequence[int] | None = None) -> FlatArgs:
             leaves.append(item)
             selected = argnums is None or argnum in argnums
             dtype = get_aval(item).dtype
+            if selected and floats_only and not is_float(dtype):
+                raise TypeError(f"grad requires float inputs, but argument {argnum} has a leaf "
+                                f"of dtype {dtype}; pass it Inactive or leave it out of argnums")
             if selected and dtype.kind == "c":
                 raise TypeError(f"argument {argnum} has a complex leaf ({dtype}): inert's "
                                 "derivative rules are for real values; differentiate with "
@@ -209,7 +215,7 @@ def jit(f: Callable, static_argnums: int | Sequence[int] = (),
         positions = _static_positions(static_nums, len(args)) | {
             i for i in named_positions if i < len(args) - bool(kwargs)}
         leaves, treedef = _jit_leaves(tuple(a for i, a in enumerate(args) if i not in positions))
-        key = (treedef, tuple(_signature(x) for x in leaves),
+        key = (treedef, tuple(signature(x) for x in leaves),
                tuple(args[i] for i in sorted(positions)), static_kw)
         try:
             entry = cache.get(key)
@@ -286,7 +292,7 @@ def _static_positions(static: tuple, nargs: int) -> frozenset[int]:
     return frozenset(i % nargs for i in static)
 
 
-def _signature(x):
+def signature(x):
     aval = get_aval(x)
     return (type(aval), aval.shape, aval.dtype, aval.weak_type)
 
@@ -457,16 +463,22 @@ class VJPFunction:
     out_avals: tuple[ShapedArray, ...]
 
     def __call__(self, ct):
-        return _pull_back(self.linear, self.flat_args,
+        return pull_back(self.linear, self.flat_args,
                           _check_cotangent(ct, self.out_tree, self.out_avals))
 
 
-def _pull_back(linear: LinearFunction, flat_args: FlatArgs, cts: list) -> tuple:
+def pull_back(linear: LinearFunction, flat_args: FlatArgs, cts: list) -> tuple:
     """The arguments' cotangents from the outputs' (checked, flat) ones."""
-    cts_in = iter(linear.transpose(cts))
+    return arg_cotangents(flat_args, linear.transpose(cts), cts)
+
+
+def arg_cotangents(flat_args: FlatArgs, cts_in, sources: list) -> tuple:
+    """The arguments' cotangents from those of the active leaves (`Zero` where
+    symbolically zero), none sharing a writeable buffer with `sources`."""
+    cts_in = iter(cts_in)
     leaves = [_materialize(next(cts_in), x) if act else None
               for x, act in zip(flat_args.leaves, flat_args.active)]
-    return tuple(flat_args.cotangents(returned_leaves(leaves, cts)))
+    return tuple(flat_args.cotangents(returned_leaves(leaves, sources)))
 
 
 def _check_cotangent(ct, out_tree: PyTreeDef, out_avals) -> list:
@@ -487,13 +499,13 @@ def vjp(f: Callable, *primals, has_aux: bool = False):
     """`(f(*primals), vjp_fn)`; `vjp_fn(ct)` gives one cotangent per primal, `None` for
     `Inactive` and integer arguments."""
     flat = flatten_args(primals)
-    outs, lin, (out_tree, aux_tree, n_out) = _linearized(f, flat, has_aux, "vjp")
+    outs, lin, (out_tree, aux_tree, n_out) = linearized(f, flat, has_aux, "vjp")
     vjp_fn = VJPFunction(lin, flat.abstract(), out_tree, tuple(map(get_aval, outs[:n_out])))
     out = tree_unflatten(out_tree, outs[:n_out])
     return (out, vjp_fn, tree_unflatten(aux_tree, outs[n_out:])) if has_aux else (out, vjp_fn)
 
 
-def _linearized(f: Callable, flat: FlatArgs, has_aux: bool, name: str, value: bool = True):
+def linearized(f: Callable, flat: FlatArgs, has_aux: bool, name: str, value: bool = True):
     """`(outputs' leaves, linear function, (out tree, aux tree, number of outputs))`;
     without `value`, the differentiated outputs are their avals (not computed)."""
     out_store: list = []
@@ -529,72 +541,9 @@ def linear_transpose(f: Callable, *primals):
     return f_transpose
 
 
-def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
-    """`(f(*args), gradient)`; the gradient has the structure of the `argnums` args
-    (a tuple of them if `argnums` is a sequence)."""
-    return _value_and_grad(f, argnums, has_aux, value=True)
-
-
-def _value_and_grad(f: Callable, argnums, has_aux: bool, value: bool):
-    """value_and_grad; without `value` the value is not computed (its aval stands in)
-    when no transformation is in progress. Under one, grad's forward pass is part of
-    the outer transformation's program and runs the whole function, as the user wrote
-    it: the outer level sees every operation (and refuses one it cannot transform).
-    The cyclic collector waits for the whole call, not just each pass: its first
-    collection after the forward pass would walk the whole linear program."""
-    argnums_t = as_tuple(argnums)
-
-    @functools.wraps(f)
-    def value_and_grad_f(*args):
-        with cyclic_gc_paused():
-            nums = check_argnums(argnums_t, len(args))
-            check_grad_inputs(args, nums)
-            flat = flatten_args(args, nums)
-            outs, lin, (out_tree, aux_tree, n_out) = _linearized(
-                f, flat, has_aux, "grad", value or trace_depth() > 0)
-            aval = get_aval(outs[0]) if out_tree.node_type is None else None
-            if aval is None or aval.shape != () or aval.dtype.kind != "f":
-                raise TypeError("grad requires a function returning a real float scalar, but it "
-                                f"returned {aval.str_short() if aval else out_tree}; use "
-                                "vjp or jacrev for other outputs")
-            # a scalar cotangent (staged as a literal) made here: no vjp function, no checks
-            cts = _pull_back(lin, flat, [aval.dtype.type(1)])
-            grads = tuple(cts[i] for i in nums)
-            g = grads if isinstance(argnums, (tuple, list)) else grads[0]
-            if has_aux:
-                return (outs[0], tree_unflatten(aux_tree, outs[n_out:])), g
-            return outs[0], g
-
-    return value_and_grad_f
-
-
-def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
-    """The gradient of a scalar function (with `has_aux`: `(gradient, aux)`). The
-    forward pass computes only what the gradient (and `aux`) needs, not the value."""
-    value_and_grad_f = _value_and_grad(f, argnums, has_aux, value=False)
-
-    @functools.wraps(f)
-    def grad_f(*args):
-        value, g = value_and_grad_f(*args)
-        return (g, value[1]) if has_aux else g
-
-    return grad_f
-
-
 def check_argnums(argnums: tuple, nargs: int) -> tuple[int, ...]:
     for a in argnums:
         if not isinstance(a, int) or not -nargs <= a < nargs:
             raise ValueError(f"argnums {a} is out of range for a function called with "
                              f"{nargs} positional arguments")
     return tuple(a % nargs for a in argnums)
-
-
-def check_grad_inputs(args: tuple, argnums: tuple) -> None:
-    for a in argnums:
-        for leaf in tree_flatten(args[a], is_leaf=_is_inactive)[0]:
-            if isinstance(leaf, Inactive):
-                continue
-            dtype = get_aval(leaf).dtype
-            if not is_float(dtype):
-                raise TypeError(f"grad requires float inputs, but argument {a} has a leaf of "
-                                f"dtype {dtype}; pass it Inactive or leave it out of argnums")

@@ -117,21 +117,32 @@ class JaxprBuilder:
     discharge: bool = False  # refs as their contents (see the module docstring)
 
     def const_var(self, val) -> Var:
-        """The constvar of a closed-over value. A writable numpy array is snapshotted:
-        the program must see the value it had when traced, even if the caller mutates
-        the array afterwards (before the lazy forward pass, or the next jit call)."""
+        """The constvar of a closed-over value."""
+        var = self.known_const(val)
+        if var is None:
+            var = Var(get_aval(val))
+            self.store_const(var, val)
+        return var
+
+    def known_const(self, val) -> Var | None:
+        """The constvar `val` already has: the same object, with the same contents."""
         entry = self.const_index.get(id(val))
         if entry is not None:
             var, stored, _ = entry
             if stored is val or np.array_equal(stored, val):
                 return var
+        return None
+
+    def store_const(self, var: Var, val) -> None:
+        """Make `val` the value of the constvar `var`. A writable numpy array is
+        snapshotted: the program must see the value it had when traced, even if the
+        caller mutates the array afterwards (before the lazy forward pass, or the next
+        jit call)."""
         stored = val.copy() if isinstance(val, np.ndarray) and val.flags.writeable else val
-        var = Var(get_aval(stored))
         self.const_index[id(val)] = (var, stored, val)  # `val` kept: its id stays unique
         self.constvars.append(var)
         self.consts.append(stored)
         self.values[var] = stored
-        return var
 
     def add_eqn(self, eqn: JaxprEqn, known: bool) -> None:
         if known:
@@ -236,6 +247,7 @@ class JaxprBuilder:
 
 class StagingTrace(Trace):
     __slots__ = ("literals",)
+    tracer_type = StagingTracer
 
     def __init__(self, main):
         super().__init__(main)
@@ -249,21 +261,24 @@ class StagingTrace(Trace):
         self.literals.clear()
 
     def new_arg(self, aval: ShapedArray) -> StagingTracer:
-        return StagingTracer(self, aval, Var(aval))
+        return self.tracer_type(self, aval, Var(aval))
 
     def lift(self, val) -> StagingTracer:
         if is_literalable(val):
-            # Python numbers, nonzero: -0.0 == 0.0, yet the two are different literals
-            key = (type(val), val) if type(val) in (int, float) and val else None
-            tracer = self.literals.get(key)
-            if tracer is None:
-                lit = literal(val)
-                tracer = StagingTracer(self, lit.aval, lit, True)
-                if key is not None and len(self.literals) < 4096:
-                    self.literals[key] = tracer
-            return tracer
+            return self.lift_literal(val)
         var = self.builder.const_var(val)
-        return StagingTracer(self, var.aval, var, True)
+        return self.tracer_type(self, var.aval, var, True)
+
+    def lift_literal(self, val) -> StagingTracer:
+        # Python numbers, nonzero: -0.0 == 0.0, yet the two are different literals
+        key = (type(val), val) if type(val) in (int, float) and val else None
+        tracer = self.literals.get(key)
+        if tracer is None:
+            lit = literal(val)
+            tracer = self.tracer_type(self, lit.aval, lit, True)
+            if key is not None and len(self.literals) < 4096:
+                self.literals[key] = tracer
+        return tracer
 
     def process_primitive(self, prim, tracers, params):
         builder = self.main.global_data
@@ -287,7 +302,8 @@ class StagingTrace(Trace):
             outvars = (Var(avals_out[0]),)
         atoms = tuple([t.atom for t in tracers])
         builder.add_eqn(JaxprEqn(prim, atoms, outvars, params, user_source_info()), is_known)
-        return [StagingTracer(self, v.aval, v, is_known) for v in outvars]
+        tracer = self.tracer_type
+        return [tracer(self, v.aval, v, is_known) for v in outvars]
 
     def _discharge(self, prim, tracers, params):
         if prim.effect == "new":
@@ -323,7 +339,7 @@ class StagingTrace(Trace):
             builder.add_eqn(e, True)
         for e in unknown_eqns:
             builder.add_eqn(e, False)
-        return [StagingTracer(self, v.aval, v, v in builder.known_defs) for v in outvars]
+        return [self.tracer_type(self, v.aval, v, v in builder.known_defs) for v in outvars]
 
 
 def has_tracer(values) -> bool:

@@ -100,28 +100,42 @@ class _TraceState(threading.local):
         self.source: SourceInfo | None = None  # the user's line of the bind in progress
         self.ceiling: int = sys.maxsize  # refs are created below this level (`bind`)
         self.quiet = False  # inside `quietly`: numpy's floating-point warnings are off
+        self.direct: Trace | None = None  # the top trace, taking every bind (`take_binds`)
 
 
-@contextlib.contextmanager
 def new_main(trace_type: type, global_data: Any = None, dynamic: bool = False,
-             name: str = ""):
-    """Push a transformation; with `dynamic`, even constant-only operations go to it."""
-    state = _state
-    stack = state.stack
-    main = MainTrace(len(stack), trace_type, global_data, name=name)
-    stack.append(main)
-    previous_dynamic, previous_ceiling = state.dynamic, state.ceiling
-    state.ceiling = sys.maxsize  # refs its function creates are its own (see `bind`)
-    if dynamic:
-        state.dynamic = main
-    try:
-        yield main
-    finally:
-        state.dynamic, state.ceiling = previous_dynamic, previous_ceiling
+             name: str = "") -> _NewMain:
+    """`with new_main(...) as main:` pushes a transformation for the block; with
+    `dynamic`, even constant-only operations go to it."""
+    return _NewMain(MainTrace(len(_state.stack), trace_type, global_data, name=name), dynamic)
+
+
+class _NewMain:
+    """`new_main`'s context manager: a class, which costs a third of a generator's (a
+    replayed `grad` enters one per call)."""
+
+    __slots__ = ("main", "dynamic", "saved")
+
+    def __init__(self, main: MainTrace, dynamic: bool):
+        self.main, self.dynamic = main, dynamic
+
+    def __enter__(self) -> MainTrace:
+        state, main = _state, self.main
+        state.stack.append(main)
+        self.saved = state.dynamic, state.ceiling, state.direct
+        state.ceiling = sys.maxsize  # refs its function creates are its own (see `bind`)
+        state.direct = None
+        if self.dynamic:
+            state.dynamic = main
+        return main
+
+    def __exit__(self, *exc) -> None:
+        state, main = _state, self.main
+        state.dynamic, state.ceiling, state.direct = self.saved
         main.active = False
         main.trace.finish()
         main.trace = None  # main <-> trace was a cycle: refcounting now frees what it recorded
-        stack.pop()
+        state.stack.pop()
 
 
 def bind_at(main: MainTrace, prim: Primitive, args, params, source=None):
@@ -135,10 +149,20 @@ def at_dynamic(main: MainTrace, fn, *args):
     whole pass over known equations instead of once per equation."""
     state = _state
     previous, state.dynamic = state.dynamic, main
+    previous_direct, state.direct = state.direct, None
     try:
         return fn(*args)
     finally:
-        state.dynamic = previous
+        state.dynamic, state.direct = previous, previous_direct
+
+
+def take_binds(trace: Trace | None) -> None:
+    """Let `trace`, the top and dynamic one, take every `bind` first, through its
+    `direct_bind(prim, args, params)`: the operands as they are, no source line,
+    no ceiling. It returns the outputs, or None to let `bind` go on as usual. Until
+    the next `new_main` or `at_dynamic` (which restore it when they end), or
+    `take_binds(None)`."""
+    _state.direct = trace
 
 
 def describe_level(main: MainTrace) -> str:
@@ -291,6 +315,10 @@ def bind(prim: Primitive, args, params, source: SourceInfo | None = None):
     below that trace, so the refs it creates go below it: the *ceiling*.
     """
     state = _state
+    if state.direct is not None:
+        outs = state.direct.direct_bind(prim, args, params)
+        if outs is not None:
+            return outs
     if prim.effect == "new":
         stack = state.stack
         main = stack[min(len(stack), state.ceiling) - 1]

@@ -187,14 +187,18 @@ class JVPTracer(Tracer):
         if not self._trace.main.active:
             raise escaped_error(self._trace.main)
         if lossy and type(self.tangent) is not Zero:
-            raise ConcretizationError(
-                f"{why} of a value being differentiated would lose its derivative. Compute "
-                "with inert.numpy functions instead of numpy/math ones, compare it to branch "
-                "(`if x > 0:`), or wrap it in inert.stop_gradient if its derivative should "
-                "indeed be dropped.").with_source(user_source_info())
+            raise lost_derivative_error(why)
         if isinstance(self.primal, Tracer):
             return self.primal.concrete_value(why, lossy)
         return self.primal
+
+
+def lost_derivative_error(why: str) -> ConcretizationError:
+    return ConcretizationError(
+        f"{why} of a value being differentiated would lose its derivative. Compute "
+        "with inert.numpy functions instead of numpy/math ones, compare it to branch "
+        "(`if x > 0:`), or wrap it in inert.stop_gradient if its derivative should "
+        "indeed be dropped.").with_source(user_source_info())
 
 
 class JVPTrace(Trace):
@@ -297,30 +301,43 @@ def _unzip(main, outs) -> tuple[list, list]:
     return [p for p, _ in pairs], [t for _, t in pairs]
 
 
-def active_vars(jaxpr: Jaxpr, consts, active: list[bool], in_avals) -> set[Var]:
+def active_vars(jaxpr: Jaxpr, consts, active: list[bool]) -> set[Var]:
     """The variables of `jaxpr` that carry a derivative when the `active` inputs do:
     varied (the jvp rules give them a non-zero tangent, so `stop_gradient`, `floor`
     and integer results are not) and useful (some output reads them)."""
-    varied: set[Var] = set()
+    varied = {v for v, act in zip(jaxpr.invars, active) if act}
+    varied |= varied_vars(jaxpr.eqns, varied, dict(zip(jaxpr.constvars, consts)))
+    return varied & _useful_vars(jaxpr)
+
+
+def varied_vars(eqns, varied: set[Var], values: dict) -> set[Var]:
+    """The variables `eqns` define that the jvp rules give a non-zero tangent when the
+    variables in `varied` have one. A variable they read but do not define is the
+    value `values` has for it, else abstract: the rules run on a staged program."""
+    defined = {v for eqn in eqns for v in eqn.outputs}
+    free = list(dict.fromkeys(a for eqn in eqns for a in eqn.inputs
+                              if type(a) is Var and a not in defined))
+    abstract = [v for v in free if v not in values]
+    with_tangent = [v for v in free if v in varied]
+    found: set[Var] = set()
 
     def run(*args):
-        primals, tangents = args[:len(active)], iter(args[len(active):])
+        env = {v: values[v] for v in free if v in values}
+        env.update(zip(abstract, args))
+        tangents = iter(args[len(abstract):])
         with new_main(JVPTrace) as main:
-            env = dict(zip(jaxpr.constvars, consts))
-            env.update((v, JVPTracer(main.trace, p, next(tangents)) if act else p)
-                       for v, p, act in zip(jaxpr.invars, primals, active))
-            for eqn in jaxpr.eqns:
+            for v in with_tangent:
+                env[v] = JVPTracer(main.trace, env[v], next(tangents))
+            for eqn in eqns:
                 out = bind(eqn.primitive, [_read(env, a) for a in eqn.inputs], eqn.params)
                 outs = out if eqn.primitive.multiple_results else [out]
                 env.update(zip(eqn.outputs, outs))
-                varied.update(v for v, o in zip(eqn.outputs, outs)
-                              if isinstance(o, JVPTracer) and o._trace.main is main)
+                found.update(v for v, o in zip(eqn.outputs, outs)
+                             if isinstance(o, JVPTracer) and o._trace.main is main)
         return []
 
-    tangent_avals = [tangent_aval(a) for a, act in zip(in_avals, active) if act]
-    stage(run, [*in_avals, *tangent_avals])
-    varied.update(v for v, act in zip(jaxpr.invars, active) if act)
-    return varied & _useful_vars(jaxpr)
+    stage(run, [v.aval for v in abstract] + [tangent_aval(v.aval) for v in with_tangent])
+    return found
 
 
 def _read(env, atom):

@@ -253,6 +253,7 @@ def _exec(source: str, namespace: dict) -> None:
 
 def _impl_with_params(eqn) -> Callable:
     impl = impl_rules[eqn.primitive]
+    impl = getattr(impl, "unchecked", impl)  # a staged program's avals are checked
     if all(type(a) is Literal and a.aval.weak_type for a in eqn.inputs) and eqn.inputs:
         return lambda *xs: eval_primitive(eqn.primitive, xs, eqn.params)  # keeps weak types
     return functools.partial(impl, **eqn.params) if eqn.params else impl

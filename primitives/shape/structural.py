@@ -67,6 +67,7 @@ def checked_impl(impl, abstract_eval):
         abstract_eval(*map(get_aval, args), **params)
         return impl(*args, **params)
 
+    checked.unchecked = impl  # what compiled code calls: its program was checked when staged
     return checked
 
 

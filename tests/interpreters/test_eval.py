@@ -4,11 +4,13 @@ import gc
 import tracemalloc
 
 import numpy as np
+import pytest
 
 import inert
 import inert.numpy as inp
 from inert import lax
 from inert.interpreters import eval as eval_interpreter
+from inert.primitives.shape.slicing import slice_impl
 
 
 def test_repeated_grads_of_loops_leak_nothing():
@@ -49,3 +51,12 @@ def test_values_asked_for_by_python_control_flow_die_with_the_grad_call():
         tracemalloc.stop()
         gc.enable()
     assert alive < x.nbytes // 4, alive  # h and tanh(x) were 1.6 MB
+
+
+def test_compiled_code_skips_the_checks_its_staged_program_passed():
+    """`checked_impl` re-runs the abstract eval before numpy (which would accept what
+    it rejects); a compiled program was checked when staged, so it calls numpy's."""
+    (eqn,) = inert.make_jaxpr(lambda x: x[1:3])(np.arange(4.0)).jaxpr.eqns
+    assert eval_interpreter.impl_step(eqn).fn.func is slice_impl
+    with pytest.raises(inert.errors.ShapeError):  # eagerly, the check runs
+        inert.lax.slice(np.arange(4.0), (1,), (9,))

@@ -43,7 +43,10 @@ def driver_steps(f, *args):
     def name(step):
         prim = producer.get(tuple(step.outputs))
         impl = getattr(step.fn, "func", step.fn)  # a partial of the impl with its params
-        return prim.name if prim is not None and impl is impl_rules[prim] else "kernel"
+        if prim is None:
+            return "kernel"
+        rule = impl_rules[prim]
+        return prim.name if impl in (rule, getattr(rule, "unchecked", None)) else "kernel"
 
     return [name(s) for s in numba_steps(jaxpr)]
 

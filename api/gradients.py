@@ -1,0 +1,181 @@
+"""`grad` and `value_and_grad`.
+
+Called with no transformation in progress, `grad(f)` also saves itself from
+differentiating `f` again on later calls (`interpreters.replay`). The first call
+takes the plain path: a function differentiated once pays nothing for what follows.
+The second call with the same argument types records the program `f` runs and
+compiles its gradient. Later calls run `f` under a trace that only checks that it
+does the same operations, then the compiled gradient on this call's values: about
+the cost of `f`'s own Python plus `jit(grad(f))`'s. A call where `f` does something
+else is recorded and differentiated afresh; a function that does something else more
+often than not (three times at least), uses refs, or records over 100,000 equations,
+is left to the plain path.
+
+Functions are told apart by their code object, not their identity: a lambda made
+anew in a loop (`grad(lambda x: loss(x, batch))`) is the same program each time,
+and what it closes over reaches the program only as constants, which are checked.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Callable, Sequence
+
+import attrs
+import numpy as np
+
+from ..core.check import checks_enabled
+from ..core.config import config
+from ..core.pytree import PyTreeDef, tree_unflatten
+from ..core.staging import cyclic_gc_paused
+from ..core.trace import get_aval, trace_depth
+from ..interpreters.replay import GradientProgram, Recording, gradient_program, record
+from .numpy._array import returned_leaves
+from .transforms import (
+    FlatArgs,
+    arg_cotangents,
+    as_tuple,
+    check_argnums,
+    flat_fun,
+    flatten_args,
+    linearized,
+    pull_back,
+    signature,
+)
+
+
+def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
+    """`(f(*args), gradient)`; the gradient has the structure of the `argnums` args
+    (a tuple of them if `argnums` is a sequence)."""
+    return _value_and_grad(f, argnums, has_aux, value=True)
+
+
+def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
+    """The gradient of a scalar function (with `has_aux`: `(gradient, aux)`). The
+    forward pass computes only what the gradient (and `aux`) needs, not the value."""
+    value_and_grad_f = _value_and_grad(f, argnums, has_aux, value=False)
+
+    @functools.wraps(f)
+    def grad_f(*args):
+        value, g = value_and_grad_f(*args)
+        return (g, value[1]) if has_aux else g
+
+    return grad_f
+
+
+def _value_and_grad(f: Callable, argnums, has_aux: bool, value: bool):
+    """value_and_grad; without `value` the value is not computed (its aval stands in)
+    when no transformation is in progress. Under one, grad's forward pass is part of
+    the outer transformation's program and runs the whole function, as the user wrote
+    it: the outer level sees every operation (and refuses one it cannot transform).
+    The cyclic collector waits for the whole call, not just each pass: its first
+    collection after the forward pass would walk the whole linear program."""
+    argnums_t = as_tuple(argnums)
+
+    @functools.wraps(f)
+    def value_and_grad_f(*args):
+        with cyclic_gc_paused():
+            nums = check_argnums(argnums_t, len(args))
+            flat = flatten_args(args, nums, floats_only=True)
+            replayed = _replayed(f, flat, has_aux, value)
+            if replayed is None:
+                outs, grads, (_, aux_tree, n_out) = _differentiated(f, flat, has_aux, value)
+            else:
+                outs, grads, (_, aux_tree, n_out) = replayed
+            grads = tuple(grads[i] for i in nums)
+            g = grads if isinstance(argnums, (tuple, list)) else grads[0]
+            if has_aux:
+                return (outs[0], tree_unflatten(aux_tree, outs[n_out:])), g
+            return outs[0], g
+
+    return value_and_grad_f
+
+
+def _differentiated(f: Callable, flat: FlatArgs, has_aux: bool, value: bool):
+    """`(outputs, the arguments' cotangents, out_store)` by linearizing `f`."""
+    outs, lin, out_store = linearized(f, flat, has_aux, "grad", value or trace_depth() > 0)
+    aval = _scalar_output(out_store[0], get_aval(outs[0]))
+    # a scalar cotangent (staged as a literal) made here: no vjp function, no checks
+    return outs, pull_back(lin, flat, [aval.dtype.type(1)]), out_store
+
+
+def _scalar_output(out_tree: PyTreeDef, aval):
+    if out_tree.node_type is not None or aval.shape != () or aval.dtype.kind != "f":
+        raise TypeError("grad requires a function returning a real float scalar, but it "
+                        f"returned {aval.str_short() if out_tree.node_type is None else out_tree}"
+                        "; use vjp or jacrev for other outputs")
+    return aval
+
+
+# ---------------------------------------------------------------------------------
+# Replaying (see the module docstring)
+
+
+@attrs.define(eq=False)
+class _Entry:
+    compiled: tuple[Recording, GradientProgram] | None = None  # one attribute: one write
+    hits: int = 0  # calls that did what the recording did
+    misses: int = 0  # calls that did not
+    plain: bool = False  # replaying does not pay (or cannot be done): the plain path
+
+    def count(self, matched: bool) -> None:
+        """A function that diverges more often than it matches (three times at least)
+        pays a recording and a compilation each time: it takes the plain path."""
+        if matched:
+            self.hits += 1
+        else:
+            self.misses += 1
+            self.plain = self.misses >= _MAX_MISSES and self.misses > self.hits
+
+
+_entries: dict = {}  # cache key -> _Entry, least recently used first
+_MAX_ENTRIES = 256
+_MAX_MISSES = 3
+_MAX_EQNS = 100_000  # a longer recording is not kept (the cache's memory stays small)
+_PYTHON_SCALARS = (bool, int, float, complex)
+
+
+def _replayed(f: Callable, flat: FlatArgs, has_aux: bool, value: bool):
+    """What `_differentiated` gives, by replaying (or recording) `f`; None where the
+    plain path is taken: under a transformation, on the first call, for refs."""
+    key = _cache_key(f, flat, has_aux, value)
+    if key is None:
+        return None
+    entry = _entries.pop(key, None)
+    _entries[key] = entry or _Entry()
+    if len(_entries) > _MAX_ENTRIES:
+        del _entries[next(iter(_entries))]
+    if entry is None or entry.plain:
+        return None
+    compiled = entry.compiled
+    out_store: list = []
+    recording, matched, consts, replayable = record(
+        flat_fun(f, flat, out_store, has_aux), flat.leaves, flat.active, out_store,
+        compiled[0] if compiled else None)
+    if matched:
+        program = compiled[1]
+    else:
+        _scalar_output(out_store[0], recording.jaxpr.outvars[0].aval)
+        program = gradient_program(recording, flat.active, value)
+        entry.compiled = (recording, program)
+        entry.plain = not replayable or len(recording.jaxpr.eqns) > _MAX_EQNS
+    if compiled is not None:
+        entry.count(matched)
+    outs, cts = program(consts, flat.leaves)
+    if not value:
+        outs = [recording.jaxpr.outvars[0].aval, *outs]
+    return (returned_leaves(outs, flat.leaves), arg_cotangents(flat, cts, flat.leaves),
+            out_store)
+
+
+def _cache_key(f: Callable, flat: FlatArgs, has_aux: bool, value: bool) -> tuple | None:
+    code = getattr(f, "__code__", None)
+    if code is None or trace_depth() > 0 or config.jax_debug_nans:
+        return None
+    types = []
+    for x in flat.leaves:
+        if not (isinstance(x, (np.ndarray, np.generic)) or type(x) in _PYTHON_SCALARS):
+            return None  # a ref, or another library's array
+        types.append(signature(x))
+    return (code, flat.treedef, tuple(flat.items), tuple(flat.active), tuple(types),
+            has_aux, value, checks_enabled())

@@ -1,0 +1,433 @@
+"""Replaying a recorded program: `grad` called again costs running the user's Python
+once more, not differentiating it again.
+
+`grad(f)(x)` has to run `f` on every call: its Python control flow may depend on the
+values of `x`, and it may print or append to a list. What need not happen on every call
+is `f`'s differentiation (tracing its jvp, partial evaluation, transposition), which
+costs far more per operation than the operation's own numpy call. So a call can
+*record* the primal program `f` runs — a staging trace whose values are all known,
+computed lazily as in `grad` when Python asks for one; an array constant is an input of
+the program, not a value baked into it — and the recorded program's gradient is
+compiled once, as `jit(grad)` compiles one (`gradient_program`). A later call runs `f`
+again under a trace that *expects* the recording: each operation `f` performs must be
+the next recorded equation (the same primitive, equal params, and operands that are the
+same variables, Python scalars of the same value, or array constants of the same type),
+and the recorded equation's variables stand for its results; nothing is computed. If
+`f` did again what it did before, the compiled gradient runs on this call's inputs and
+constants. If it does something else (an `if` went the other way), recording goes on
+from that equation, and the new program is differentiated instead.
+
+Why the result is what re-tracing would give: everything that reaches a program from
+Python passes through `bind` as a primitive, its params and its operands. Params are
+compared; operands are the program's own variables (compared), Python scalars (compared)
+or arrays (passed to the compiled gradient, never baked). What is not compared cannot
+reach the program. A value `f` asks for (`if x > 0`) is computed from this call's
+inputs; a lossy conversion (`float(x)`) of a value with a derivative is refused as the
+jvp trace refuses it, by asking the jvp rules which values vary (`varied_vars`).
+
+What differs from the jvp trace: an error that only differentiation finds (a primitive
+with no derivative rule reached by an active value) is raised when the recording is
+differentiated, after `f` returned, naming the equation's source line.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from typing import Any
+
+import attrs
+import numpy as np
+
+from ..core.activity import Zero
+from ..core.check import check_jaxpr, checks_enabled
+from ..core.ir import ClosedJaxpr, Jaxpr, Literal, Var
+from ..core.staging import JaxprBuilder, StagingTrace, StagingTracer, stage
+from ..core.trace import (
+    Tracer,
+    current_dynamic,
+    escaped_error,
+    full_raise,
+    get_aval,
+    new_main,
+    take_binds,
+)
+from .ad import lost_derivative_error, varied_vars
+from .cse import cse_jaxpr
+from .dce import dce_jaxpr
+from .eval import compile_jaxpr, eval_jaxpr
+from .linearize import linearize_flat
+
+_PYTHON_SCALARS = (bool, int, float, complex)
+_PLAIN_TYPES = frozenset((*_PYTHON_SCALARS, str, type(None)))
+
+
+@attrs.frozen(eq=False)
+class Recording:
+    """A program `f` ran: constvars are the array constants it met, in order of first
+    use; `out_store` is what `f`'s flattening recorded (its output structure)."""
+
+    jaxpr: Jaxpr
+    known_defs: dict  # var -> index of its equation (every equation is known)
+    out_store: tuple
+
+
+class ReplayTracer(StagingTracer):
+    __slots__ = ()
+
+    def concrete_value(self, why: str, lossy: bool = False):
+        main = self._trace.main
+        if not main.active:
+            raise escaped_error(main)
+        if lossy and main.global_data.is_varied(self.atom):
+            raise lost_derivative_error(why)
+        return super().concrete_value(why, lossy)
+
+
+class _Pending(ReplayTracer):
+    """An array constant lifted while replaying: whether it is one of the recording's
+    constants is decided when its equation is matched."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, trace, value):
+        super().__init__(trace, get_aval(value), None, True)
+        self.value = value
+
+    def concrete_value(self, why: str, lossy: bool = False):
+        return self.value
+
+
+@attrs.define(eq=False)
+class ReplayBuilder(JaxprBuilder):
+    """A staging builder that first checks the operations against `expected`."""
+
+    expected: Recording | None = None
+    pos: int = 0  # the next expected equation
+    varied: set = attrs.Factory(set)  # variables with a derivative, as far as analysed
+    analysed: int = 0  # equations `varied` covers
+    replayable: bool = True  # False once an effect is met: replaying would skip it
+    lift_scalars: bool = False  # Python scalars as constant inputs too (after `diverge`)
+
+    def start(self, active: list[bool], leaves: list) -> list[Var]:
+        """The input variables (the recording's, when replaying one) with their values."""
+        if self.expected is not None:
+            self.eqns = self.expected.jaxpr.eqns  # read only (the lazy values), until `diverge`
+            self.known_defs = self.expected.known_defs
+            invars = list(self.expected.jaxpr.invars)
+        else:
+            invars = [Var(get_aval(x)) for x in leaves]
+        self.values.update(zip(invars, leaves))
+        self.varied.update(v for v, act in zip(invars, active) if act)
+        return invars
+
+    def replay(self, trace, prim, args, params) -> list | None:
+        """The outputs of the expected equation, if `prim` on `args` (operands as
+        `bind` has them) is it; else None, and recording goes on from here."""
+        pos = self.pos
+        if pos < len(self.eqns):
+            eqn = self.eqns[pos]
+            if eqn.primitive is prim and (eqn.params == params if not params else
+                                          _same_params(eqn.params, params)) and \
+                    self.match(trace, args, eqn.inputs):
+                self.pos = pos + 1
+                return eqn.outputs
+        self.diverge()
+        return None
+
+    def match(self, trace, args, atoms) -> bool:
+        """Whether operands are the recorded atoms: this trace's tracers of the same
+        variables, Python scalars of the same value (`_same_scalar`, its usual case
+        inline), array constants (`bind_const`)."""
+        if len(args) != len(atoms):
+            return False
+        for x, a in zip(args, atoms):
+            kind = type(x)
+            if kind is ReplayTracer:
+                if x.atom is not a or x._trace is not trace:
+                    return False
+            elif kind in _PYTHON_SCALARS and type(a) is Literal:
+                value = a.val
+                if kind is not type(value) or x != value or not (x or _same_scalar(x, value)):
+                    return False
+            elif isinstance(x, Tracer) or not self.bind_const(x, a):
+                return False  # another trace's tracer: `bind` will say what it is
+        return True
+
+    def bind_const(self, value, var) -> bool:
+        """Whether the constant `value` (an array, or a Python scalar where the
+        recording lifted one) is the recording's constant `var`: the one it was bound
+        to before in this call, or else the next one, of its type."""
+        known = self.known_const(value)
+        if known is not None:
+            return known is var
+        constvars = self.expected.jaxpr.constvars
+        n = len(self.constvars)
+        if n == len(constvars) or constvars[n] is not var or get_aval(value) != var.aval:
+            return False
+        self.store_const(var, value)
+        return True
+
+    def diverge(self) -> None:
+        """This call stopped doing what the recording did: record from here on. Its
+        Python scalars become constant inputs from here on: if one that changed made
+        it diverge (a closed-over time step), the new recording will match the next
+        call."""
+        pos, self.expected, self.lift_scalars = self.pos, None, True
+        self.eqns = list(self.eqns[:pos])
+        self.known_defs = {v: i for i, eqn in enumerate(self.eqns) for v in eqn.outputs}
+        take_binds(None)
+
+    def is_varied(self, atom) -> bool:
+        """Whether the jvp rules would give `atom` a derivative (incrementally: a loop
+        converting a value each iteration analyses each equation once)."""
+        end = self.pos if self.expected is not None else len(self.eqns)
+        if self.analysed < end:
+            self.varied |= varied_vars(self.eqns[self.analysed:end], self.varied, self.values)
+            self.analysed = end
+        return atom in self.varied
+
+    def finish(self, trace, in_vars, outs, out_store: list) -> tuple[Recording, bool]:
+        """The program this call ran, and whether it is the expected recording."""
+        expected = self.expected
+        if expected is not None:
+            if self.pos == len(self.eqns) and tuple(out_store) == expected.out_store and \
+                    self.match(trace, outs, expected.jaxpr.outvars):
+                return expected, True
+            self.diverge()
+        out_tracers = [full_raise(trace, o) for o in outs]
+        jaxpr, _ = self.build([ReplayTracer(trace, v.aval, v, True) for v in in_vars],
+                              out_tracers)
+        if not all(_plain_params(eqn.params) for eqn in self.eqns):
+            self.replayable = False
+        if checks_enabled():
+            check_jaxpr(jaxpr)
+        return Recording(jaxpr, dict(self.known_defs), tuple(out_store)), False
+
+
+class ReplayTrace(StagingTrace):
+    """Stages with every value known; Python scalars are literals, anything else a
+    constant input. With an expected recording, it takes every bind first and
+    matches it (`ReplayBuilder.replay`), recording nothing."""
+
+    __slots__ = ()
+    tracer_type = ReplayTracer
+
+    def lift(self, val):
+        builder = self.main.global_data
+        if type(val) in _PYTHON_SCALARS and not builder.lift_scalars:
+            return self.lift_literal(val)
+        if builder.expected is not None:
+            return _Pending(self, val)
+        var = builder.const_var(val)
+        return ReplayTracer(self, var.aval, var, True)
+
+    def direct_bind(self, prim, args, params):
+        builder = self.main.global_data
+        if builder.expected is None:  # diverged inside an `at_dynamic`, which restored us
+            return None
+        outvars = builder.replay(self, prim, args, params)
+        if outvars is None:
+            return None
+        if prim.multiple_results:
+            return [ReplayTracer(self, v.aval, v, True) for v in outvars]
+        (v,) = outvars
+        return ReplayTracer(self, v.aval, v, True)
+
+    def process_primitive(self, prim, tracers, params):
+        """Binds `direct_bind` did not take: those of a transformation inside `f`
+        reaching this level, and every one after the call diverged."""
+        builder = self.main.global_data
+        if builder.expected is not None:
+            outvars = builder.replay(self, prim, [_unlifted(t) for t in tracers], params)
+            if outvars is not None:
+                return [ReplayTracer(self, v.aval, v, True) for v in outvars]
+        for t in tracers:
+            if type(t) is _Pending and t.atom is None:
+                t.atom = builder.const_var(t.value)
+        if prim.effect is not None:
+            builder.replayable = False
+        return super().process_primitive(prim, tracers, params)
+
+
+def _unlifted(t):
+    """A lifted operand as `bind` had it."""
+    if type(t) is _Pending:
+        return t.value
+    return t.atom.val if type(t.atom) is Literal else t
+
+
+def record(fun, leaves: list, active: list[bool], out_store: list,
+           expected: Recording | None) -> tuple[Recording, bool, list, bool]:
+    """Run `fun` (flat) at `leaves`, matching `expected` if given. Returns the
+    recording, whether it is `expected`, the values of its constants in this call,
+    and whether it may be replayed."""
+    builder = ReplayBuilder(current_dynamic(), discharge=True, expected=expected)
+    with new_main(ReplayTrace, builder, dynamic=True) as main:
+        trace = main.trace
+        in_vars = builder.start(active, leaves)
+        if expected is not None:
+            take_binds(trace)
+        outs = fun(*[ReplayTracer(trace, v.aval, v, True) for v in in_vars])
+        recording, matched = builder.finish(trace, in_vars, outs, out_store)
+    consts = [builder.values[v] for v in recording.jaxpr.constvars]
+    return recording, matched, consts, builder.replayable
+
+
+@attrs.frozen(eq=False)
+class GradientProgram:
+    """A recording's value (or only its `has_aux` outputs) and gradient, compiled:
+    `(consts, leaves) -> (outputs, cotangents of the active leaves)`."""
+
+    run: Any
+    consts: list  # the compiled program's own (its rules' constants), not the user's
+    n_outs: int
+    zeros: tuple  # per active leaf: its `Zero` cotangent, or None: the program computes it
+
+    def __call__(self, consts: list, leaves: list) -> tuple[list, list]:
+        """The outputs, and the active leaves' cotangents (`Zero` where zero)."""
+        outs = self.run(self.consts, [*consts, *leaves])
+        computed = iter(outs[self.n_outs:])
+        return outs[:self.n_outs], [next(computed) if z is None else z for z in self.zeros]
+
+
+def gradient_program(recording: Recording, active: list[bool], value: bool
+                     ) -> GradientProgram:
+    """Compile the gradient of the recording's first output, a float scalar (checked
+    before), and its other outputs (`has_aux`'s) and with `value` the first too, as
+    `jit(value_and_grad)` would."""
+    jaxpr = recording.jaxpr
+    n_consts = len(jaxpr.constvars)
+    zeros: list = []
+
+    def value_and_grad_flat(*args):
+        consts, leaves = args[:n_consts], list(args[n_consts:])
+        outs, linear = linearize_flat(lambda *xs: eval_jaxpr(jaxpr, consts, xs),
+                                      leaves, active, lambda: 1, "grad", value)
+        cts = linear.transpose([linear.out_avals[0].dtype.type(1)])
+        zeros[:] = [c if type(c) is Zero else None for c in cts]
+        return [*outs[0 if value else 1:], *(c for c in cts if type(c) is not Zero)]
+
+    in_avals = [v.aval for v in (*jaxpr.constvars, *jaxpr.invars)]
+    staged, consts = stage(value_and_grad_flat, in_avals)
+    staged, _ = dce_jaxpr(cse_jaxpr(staged), [True] * len(staged.outvars))
+    n_outs = len(jaxpr.outvars) - (0 if value else 1)
+    return GradientProgram(compile_jaxpr(staged), consts, n_outs, tuple(zeros))
+
+
+def _same_params(a: dict, b: dict) -> bool:
+    """Equal params: equal as dicts (at C speed), each of the same type (`0` is not
+    `False`); an array param is never taken to be equal to another object."""
+    try:
+        if a == b:
+            for x, y in zip(a.values(), b.values()):
+                if type(x) is not type(y):
+                    return False
+            return True
+    except (TypeError, ValueError):  # an array param
+        return False
+    if len(a) != len(b):
+        return False
+    for key, x in a.items():  # a control-flow body is another object, traced anew
+        if key not in b or not _same_value(x, b[key]):
+            return False
+    return True
+
+
+def _same_value(x, y) -> bool:
+    if x is y:
+        return True
+    if type(x) is not type(y) or isinstance(x, np.ndarray):
+        return False
+    if type(x) is tuple:  # axes and shapes: small ints, the same objects
+        if len(x) != len(y):
+            return False
+        for a, b in zip(x, y):
+            if a is not b and not _same_value(a, b):
+                return False
+        return True
+    if type(x) in _PYTHON_SCALARS:
+        return _same_scalar(x, y)
+    if type(x) is Jaxpr:  # a control-flow body, traced anew by each call
+        return _same_jaxpr(x, y)
+    if type(x) is ClosedJaxpr:  # constants of another object may differ: not compared
+        return not x.consts and not y.consts and _same_jaxpr(x.jaxpr, y.jaxpr)
+    try:
+        return bool(x == y)
+    except (TypeError, ValueError):  # an object whose == is elementwise
+        return False
+
+
+def _same_scalar(x, y) -> bool:
+    """The same Python (or numpy) scalar: type, value and the sign of a zero; NaN never
+    matches (the call records instead, which is exact)."""
+    if type(x) is not type(y) or x != y:
+        return False
+    if x:
+        return True
+    if isinstance(x, (complex, np.complexfloating)):
+        return _same_zero(x.real, y.real) and _same_zero(x.imag, y.imag)
+    return _same_zero(x, y)
+
+
+def _same_zero(x, y) -> bool:
+    return math.copysign(1.0, x) == math.copysign(1.0, y)
+
+
+def _same_jaxpr(a: Jaxpr, b: Jaxpr) -> bool:
+    """The same program up to the names of its variables."""
+    if len(a.eqns) != len(b.eqns) or len(a.outvars) != len(b.outvars):
+        return False
+    names: dict[Var, Var] = {}  # a's variable -> b's
+    if not _same_binders(a.constvars + a.invars, b.constvars + b.invars, names):
+        return False
+    for x, y in zip(a.eqns, b.eqns):
+        if x.primitive is not y.primitive or not _same_atoms(x.inputs, y.inputs, names) \
+                or not _same_params(x.params, y.params) or \
+                not _same_binders(x.outputs, y.outputs, names):
+            return False
+    return _same_atoms(a.outvars, b.outvars, names)
+
+
+def _same_binders(xs, ys, names: dict) -> bool:
+    if len(xs) != len(ys):
+        return False
+    for x, y in zip(xs, ys):
+        if x.aval != y.aval:
+            return False
+        names[x] = y
+    return True
+
+
+def _same_atoms(xs, ys, names: dict) -> bool:
+    if len(xs) != len(ys):
+        return False
+    for x, y in zip(xs, ys):
+        if type(x) is Literal:
+            if type(y) is not Literal or not _same_scalar(x.val, y.val):
+                return False
+        elif names.get(x) is not y:
+            return False
+    return True
+
+
+
+def _plain_params(params: dict) -> bool:
+    return all(map(_is_plain, params.values()))
+
+
+def _is_plain(value) -> bool:
+    """Whether a param is data, compared by value: not a derivative rule of the user's
+    (`custom_jvp`'s), which the plain path runs on every call where a replay would
+    not, nor anything else `_same_value` cannot see into."""
+    if type(value) in _PLAIN_TYPES or isinstance(value, (np.dtype, enum.Enum)):
+        return True
+    if isinstance(value, tuple):  # named ones too (convolution dimension numbers)
+        return all(map(_is_plain, value))
+    if type(value) is Jaxpr:
+        return all(_plain_params(eqn.params) for eqn in value.eqns)
+    if type(value) is ClosedJaxpr:
+        return _is_plain(value.jaxpr)
+    if attrs.has(type(value)):  # a value object
+        return all(_is_plain(getattr(value, a.name)) for a in attrs.fields(type(value)))
+    return False
