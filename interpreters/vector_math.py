@@ -1,10 +1,10 @@
-"""Elementary functions for numba kernels, in plain arithmetic that LLVM vectorises.
+"""Functions for numba kernels, in plain arithmetic that LLVM vectorises.
 
-numba compiles `math.tanh` to one call of libm's scalar `tanh` per element (25-70 ns
+numba compiles `math.tanh` to one call of libm's scalar `tanh` per element (20-70 ns
 on this machine), and a loop that calls a function does not vectorise: Intel's vector
 library (SVML) is not in PyPI's llvmlite. numpy's own SIMD loop takes about 2 ns an
 element, and in a native RNN loop (`fusion_loops`) tanh cost more than the
-matrix-vector product. `vector_tanh` is tanh without calls or branches (2-5 ns an
+matrix-vector product. `vector_tanh` is tanh without calls or branches (2.5-5 ns an
 element), accurate to 2 ulp of numpy's over the whole float64 range:
 
 * |x| < 0.625: `x + x z S(z) / Q(z)` (z = x²), the convergent of depth 8 of Lambert's
@@ -19,6 +19,11 @@ element), accurate to 2 ulp of numpy's over the whole float64 range:
 * the sign comes back by copysign (tanh(-0.0) is -0.0), and a NaN passes through.
 
 Float32 operands are computed in float64, then rounded once by the kernel's cast.
+
+The matrix-vector products of small matrices (`vector_matvec_<rows>_<cols>`, by rows,
+and `vector_vecmat`, by columns) are loops too: numba's `np.dot` calls BLAS, whose call
+costs as much as a 128 x 128 product, and whose row-major vector-matrix product is
+slower than adding scaled rows.
 
 A function is source text: a kernel module calling one carries its definition
 (`definitions`), so numba's disk cache, keyed by the module's file, never holds a stale
@@ -38,6 +43,8 @@ def decorator(*fastmath: str) -> str:
     makes it more accurate; `fastmath` adds flags (a dot product's `reassoc`)."""
     flags = ", ".join(repr(f) for f in ("contract", *fastmath))
     return f"@numba.njit(cache=True, error_model='numpy', fastmath={{{flags}}})"
+
+
 SMALL_TANH = 0.625  # below, the continued fraction; above, the exponential
 TANH_ONE = 20.0  # tanh(x) rounds to 1.0 from about 19.06 on
 
@@ -73,7 +80,7 @@ def tanh_source() -> str:
     p, q = lambert_tanh(8)
     # tanh x = x + x z S(z) / Q(z), S = (P - Q) / z: the correction is at most 15 % of x,
     # so its rounding errors count 0.15 times; Q is scaled to Q(0) = 1
-    s = [(a - b) / q[0] for a, b in zip(p + [Fraction(0)] * (len(q) - len(p)), q)][1:]
+    correction = [(a - b) / q[0] for a, b in zip(p + [Fraction(0)] * (len(q) - len(p)), q)][1:]
     hi, lo = split_ln2()
     exp_r = horner([float(Fraction(1, math.factorial(k))) for k in range(14)], "r")
     powers = [f"(1.0 + ((k >> {b}) & 1) * {2.0 ** 2 ** b - 1!r})" for b in range(6)]
@@ -94,7 +101,7 @@ def vector_tanh(a):
     s = s * {powers[4]} * {powers[5]}
     large = 1.0 - 2.0 / (p * s + 1.0)
     z = y * y
-    small = y + y * z * ({horner([float(c) for c in s], "z")}
+    small = y + y * z * ({horner([float(c) for c in correction], "z")}
                          / {horner([float(c / q[0]) for c in q], "z")})
     t = math.copysign(small if y < {SMALL_TANH!r} else large, x)
     return t if y == y else x
@@ -124,14 +131,15 @@ def matvec_source(rows: int, cols: int) -> str:
         "            xj = x[j]",
         *(f"            s{r} += a[i + {r}, j] * xj" for r in range(MATVEC_ROWS)),
         f"        {', '.join(f'out[i + {r}]' for r in range(MATVEC_ROWS))} = {', '.join(sums)}",
-        f"    for i in range({block}, {rows}):",
-        "        s0 = 0.0",
-        f"        for j in range({cols}):",
-        "            s0 += a[i, j] * x[j]",
-        "        out[i] = s0",
+        *([f"    for i in range({block}, {rows}):",  # the rows left over
+           "        s0 = 0.0",
+           f"        for j in range({cols}):",
+           "            s0 += a[i, j] * x[j]",
+           "        out[i] = s0"] if block < rows else []),
         "    return out", ""])
 
 
+# `x @ a`: rows of `a` scaled by x, four at a time (vectorised without reassociating)
 VECMAT = f"""{decorator()}
 def vector_vecmat(x, a):
     out = np.zeros(a.shape[1], a.dtype)
@@ -153,5 +161,6 @@ _MATVEC_CALL = re.compile(r"\bvector_matvec_(\d+)_(\d+)\(")
 
 def definitions(text: str) -> list[str]:
     """The definitions of the functions that the kernel source `text` calls."""
+    sizes = dict.fromkeys(_MATVEC_CALL.findall(text))
     return [*(FUNCTIONS[name] for name in dict.fromkeys(_CALL.findall(text))),
-            *(matvec_source(int(m), int(k)) for m, k in dict.fromkeys(_MATVEC_CALL.findall(text)))]
+            *(matvec_source(int(rows), int(cols)) for rows, cols in sizes)]

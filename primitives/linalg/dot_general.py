@@ -138,7 +138,7 @@ def dot_general_accumulate(fn, eqn, target, operands, **params):
     if params["dimension_numbers"][0][0] or x.ndim != 1:
         fn.line(f"{target} += {product}")
         return
-    (a, b) = operands
+    a, b = operands
     if min(x.shape[0], y.shape[0]) >= DEFERRED_OUTER:
         _deferred_outer(fn, target, a, b, x, y)
         return
@@ -154,6 +154,8 @@ OUTER_BLOCK = 64  # rows of factors added as one matrix product
 
 
 def _deferred_outer(fn, target: str, a: str, b: str, x, y) -> None:
+    """Copy the factors `a`, `b` into the next rows of two blocks allocated before the
+    loop; add a full block's product to `target`, and after the loop what is left."""
     rows, other, full = fn.fresh("p"), fn.fresh("q"), fn.fresh("n")
     dtype = cast(x.dtype)
     fn.before_loop(f"{rows}, {other}, {full} = np.empty(({OUTER_BLOCK}, {x.shape[0]}), "
