@@ -41,6 +41,7 @@ import numpy as np
 from ..core.check import checks_enabled
 from ..core.ir import Jaxpr, JaxprEqn, Literal, Var
 from ..core.rules import RuleTable
+from ..core.trace import quietly
 from .ad import add_any_p, zeros_p
 from .eval import Step, eval_jaxpr, impl_step
 from .fusion import (
@@ -319,7 +320,8 @@ def native_step(eqn: JaxprEqn, budget: list[int]) -> Step | None:
         return impl(*(env[a] if type(a) is Var else a.val for a in eqn.inputs))
 
     return Step(tuple(inputs), eqn.outputs,
-                entry(load_kernel(text), inputs, eqn.outputs, fallback), unpack=True)
+                entry(load_kernel(text), inputs, eqn.outputs, fallback), unpack=True,
+                warns=False)
 
 
 def loop_source(eqn: JaxprEqn, inputs: list[Var]) -> str | None:
@@ -358,7 +360,7 @@ def native_program(jaxpr: Jaxpr, budget: list[int]) -> Step | None:
         return None
     return Step(inputs, outputs, entry(load_kernel(text), inputs, outputs,
                                        lambda *args: eval_jaxpr(program, [], args)),
-                unpack=True)
+                unpack=True, warns=False)
 
 
 def program_source(program: Jaxpr) -> str | None:
@@ -381,14 +383,15 @@ def entry(kernel: Callable, inputs, outputs, fallback: Callable) -> Callable:
     compiles at the first call and may refuse what a rule emitted: `fallback` (the
     impl) runs instead, then and from then on (with checks on, as in the tests, the
     refusal is raised: a rule emitting what numba refuses is a bug). Any other error
-    (an index out of bounds) is the program's, and the kernel stays."""
+    (an index out of bounds) is the program's, and the kernel stays. Neither warns
+    (the fallback runs `quietly`), so the driver needs no `errstate` for the step."""
     scalars = [a.aval.dtype.type if not a.aval.shape else None for a in inputs]
     boxes = [v.aval.dtype.type if not v.aval.shape else None for v in outputs]
     state = {"kernel": kernel}
 
     def run(*args):
         if state["kernel"] is None:
-            return fallback(*args)
+            return quietly(fallback, *args)
         typed = [s(a) if s else np.ascontiguousarray(a) for a, s in zip(args, scalars)]
         try:
             outs = state["kernel"](*typed)
@@ -396,7 +399,7 @@ def entry(kernel: Callable, inputs, outputs, fallback: Callable) -> Callable:
             if state["kernel"].signatures or checks_enabled():
                 raise  # compiled, so the error is the program's (or checks are on)
             state["kernel"] = None
-            return fallback(*args)
+            return quietly(fallback, *args)
         return [box(r) if box else r for r, box in zip(outs, boxes)]
 
     return run
