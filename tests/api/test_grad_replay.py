@@ -271,3 +271,17 @@ def test_writing_an_active_value_into_an_outside_ref_is_refused_when_recording_t
     assert record_calls == []  # it raised inside `record`, before logging
     assert_allclose(inert.grad(f)(x, False), 2 * x)
     assert_allclose(log[...], 2 * x)
+
+
+def test_replaying_can_be_switched_off():
+    f = lambda x: inp.sum(inp.sin(x))
+    inert.config.update("inert_grad_replay", False)
+    try:
+        with calls() as log:
+            check_same(f, [(x,) for x in vectors(4)])
+        assert log == []
+    finally:
+        inert.config.update("inert_grad_replay", True)
+    with calls() as log:
+        check_same(f, [(x,) for x in vectors(3)])
+    assert log == ["r", "m"]
