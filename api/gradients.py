@@ -170,7 +170,8 @@ def _replayed(f: Callable, flat: FlatArgs, has_aux: bool, value: bool):
 
 def _cache_key(f: Callable, flat: FlatArgs, has_aux: bool, value: bool) -> tuple | None:
     code = getattr(f, "__code__", None)
-    if code is None or trace_depth() > 0 or config.jax_debug_nans:
+    if code is None or trace_depth() > 0 or config.jax_debug_nans or \
+            not config.inert_grad_replay:
         return None
     types = []
     for x in flat.leaves:

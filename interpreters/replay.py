@@ -52,7 +52,7 @@ from ..core.trace import (
     new_main,
     take_binds,
 )
-from .ad import lost_derivative_error, varied_vars
+from .ad import inactive_ref_write, lost_derivative_error, varied_vars
 from .cse import cse_jaxpr
 from .dce import dce_jaxpr
 from .eval import compile_jaxpr, eval_jaxpr
@@ -212,6 +212,7 @@ class ReplayTrace(StagingTrace):
 
     __slots__ = ()
     tracer_type = ReplayTracer
+    family = "differentiation"  # the outer grad, in error messages of an inner one
 
     def lift(self, val):
         builder = self.main.global_data
@@ -250,6 +251,16 @@ class ReplayTrace(StagingTrace):
         return super().process_primitive(prim, tracers, params)
 
 
+    def _act_on_outside_ref(self, prim, tracers, params):
+        """As the jvp trace, refuse to write a value with a derivative into a ref from
+        outside, which does not carry one."""
+        builder = self.main.global_data
+        if prim.effect == "write" and any(builder.is_varied(t.atom) for t in tracers[1:]):
+            raise inactive_ref_write(self.main, tracers[0].aval,
+                                     "differentiates the value written here", "argument")
+        return super()._act_on_outside_ref(prim, tracers, params)
+
+
 def _unlifted(t):
     """A lifted operand as `bind` had it."""
     if type(t) is _Pending:
@@ -263,7 +274,7 @@ def record(fun, leaves: list, active: list[bool], out_store: list,
     recording, whether it is `expected`, the values of its constants in this call,
     and whether it may be replayed."""
     builder = ReplayBuilder(current_dynamic(), discharge=True, expected=expected)
-    with new_main(ReplayTrace, builder, dynamic=True) as main:
+    with new_main(ReplayTrace, builder, dynamic=True, name="grad") as main:
         trace = main.trace
         in_vars = builder.start(active, leaves)
         if expected is not None:

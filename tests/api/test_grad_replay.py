@@ -24,7 +24,7 @@ import inert.numpy as inp
 from inert.api import gradients
 from inert.benchmarks.memory import reachable_array_bytes
 from inert.core import trace as core_trace
-from inert.errors import ConcretizationError, EscapedTracerError
+from inert.errors import ActivityError, ConcretizationError, EscapedTracerError
 
 
 @pytest.fixture(autouse=True)
@@ -254,3 +254,34 @@ def test_a_long_recording_is_not_kept(monkeypatch):
         with calls() as log:
             check_same(f, [(x,) for x in vectors(4)])
         assert log == expected
+
+
+def test_writing_an_active_value_into_an_outside_ref_is_refused_when_recording_too():
+    log = inert.new_ref(np.zeros(3))
+
+    def f(x, active):
+        log[...] = x * 2.0 if active else inert.lax.stop_gradient(x * 2.0)
+        return inp.sum(x ** 2)
+
+    x = np.ones(3)
+    with calls() as record_calls:
+        for _ in range(2):  # the plain path, then the recording
+            with pytest.raises(ActivityError, match="the grad differentiates the value"):
+                inert.grad(f)(x, True)
+    assert record_calls == []  # it raised inside `record`, before logging
+    assert_allclose(inert.grad(f)(x, False), 2 * x)
+    assert_allclose(log[...], 2 * x)
+
+
+def test_replaying_can_be_switched_off():
+    f = lambda x: inp.sum(inp.sin(x))
+    inert.config.update("inert_grad_replay", False)
+    try:
+        with calls() as log:
+            check_same(f, [(x,) for x in vectors(4)])
+        assert log == []
+    finally:
+        inert.config.update("inert_grad_replay", True)
+    with calls() as log:
+        check_same(f, [(x,) for x in vectors(3)])
+    assert log == ["r", "m"]
