@@ -3,10 +3,11 @@
 Called with no transformation in progress, `grad(f)` also saves itself from
 differentiating `f` again on later calls (`interpreters.replay`). The first call
 takes the plain path: a function differentiated once pays nothing for what follows.
-The second call with the same argument types records the program `f` runs and
-compiles its gradient. Later calls run `f` under a trace that only checks that it
-does the same operations, then the compiled gradient on this call's values: about
-the cost of `f`'s own Python plus `jit(grad(f))`'s. A call where `f` does something
+The second call with the same argument types records the program `f` runs (and
+differentiates the recording). Later calls run `f` under a trace that only checks
+that it does the same operations, then the recording's gradient, compiled when the
+recording first repeats, on this call's values: about the cost of `f`'s own Python
+plus `jit(grad(f))`'s. A call where `f` does something
 else is recorded and differentiated afresh; a function that does something else more
 often than not (three times at least), uses refs, or records over 100,000 equations,
 is left to the plain path.
@@ -29,7 +30,13 @@ from ..core.config import config
 from ..core.pytree import PyTreeDef, tree_unflatten
 from ..core.staging import cyclic_gc_paused
 from ..core.trace import get_aval, trace_depth
-from ..interpreters.replay import GradientProgram, Recording, gradient_program, record
+from ..interpreters.replay import (
+    GradientProgram,
+    Recording,
+    gradient_program,
+    record,
+    value_and_gradient,
+)
 from .numpy._array import returned_leaves
 from .transforms import (
     FlatArgs,
@@ -113,7 +120,7 @@ def _scalar_output(out_tree: PyTreeDef, aval):
 
 @attrs.define(eq=False)
 class _Entry:
-    compiled: tuple[Recording, GradientProgram] | None = None  # one attribute: one write
+    compiled: tuple[Recording, GradientProgram | None] | None = None  # one write
     hits: int = 0  # calls that did what the recording did
     misses: int = 0  # calls that did not
     plain: bool = False  # replaying does not pay (or cannot be done): the plain path
@@ -152,16 +159,17 @@ def _replayed(f: Callable, flat: FlatArgs, has_aux: bool, value: bool):
     recording, matched, consts, replayable = record(
         flat_fun(f, flat, out_store, has_aux), flat.leaves, flat.active, out_store,
         compiled[0] if compiled else None)
-    if matched:
-        program = compiled[1]
-    else:
-        _scalar_output(out_store[0], recording.jaxpr.outvars[0].aval)
-        program = gradient_program(recording, flat.active, value)
-        entry.compiled = (recording, program)
-        entry.plain = not replayable or len(recording.jaxpr.eqns) > _MAX_EQNS
     if compiled is not None:
         entry.count(matched)
-    outs, cts = program(consts, flat.leaves)
+    if matched:  # compiled when a recording first repeats: most functions called again do
+        program = compiled[1] or gradient_program(recording, flat.active, value)
+        entry.compiled = (recording, program)
+        outs, cts = program(consts, flat.leaves)
+    else:
+        _scalar_output(out_store[0], recording.jaxpr.outvars[0].aval)
+        entry.compiled = (recording, None)
+        entry.plain |= not replayable or len(recording.jaxpr.eqns) > _MAX_EQNS
+        outs, cts = value_and_gradient(recording, consts, flat.leaves, flat.active, value)
     if not value:
         outs = [recording.jaxpr.outvars[0].aval, *outs]
     return (returned_leaves(outs, flat.leaves), arg_cotangents(flat, cts, flat.leaves),

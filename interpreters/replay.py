@@ -302,23 +302,30 @@ class GradientProgram:
         return outs[:self.n_outs], [next(computed) if z is None else z for z in self.zeros]
 
 
+def value_and_gradient(recording: Recording, consts, leaves: list, active: list[bool],
+                       value: bool) -> tuple[list, list]:
+    """The recording's outputs (without `value`, only those past the first) and the
+    gradient of its first output, a float scalar (checked before): the cotangents of
+    the active leaves, `Zero` where symbolically zero. On values, or staged
+    (`gradient_program`)."""
+    outs, linear = linearize_flat(lambda *xs: eval_jaxpr(recording.jaxpr, consts, xs),
+                                  leaves, active, lambda: 1, "grad", value)
+    return outs[0 if value else 1:], linear.transpose([linear.out_avals[0].dtype.type(1)])
+
+
 def gradient_program(recording: Recording, active: list[bool], value: bool
                      ) -> GradientProgram:
-    """Compile the gradient of the recording's first output, a float scalar (checked
-    before), and its other outputs (`has_aux`'s) and with `value` the first too, as
-    `jit(value_and_grad)` would."""
-    jaxpr = recording.jaxpr
-    n_consts = len(jaxpr.constvars)
+    """`value_and_gradient` compiled, as `jit(value_and_grad)` would compile it."""
+    n_consts = len(recording.jaxpr.constvars)
     zeros: list = []
 
     def value_and_grad_flat(*args):
-        consts, leaves = args[:n_consts], list(args[n_consts:])
-        outs, linear = linearize_flat(lambda *xs: eval_jaxpr(jaxpr, consts, xs),
-                                      leaves, active, lambda: 1, "grad", value)
-        cts = linear.transpose([linear.out_avals[0].dtype.type(1)])
+        outs, cts = value_and_gradient(recording, args[:n_consts], list(args[n_consts:]),
+                                       active, value)
         zeros[:] = [c if type(c) is Zero else None for c in cts]
-        return [*outs[0 if value else 1:], *(c for c in cts if type(c) is not Zero)]
+        return [*outs, *(c for c in cts if type(c) is not Zero)]
 
+    jaxpr = recording.jaxpr
     in_avals = [v.aval for v in (*jaxpr.constvars, *jaxpr.invars)]
     staged, consts = stage(value_and_grad_flat, in_avals)
     staged, _ = dce_jaxpr(cse_jaxpr(staged), [True] * len(staged.outvars))
