@@ -60,3 +60,11 @@ def test_compiled_code_skips_the_checks_its_staged_program_passed():
     assert eval_interpreter.impl_step(eqn).fn.func is slice_impl
     with pytest.raises(inert.errors.ShapeError):  # eagerly, the check runs
         inert.lax.slice(np.arange(4.0), (1,), (9,))
+
+
+def test_compiled_code_keeps_python_scalar_inputs_weakly_typed():
+    """A weakly typed input holds a Python scalar: an operation on such inputs only
+    gives one too, as when the program is interpreted (or the code run eagerly)."""
+    f = lambda c, x: x * inp.sin(c)
+    x = np.ones(3, np.float32)
+    assert inert.jit(f, backend="numpy")(0.5, x).dtype == f(0.5, x).dtype == np.float32
