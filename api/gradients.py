@@ -128,8 +128,11 @@ def _replayed(f: Callable, flat: FlatArgs, has_aux: bool, value: bool):
     key = _cache_key(f, flat, has_aux, value)
     if key is None:
         return None
-    entry = _entries.pop(key, None)
-    _entries[key] = entry or _Entry()
+    try:
+        entry = _entries.pop(key, None)
+        _entries[key] = entry or _Entry()
+    except TypeError:  # a pytree node's static data is not hashable (a list)
+        return None
     if len(_entries) > _MAX_ENTRIES:
         del _entries[next(iter(_entries))]
     if entry is None or entry.misses >= _MAX_MISSES:
@@ -144,8 +147,11 @@ def _replayed(f: Callable, flat: FlatArgs, has_aux: bool, value: bool):
     else:
         _scalar_output(out_store[0], recording.jaxpr.outvars[0].aval)
         program = gradient_program(recording, flat.active, value)
-        entry.compiled = (recording, program)
-        entry.misses = entry.misses + (compiled is not None) if replayable else _MAX_MISSES
+        if replayable:
+            entry.compiled = (recording, program)
+            entry.misses += compiled is not None
+        else:  # never replayed: nothing kept (a user's rule, what it closes over)
+            entry.compiled, entry.misses = None, _MAX_MISSES
     outs, cts = program(consts, flat.leaves)
     if not value:
         outs = [recording.jaxpr.outvars[0].aval, *outs]

@@ -1,0 +1,93 @@
+"""grad replays (interpreters/replay.py) where the plain path's behaviour is easy to
+miss: weak types of Python scalars lifted after a divergence, rules that use a value
+known while linearizing, pytree nodes whose static data is not hashable, and what
+the cache must not keep. The plain path is `grad(functools.partial(f))`."""
+
+from __future__ import annotations
+
+import functools
+import gc
+import weakref
+
+import numpy as np
+import pytest
+from numpy.testing import assert_array_equal
+
+import inert
+import inert.numpy as inp
+from inert.api import gradients
+from inert.tree_util import register_pytree_node
+
+
+@pytest.fixture(autouse=True)
+def empty_cache():
+    gradients._entries.clear()
+
+
+def both(make, f, calls, **kwargs):
+    """Each call's result through the replay path and through the plain path."""
+    replayed, plain = make(f, **kwargs), make(functools.partial(f), **kwargs)
+    return [(replayed(*args), plain(*args)) for args in calls]
+
+
+def assert_same(got, want):
+    for g, w in zip(inert.tree_util.tree_leaves(got), inert.tree_util.tree_leaves(want)):
+        assert np.asarray(g).dtype == np.asarray(w).dtype
+        assert_array_equal(g, w)
+
+
+def test_a_python_scalar_lifted_after_a_divergence_stays_weakly_typed():
+    """After the closed-over scalar changed, it is a constant input of the new
+    recording; the compiled program computes on it as eager code does: `sin(c)` of a
+    Python float is weak, so a float32 value stays float32."""
+    c = [0.5]
+    f = lambda x: inp.sum(x * inp.sin(c[0]))  # noqa: B023
+    x = np.ones(3, np.float32)
+    for c[0] in [0.5, 0.5, 0.7, 0.9]:
+        (value, grad), (want_value, want_grad) = both(inert.value_and_grad, f, [(x,)])[0]
+        assert value.dtype == want_value.dtype == np.float32
+        assert_same((value, grad), (want_value, want_grad))
+
+
+class _Tagged:
+    """A pytree node whose static data is a list (neither hashable nor an array)."""
+
+    def __init__(self, value, tags):
+        self.value, self.tags = value, tags
+
+
+register_pytree_node(_Tagged, lambda t: ([t.value], t.tags), lambda tags, c: _Tagged(c[0], tags))
+
+
+def test_pytree_nodes_with_unhashable_static_data():
+    """As an argument, such a node cannot key the cache: the plain path. As an `aux`
+    output whose static data cannot be compared (an array), the call is recorded."""
+    f = lambda t: inp.sum(t.value * 2.0)
+    calls = [(_Tagged(np.ones(2) * k, ["a"]),) for k in range(4)]
+    for got, want in both(inert.grad, f, calls):
+        assert_same(got.value, want.value)
+    g = lambda x: (inp.sum(x * x), _Tagged(x, np.ones(2)))
+    for got, want in both(inert.grad, g, [(np.ones(2) * k,) for k in range(4)], has_aux=True):
+        assert_same(got[0], want[0])
+
+
+def _loss_with_rule(big):
+    @inert.custom_jvp
+    def scaled(x):
+        return inp.sin(x) * big
+
+    scaled.defjvp(lambda p, t: (scaled(p[0]), inp.cos(p[0]) * big * t[0]))
+    return lambda x: inp.sum(scaled(x))
+
+
+def test_user_rules_and_what_they_close_over_are_not_kept():
+    """A custom_jvp's rule is never replayed: its recording (the rule, the arrays it
+    closes over) must not stay in the cache after the call."""
+    big = np.ones(10_000)
+    alive = weakref.ref(big)
+    g = inert.grad(_loss_with_rule(big))
+    for _ in range(3):
+        g(np.zeros(10_000))
+    del big, g
+    gc.collect()
+    assert alive() is None
