@@ -25,10 +25,17 @@ import numpy as np
 
 from ..core.check import checks_enabled
 from ..core.config import config
+from ..core.errors import InertError
 from ..core.pytree import PyTreeDef, tree_unflatten
 from ..core.staging import cyclic_gc_paused
 from ..core.trace import get_aval, trace_depth
-from ..interpreters.replay import GradientProgram, Recording, gradient_program, record
+from ..interpreters.replay import (
+    GradientProgram,
+    Recording,
+    gradient_at,
+    gradient_program,
+    record,
+)
 from .numpy._array import returned_leaves
 from .transforms import (
     FlatArgs,
@@ -146,7 +153,11 @@ def _replayed(f: Callable, flat: FlatArgs, has_aux: bool, value: bool):
         entry.misses, program = 0, compiled[1]
     else:
         _scalar_output(out_store[0], recording.jaxpr.outvars[0].aval)
-        program = gradient_program(recording, flat.active, value)
+        try:
+            program = gradient_program(recording, flat.active, value)
+        except InertError:  # at this call's values it may have a gradient (`gradient_at`)
+            replayable, program = False, functools.partial(
+                gradient_at, recording, flat.active, value)
         if replayable:
             entry.compiled = (recording, program)
             entry.misses += compiled is not None

@@ -295,18 +295,30 @@ def gradient_program(recording: Recording, active: list[bool], value: bool
     zeros: list = []
 
     def value_and_grad_flat(*args):
-        consts, leaves = args[:n_consts], list(args[n_consts:])
-        outs, linear = linearize_flat(lambda *xs: eval_jaxpr(jaxpr, consts, xs),
-                                      leaves, active, lambda: 1, "grad", value)
-        cts = linear.transpose([linear.out_avals[0].dtype.type(1)])
+        outs, cts = gradient_at(recording, active, value, args[:n_consts], args[n_consts:])
         zeros[:] = [c if type(c) is Zero else None for c in cts]
-        return [*outs[0 if value else 1:], *(c for c in cts if type(c) is not Zero)]
+        return [*outs, *(c for c in cts if type(c) is not Zero)]
 
     in_avals = [v.aval for v in (*jaxpr.constvars, *jaxpr.invars)]
     staged, consts = stage(value_and_grad_flat, in_avals)
     staged, _ = dce_jaxpr(cse_jaxpr(staged), [True] * len(staged.outvars))
     n_outs = len(jaxpr.outvars) - (0 if value else 1)
     return GradientProgram(compile_jaxpr(staged), consts, n_outs, tuple(zeros))
+
+
+def gradient_at(recording: Recording, active: list[bool], value: bool, consts, leaves
+                ) -> tuple[list, list]:
+    """What `gradient_program(recording, active, value)(consts, leaves)` gives, by
+    differentiating the recording at `consts` and `leaves`: abstract ones (staged by
+    `gradient_program`), or this call's values, as the plain path does. A rule may use
+    a value known then (`cond` with a known index differentiates only the branch it
+    takes), so a recording whose gradient cannot be compiled (a `while_loop` in a
+    branch not taken) may still have one at this call's values."""
+    jaxpr = recording.jaxpr
+    outs, linear = linearize_flat(lambda *xs: eval_jaxpr(jaxpr, consts, xs),
+                                  list(leaves), active, lambda: 1, "grad", value)
+    cts = linear.transpose([linear.out_avals[0].dtype.type(1)])
+    return outs[0 if value else 1:], cts
 
 
 def _same_trees(out_store: list, expected: tuple) -> bool:

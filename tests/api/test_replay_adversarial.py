@@ -15,7 +15,9 @@ from numpy.testing import assert_array_equal
 
 import inert
 import inert.numpy as inp
+from inert import lax
 from inert.api import gradients
+from inert.errors import NonDifferentiableError
 from inert.tree_util import register_pytree_node
 
 
@@ -47,6 +49,21 @@ def test_a_python_scalar_lifted_after_a_divergence_stays_weakly_typed():
         (value, grad), (want_value, want_grad) = both(inert.value_and_grad, f, [(x,)])[0]
         assert value.dtype == want_value.dtype == np.float32
         assert_same((value, grad), (want_value, want_grad))
+
+
+def _doubling(y):
+    return inp.sum(lax.while_loop(lambda c: c[0] < 10.0, lambda c: c * 2.0, y))
+
+
+def test_a_branch_not_taken_needs_no_reverse_derivative():
+    """With the index known while linearizing, `cond` differentiates only the branch
+    it takes, as the plain path does: a `while_loop` in the other one is no error."""
+    f = lambda x: lax.cond(x[0] < 100.0, lambda y: inp.sum(inp.sin(y)), _doubling, x)
+    xs = [(np.array([0.1, 0.2]) * k,) for k in range(1, 5)]
+    for got, want in both(inert.value_and_grad, f, xs):
+        assert_same(got, want)
+    with pytest.raises(NonDifferentiableError, match="while_loop"):  # when it is taken
+        inert.grad(f)(np.array([200.0, 1.0]))
 
 
 class _Tagged:
