@@ -177,10 +177,14 @@ class ReplayBuilder(JaxprBuilder):
 
     def is_varied(self, atom) -> bool:
         """Whether the jvp rules would give `atom` a derivative (incrementally: a loop
-        converting a value each iteration analyses each equation once)."""
+        converting a value each iteration analyses each equation once). The values
+        the new equations read are computed first: a rule may use one, as it does on
+        the plain path (`cond` with a known index differentiates only its branch)."""
         end = self.pos if self.expected is not None else len(self.eqns)
         if self.analysed < end:
-            self.varied |= varied_vars(self.eqns[self.analysed:end], self.varied, self.values)
+            eqns = self.eqns[self.analysed:end]
+            self.values_of(_read_before(eqns, self.values), free=False)
+            self.varied |= varied_vars(eqns, self.varied, self.values)
             self.analysed = end
         return atom in self.varied
 
@@ -242,6 +246,13 @@ class ReplayTrace(StagingTrace):
         if prim.effect is not None:
             builder.replayable = False
         return super().process_primitive(prim, tracers, params)
+
+
+def _read_before(eqns, values: dict) -> list[Var]:
+    """The variables `eqns` read that an earlier equation defines, not computed yet."""
+    defined = {v for eqn in eqns for v in eqn.outputs}
+    return list(dict.fromkeys(a for eqn in eqns for a in eqn.inputs
+                              if type(a) is Var and a not in defined and a not in values))
 
 
 def _unlifted(t):

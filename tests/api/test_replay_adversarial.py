@@ -66,6 +66,19 @@ def test_a_branch_not_taken_needs_no_reverse_derivative():
         inert.grad(f)(np.array([200.0, 1.0]))
 
 
+def test_a_conversion_after_a_cond_with_a_known_index():
+    """`float(y)` asks whether `y` has a derivative; `cond`'s index (computed before,
+    not asked for) is known, so only the branch taken counts, as on the plain path."""
+    def f(x):
+        taken = x[0] > 100.0
+        logged = float(inert.stop_gradient(inp.sin(x))[0])  # analyses `taken`, not its value
+        y = lax.cond(taken, lambda w: w * 2.0, inert.stop_gradient, x)
+        return float(y[0]) * inp.sum(x) + logged
+
+    for got, want in both(inert.value_and_grad, f, [(np.ones(2) * k,) for k in range(4)]):
+        assert_same(got, want)
+
+
 class _Tagged:
     """A pytree node whose static data is a list (neither hashable nor an array)."""
 
