@@ -100,16 +100,18 @@ def _value_and_grad(f: Callable, argnums, has_aux: bool, value: bool):
 def _differentiated(f: Callable, flat: FlatArgs, has_aux: bool, value: bool):
     """`(outputs, the arguments' cotangents, out_store)` by linearizing `f`."""
     outs, lin, out_store = linearized(f, flat, has_aux, "grad", value or trace_depth() > 0)
-    aval = _scalar_output(out_store[0], get_aval(outs[0]))
+    aval = _scalar_output(out_store[0], [get_aval(o) for o in outs[:1]])
     # a scalar cotangent (staged as a literal) made here: no vjp function, no checks
     return outs, pull_back(lin, flat, [aval.dtype.type(1)]), out_store
 
 
-def _scalar_output(out_tree: PyTreeDef, aval):
-    if out_tree.node_type is not None or aval.shape != () or aval.dtype.kind != "f":
+def _scalar_output(out_tree: PyTreeDef, avals: list):
+    """The output's aval, checked; `avals` has the first output's, if there is one."""
+    aval = avals[0] if out_tree.node_type is None else None  # None, (): no output at all
+    if aval is None or aval.shape != () or aval.dtype.kind != "f":
         raise TypeError("grad requires a function returning a real float scalar, but it "
-                        f"returned {aval.str_short() if out_tree.node_type is None else out_tree}"
-                        "; use vjp or jacrev for other outputs")
+                        f"returned {aval.str_short() if aval else out_tree}; use vjp or "
+                        "jacrev for other outputs")
     return aval
 
 
@@ -152,7 +154,7 @@ def _replayed(f: Callable, flat: FlatArgs, has_aux: bool, value: bool):
     if matched:
         entry.misses, program = 0, compiled[1]
     else:
-        _scalar_output(out_store[0], recording.jaxpr.outvars[0].aval)
+        _scalar_output(out_store[0], [v.aval for v in recording.jaxpr.outvars[:1]])
         try:
             program = gradient_program(recording, flat.active, value)
         except InertError:  # at this call's values it may have a gradient (`gradient_at`)

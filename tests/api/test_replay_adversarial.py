@@ -110,6 +110,13 @@ def _loss_with_rule(big):
     return lambda x: inp.sum(scaled(x))
 
 
+@pytest.mark.parametrize("out", [None, (), [1.0]])
+def test_no_scalar_output_is_refused_on_every_path(out):
+    for _ in range(3):
+        with pytest.raises(TypeError, match="real float scalar"):
+            inert.grad(lambda x: out)(np.ones(2))  # noqa: B023
+
+
 def test_user_rules_and_what_they_close_over_are_not_kept():
     """A custom_jvp's rule is never replayed: its recording (the rule, the arrays it
     closes over) must not stay in the cache after the call."""
