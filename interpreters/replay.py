@@ -448,12 +448,12 @@ def _is_plain(value) -> bool:
     not, nor anything else `_same_value` cannot see into."""
     if type(value) in _PLAIN_TYPES or isinstance(value, (np.dtype, enum.Enum)):
         return True
-    if type(value) is tuple:
+    if isinstance(value, tuple):  # a namedtuple too (convolution dimension numbers)
         return all(map(_is_plain, value))
     if type(value) is Jaxpr:
         return all(_plain_params(eqn.params) for eqn in value.eqns)
     if type(value) is ClosedJaxpr:
         return _is_plain(value.jaxpr)
-    if attrs.has(type(value)):  # a value object (convolution dimension numbers)
+    if attrs.has(type(value)):  # a value object
         return all(_is_plain(getattr(value, a.name)) for a in attrs.fields(type(value)))
     return False

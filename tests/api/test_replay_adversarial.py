@@ -79,6 +79,15 @@ def test_a_conversion_after_a_cond_with_a_known_index():
         assert_same(got, want)
 
 
+def test_a_convolution_is_replayed():
+    """Its dimension numbers are a namedtuple: plain data, compared by value."""
+    f = lambda x: inp.sum(inp.convolve(x, x) ** 2)
+    for got, want in both(inert.grad, f, [(np.arange(3.0) * k,) for k in range(4)]):
+        assert_same(got, want)
+    (entry,) = gradients._entries.values()
+    assert entry.compiled is not None and entry.misses == 0
+
+
 class _Tagged:
     """A pytree node whose static data is a list (neither hashable nor an array)."""
 
