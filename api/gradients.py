@@ -10,9 +10,10 @@ the cost of `f`'s own Python plus `jit(grad(f))`'s. A call where `f` does someth
 else is recorded and differentiated afresh; a function that does something else
 three calls in a row, or uses refs, is left to the plain path.
 
-Functions are told apart by their code object, not their identity: a lambda made
-anew in a loop (`grad(lambda x: loss(x, batch))`) is the same program each time,
-and what it closes over reaches the program only as constants, which are checked.
+Functions are told apart by their code object (and those of the functions they
+close over: a decorator's wrapper), not their identity: a lambda made anew in a
+loop (`grad(lambda x: loss(x, batch))`) is the same program each time, and what it
+closes over reaches the program only as constants, which are checked.
 """
 
 from __future__ import annotations
@@ -173,7 +174,7 @@ def _replayed(f: Callable, flat: FlatArgs, has_aux: bool, value: bool):
 
 
 def _cache_key(f: Callable, flat: FlatArgs, has_aux: bool, value: bool) -> tuple | None:
-    code = getattr(f, "__code__", None)
+    code = _code_of(f)
     if code is None or trace_depth() > 0 or config.jax_debug_nans:
         return None
     types = []
@@ -183,3 +184,22 @@ def _cache_key(f: Callable, flat: FlatArgs, has_aux: bool, value: bool) -> tuple
         types.append(signature(x))
     return (code, flat.treedef, tuple(flat.items), tuple(flat.active), tuple(types),
             has_aux, value, checks_enabled())
+
+
+def _code_of(f, depth: int = 3):
+    """`f`'s code object, with those of the functions it closes over: a wrapper
+    (a decorator's, `jit`'s, `grad`'s) has one code for every function it wraps, and
+    functions taking turns on one entry would each send the other to the plain path."""
+    code = getattr(f, "__code__", None)
+    cells = getattr(f, "__closure__", None)
+    if code is None or not cells or not depth:
+        return code
+    inner = []
+    for cell in cells:
+        try:
+            value = cell.cell_contents
+        except ValueError:  # a cell not yet filled
+            continue
+        if hasattr(value, "__code__"):
+            inner.append(_code_of(value, depth - 1))
+    return (code, *inner) if inner else code

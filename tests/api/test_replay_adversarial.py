@@ -88,6 +88,30 @@ def test_a_convolution_is_replayed():
     assert entry.compiled is not None and entry.misses == 0
 
 
+def _logged(fn):
+    @functools.wraps(fn)
+    def wrapper(*args):
+        return fn(*args)
+
+    return wrapper
+
+
+def test_wrapped_functions_taking_turns_are_each_replayed():
+    """A decorator's wrapper has one code object for every function it wraps: the
+    cache tells them apart by the code of what the wrapper closes over too."""
+    x = np.ones(3)
+    fs = [_logged(lambda x: inp.sum(inp.sin(x))), _logged(lambda x: inp.sum(x * x)),
+          inert.jit(lambda x: inp.sum(inp.cos(x)), backend="numpy")]
+    second = [inert.grad(lambda s: s ** 3), inert.grad(inp.sin)]  # grad's wrappers
+    for _ in range(3):
+        for f in fs:
+            inert.grad(f)(x)
+        for f in second:
+            inert.grad(f)(2.0)
+    assert [e.misses for e in gradients._entries.values()] == [0] * 5
+    assert all(e.compiled is not None for e in gradients._entries.values())
+
+
 class _Tagged:
     """A pytree node whose static data is a list (neither hashable nor an array)."""
 
