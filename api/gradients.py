@@ -19,6 +19,7 @@ closes over reaches the program only as constants, which are checked.
 from __future__ import annotations
 
 import functools
+import types
 from typing import Callable, Sequence
 
 import attrs
@@ -200,6 +201,6 @@ def _code_of(f, depth: int = 3):
             value = cell.cell_contents
         except ValueError:  # a cell not yet filled
             continue
-        if hasattr(value, "__code__"):
+        if isinstance(value, types.FunctionType):  # (no attribute asked of other objects)
             inner.append(_code_of(value, depth - 1))
     return (code, *inner) if inner else code
