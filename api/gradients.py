@@ -139,11 +139,8 @@ def _replayed(f: Callable, flat: FlatArgs, has_aux: bool, value: bool):
     key = _cache_key(f, flat, has_aux, value)
     if key is None:
         return None
-    try:
-        entry = _entries.pop(key, None)
-        _entries[key] = entry or _Entry()
-    except TypeError:  # a pytree node's static data is not hashable (a list)
-        return None
+    entry = _entries.pop(key, None)
+    _entries[key] = entry or _Entry()
     if len(_entries) > _MAX_ENTRIES:
         del _entries[next(iter(_entries))]
     if entry is None or entry.misses >= _MAX_MISSES:
@@ -183,8 +180,12 @@ def _cache_key(f: Callable, flat: FlatArgs, has_aux: bool, value: bool) -> tuple
         if not (isinstance(x, (np.ndarray, np.generic)) or type(x) in _PYTHON_SCALARS):
             return None  # a ref, or another library's array
         types.append(signature(x))
-    return (code, flat.treedef, tuple(flat.items), tuple(flat.active), tuple(types),
-            has_aux, value, checks_enabled())
+    try:  # the structure's hash only: the cache keeps no static data (a Partial's function)
+        structure = hash((flat.treedef, tuple(flat.items)))
+    except TypeError:  # a pytree node's static data is not hashable (a list)
+        return None
+    return (code, structure, tuple(flat.active), tuple(types), has_aux, value,
+            checks_enabled())
 
 
 def _code_of(f, depth: int = 3):

@@ -18,7 +18,7 @@ import inert.numpy as inp
 from inert import lax
 from inert.api import gradients
 from inert.errors import NonDifferentiableError
-from inert.tree_util import register_pytree_node
+from inert.tree_util import Partial, register_pytree_node
 
 
 @pytest.fixture(autouse=True)
@@ -132,6 +132,24 @@ def test_pytree_nodes_with_unhashable_static_data():
     g = lambda x: (inp.sum(x * x), _Tagged(x, np.ones(2)))
     for got, want in both(inert.grad, g, [(np.ones(2) * k,) for k in range(4)], has_aux=True):
         assert_same(got[0], want[0])
+
+
+def test_a_partial_argument_and_what_it_closes_over_are_not_kept():
+    """A `Partial`'s function is its pytree node's static data: the cache key holds
+    the structure's hash, not the function."""
+    big = np.ones(10_000)
+    alive = weakref.ref(big)
+    scale = _partial_scaling(big)
+    g = inert.grad(lambda x, scale: inp.sum(scale(x)))
+    for _ in range(3):
+        g(np.ones(3), scale)
+    del big, scale
+    gc.collect()
+    assert alive() is None
+
+
+def _partial_scaling(big):
+    return Partial(lambda y: y * big[:3])
 
 
 def _loss_with_rule(big):
