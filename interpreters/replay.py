@@ -385,10 +385,13 @@ def _same_value(x, y) -> bool:
 
 
 def _same_scalar(x, y) -> bool:
-    """The same Python (or numpy) scalar: type, value and the sign of a zero; NaN never
-    matches (the call records instead, which is exact)."""
-    if type(x) is not type(y) or x != y:
+    """The same Python (or numpy) scalar: type, value and the sign of a zero; a NaN
+    the same NaN, bit for bit (a loop body's `where(m, x, nan)` is traced anew each
+    call: unequal NaNs would never let it replay)."""
+    if type(x) is not type(y):
         return False
+    if x != y:
+        return x != x and np.asarray(x).tobytes() == np.asarray(y).tobytes()
     if x:
         return True
     if isinstance(x, (complex, np.complexfloating)):

@@ -112,6 +112,18 @@ def test_wrapped_functions_taking_turns_are_each_replayed():
     assert all(e.compiled is not None for e in gradients._entries.values())
 
 
+def test_a_loop_body_with_a_nan_is_replayed():
+    """Each call traces the body anew; its NaN literal is the recording's."""
+    def f(x):
+        step = lambda c, xi: (inp.where(xi > 0, c * xi, np.nan), None)  # noqa: E731
+        return inp.nansum(lax.scan(step, x, x)[0])
+
+    for got, want in both(inert.grad, f, [(np.array([1.0, -2.0, 3.0]) * k,) for k in (1, 2, 3)]):
+        assert_same(got, want)
+    (entry,) = gradients._entries.values()
+    assert entry.compiled is not None and entry.misses == 0
+
+
 class _Tagged:
     """A pytree node whose static data is a list (neither hashable nor an array)."""
 
