@@ -7,8 +7,9 @@ The second call with the same argument types records the program `f` runs and
 compiles its gradient. Later calls run `f` under a trace that only checks that it
 does the same operations, then the compiled gradient on this call's values: about
 the cost of `f`'s own Python plus `jit(grad(f))`'s. A call where `f` does something
-else is recorded and differentiated afresh; a function that does something else
-three calls in a row, or uses refs, is left to the plain path.
+else is recorded and differentiated afresh; a function that does something else more
+often than not (three times at least), uses refs, or records over 100,000 equations,
+is left to the plain path.
 
 Functions are told apart by their code object (and those of the functions they
 close over: a decorator's wrapper), not their identity: a lambda made anew in a
@@ -124,12 +125,25 @@ def _scalar_output(out_tree: PyTreeDef, avals: list):
 @attrs.define(eq=False)
 class _Entry:
     compiled: tuple[Recording, GradientProgram] | None = None  # one attribute: one write
-    misses: int = 0  # calls in a row that did not do what the recording did
+    hits: int = 0  # calls that did what the recording did
+    misses: int = 0  # calls that did not
+    plain: bool = False  # replaying does not pay (or cannot be done): the plain path
+
+    def count(self, matched: bool) -> None:
+        """A function that diverges more often than it matches (three times at least)
+        pays a recording and a compilation each time: it takes the plain path."""
+        if matched:
+            self.hits += 1
+        else:
+            self.misses += 1
+            # (or'ed: a recording that cannot be replayed has set it already)
+            self.plain |= self.misses >= _MAX_MISSES and self.misses > self.hits
 
 
 _entries: dict = {}  # cache key -> _Entry, least recently used first
 _MAX_ENTRIES = 256
 _MAX_MISSES = 3
+_MAX_EQNS = 100_000  # a longer recording is not kept (the cache's memory stays small)
 _PYTHON_SCALARS = (bool, int, float, complex)
 
 
@@ -143,7 +157,7 @@ def _replayed(f: Callable, flat: FlatArgs, has_aux: bool, value: bool):
     _entries[key] = entry or _Entry()
     if len(_entries) > _MAX_ENTRIES:
         del _entries[next(iter(_entries))]
-    if entry is None or entry.misses >= _MAX_MISSES:
+    if entry is None or entry.plain:
         return None
     compiled = entry.compiled
     out_store: list = []
@@ -151,7 +165,7 @@ def _replayed(f: Callable, flat: FlatArgs, has_aux: bool, value: bool):
         flat_fun(f, flat, out_store, has_aux), flat.leaves, flat.active, out_store,
         compiled[0] if compiled else None)
     if matched:
-        entry.misses, program = 0, compiled[1]
+        program = compiled[1]
     else:
         _scalar_output(out_store[0], [v.aval for v in recording.jaxpr.outvars[:1]])
         try:
@@ -159,11 +173,11 @@ def _replayed(f: Callable, flat: FlatArgs, has_aux: bool, value: bool):
         except InertError:  # at this call's values it may have a gradient (`gradient_at`)
             replayable, program = False, functools.partial(
                 gradient_at, recording, flat.active, value)
-        if replayable:
-            entry.compiled = (recording, program)
-            entry.misses += compiled is not None
-        else:  # never replayed: nothing kept (a user's rule, what it closes over)
-            entry.compiled, entry.misses = None, _MAX_MISSES
+        entry.plain = not replayable or len(recording.jaxpr.eqns) > _MAX_EQNS
+        # a recording never replayed is not kept (a user's rule, what it closes over)
+        entry.compiled = None if entry.plain else (recording, program)
+    if compiled is not None:
+        entry.count(matched)
     outs, cts = program(consts, flat.leaves)
     if not value:
         outs = [recording.jaxpr.outvars[0].aval, *outs]
@@ -173,7 +187,8 @@ def _replayed(f: Callable, flat: FlatArgs, has_aux: bool, value: bool):
 
 def _cache_key(f: Callable, flat: FlatArgs, has_aux: bool, value: bool) -> tuple | None:
     code = _code_of(f)
-    if code is None or trace_depth() > 0 or config.jax_debug_nans:
+    if code is None or trace_depth() > 0 or config.jax_debug_nans or \
+            not config.inert_grad_replay:
         return None
     types = []
     for x in flat.leaves:

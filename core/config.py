@@ -9,6 +9,10 @@
   eagerly, in grad's forward and backward passes, and under `jit` (whose compiled
   code is re-run one primitive at a time when its outputs hold a NaN, as JAX does).
 
+* `inert_grad_replay` (True): `grad` and `value_and_grad` called again replay the
+  recorded program and run its compiled gradient (`interpreters/replay.py`); False
+  differentiates every call afresh, as the first call does.
+
 `inert.debug_nans(True)` is a context manager setting `jax_debug_nans` for a block.
 """
 
@@ -25,6 +29,7 @@ class Config:
     def __init__(self):
         self.jax_enable_x64 = True
         self.jax_debug_nans = False
+        self.inert_grad_replay = True
 
     def update(self, name: str, value) -> None:
         if name not in vars(self):

@@ -167,7 +167,8 @@ def take_binds(trace: Trace | None) -> None:
 
 def describe_level(main: MainTrace) -> str:
     """`main` in words, for error messages: "the grad", "the inner grad", ..."""
-    same = [m for m in _state.stack if m.trace_type is main.trace_type]
+    family = main.trace_type.family or main.trace_type
+    same = [m for m in _state.stack if (m.trace_type.family or m.trace_type) is family]
     name = main.name or main.trace_type.__name__
     position = same.index(main) if main in same else 0
     if len(same) == 1:
@@ -192,6 +193,7 @@ class Trace:
     """An interpreter at one level. Subclasses define `lift` and `process_primitive`."""
 
     __slots__ = ("main",)
+    family: str | None = None  # traces of one family count as levels of one another
 
     def __init__(self, main: MainTrace):
         self.main = main

@@ -203,6 +203,7 @@ def lost_derivative_error(why: str) -> ConcretizationError:
 
 class JVPTrace(Trace):
     __slots__ = ("zeros",)
+    family = "differentiation"
 
     def __init__(self, main):
         super().__init__(main)

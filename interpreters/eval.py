@@ -36,7 +36,7 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, args) -> list:
 
 
 def _eval_jaxpr(jaxpr: Jaxpr, consts, args) -> list:
-    dead_after, literals = _plan(jaxpr)
+    dead_after, literals, weak_array_eqns = _plan(jaxpr)
     env = dict(literals)
     env.update(zip(jaxpr.constvars, consts))
     env.update(zip(jaxpr.invars, args))
@@ -47,6 +47,8 @@ def _eval_jaxpr(jaxpr: Jaxpr, consts, args) -> list:
     apply = eval_primitive if concrete else bind
     for eqn, dead in zip(jaxpr.eqns, dead_after):
         out = apply(eqn.primitive, [env[a] for a in eqn.inputs], eqn.params, eqn.source_info)
+        if concrete and eqn in weak_array_eqns:
+            out = _as_typed(out, eqn)
         if eqn.primitive.multiple_results:
             env.update(zip(eqn.outputs, out))
         else:
@@ -59,17 +61,23 @@ def _eval_jaxpr(jaxpr: Jaxpr, consts, args) -> list:
 _plans: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _plan(jaxpr: Jaxpr) -> tuple[list[tuple[Var, ...]], dict]:
+def _plan(jaxpr: Jaxpr) -> tuple[list[tuple[Var, ...]], dict, set]:
     """What evaluating `jaxpr` needs besides its equations, computed once: the
-    variables each equation is the last to read, and the literals with their values
-    (so reading an input is one dictionary lookup either way)."""
+    variables each equation is the last to read, the literals with their values (so
+    reading an input is one dictionary lookup either way), and the equations reading
+    a weakly typed array, whose results numpy's promotion may widen (`_as_typed`)."""
     plan = _plans.get(jaxpr)
     if plan is None:
         dead = last_uses([(e.inputs, e.outputs) for e in jaxpr.eqns], jaxpr.outvars)
         plan = _plans[jaxpr] = (dead, {
             a: a.val for e in jaxpr.eqns for a in (*e.inputs,) if type(a) is Literal} | {
-            a: a.val for a in jaxpr.outvars if type(a) is Literal})
+            a: a.val for a in jaxpr.outvars if type(a) is Literal},
+            {e for e in jaxpr.eqns if _reads_weak_array(e)})
     return plan
+
+
+def _reads_weak_array(eqn) -> bool:
+    return any(a.aval.weak_type and a.aval.shape for a in eqn.inputs)
 
 
 def last_uses(steps: list[tuple[tuple, tuple]], outvars) -> list[tuple[Var, ...]]:
@@ -258,4 +266,20 @@ def _impl_with_params(eqn) -> Callable:
         # keeps Python scalars (literals, or weakly typed inputs) Python scalars, as
         # eager code does: `x32 * sin(c)` for a Python float `c` stays float32
         return lambda *xs: eval_primitive(eqn.primitive, xs, eqn.params)
-    return functools.partial(impl, **eqn.params) if eqn.params else impl
+    fn = functools.partial(impl, **eqn.params) if eqn.params else impl
+    if _reads_weak_array(eqn):
+        return lambda *xs: _as_typed(fn(*xs), eqn)
+    return fn
+
+
+def _as_typed(out, eqn):
+    """`eqn`'s results in the dtypes of its outputs' avals: a weakly typed array
+    operand (a rule's `select_n(mask, 1.0, 0.5)`) is a plain float64 array to numpy,
+    which then promotes a float32 operand beside it, where the types say float32."""
+    if not eqn.primitive.multiple_results:
+        return _cast(out, eqn.outputs[0].aval.dtype)
+    return [_cast(o, v.aval.dtype) for o, v in zip(out, eqn.outputs)]
+
+
+def _cast(value, dtype):
+    return value if value.dtype == dtype else value.astype(dtype)

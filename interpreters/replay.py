@@ -52,7 +52,7 @@ from ..core.trace import (
     new_main,
     take_binds,
 )
-from .ad import lost_derivative_error, varied_vars
+from .ad import inactive_ref_write, lost_derivative_error, varied_vars
 from .cse import cse_jaxpr
 from .dce import dce_jaxpr
 from .eval import compile_jaxpr, eval_jaxpr
@@ -131,21 +131,24 @@ class ReplayBuilder(JaxprBuilder):
                                           _same_params(eqn.params, params)) and \
                     self.match(trace, args, eqn.inputs):
                 self.pos = pos + 1
-                return [ReplayTracer(trace, v.aval, v, True) for v in eqn.outputs]
+                return eqn.outputs
         self.diverge()
         return None
 
     def match(self, trace, args, atoms) -> bool:
         """Whether operands are the recorded atoms: this trace's tracers of the same
-        variables, Python scalars of the same value, array constants (`bind_const`)."""
+        variables, Python scalars of the same value (`_same_scalar`, its usual case
+        inline), array constants (`bind_const`)."""
         if len(args) != len(atoms):
             return False
         for x, a in zip(args, atoms):
-            if type(x) is ReplayTracer:
+            kind = type(x)
+            if kind is ReplayTracer:
                 if x.atom is not a or x._trace is not trace:
                     return False
-            elif type(x) in _PYTHON_SCALARS and type(a) is Literal:
-                if not _same_scalar(x, a.val):
+            elif kind in _PYTHON_SCALARS and type(a) is Literal:
+                value = a.val
+                if kind is not type(value) or x != value or not (x or _same_scalar(x, value)):
                     return False
             elif isinstance(x, Tracer) or not self.bind_const(x, a):
                 return False  # another trace's tracer: `bind` will say what it is
@@ -213,6 +216,7 @@ class ReplayTrace(StagingTrace):
 
     __slots__ = ()
     tracer_type = ReplayTracer
+    family = "differentiation"  # the outer grad, in error messages of an inner one
 
     def lift(self, val):
         builder = self.main.global_data
@@ -227,25 +231,37 @@ class ReplayTrace(StagingTrace):
         builder = self.main.global_data
         if builder.expected is None:  # diverged inside an `at_dynamic`, which restored us
             return None
-        outs = builder.replay(self, prim, args, params)
-        if outs is None:
+        outvars = builder.replay(self, prim, args, params)
+        if outvars is None:
             return None
-        return outs if prim.multiple_results else outs[0]
+        if prim.multiple_results:
+            return [ReplayTracer(self, v.aval, v, True) for v in outvars]
+        (v,) = outvars
+        return ReplayTracer(self, v.aval, v, True)
 
     def process_primitive(self, prim, tracers, params):
         """Binds `direct_bind` did not take: those of a transformation inside `f`
         reaching this level, and every one after the call diverged."""
         builder = self.main.global_data
         if builder.expected is not None:
-            outs = builder.replay(self, prim, [_unlifted(t) for t in tracers], params)
-            if outs is not None:
-                return outs
+            outvars = builder.replay(self, prim, [_unlifted(t) for t in tracers], params)
+            if outvars is not None:
+                return [ReplayTracer(self, v.aval, v, True) for v in outvars]
         for t in tracers:
             if type(t) is _Pending and t.atom is None:
                 t.atom = builder.const_var(t.value)
         if prim.effect is not None:
             builder.replayable = False
         return super().process_primitive(prim, tracers, params)
+
+    def _act_on_outside_ref(self, prim, tracers, params):
+        """As the jvp trace, refuse to write a value with a derivative into a ref from
+        outside, which does not carry one."""
+        builder = self.main.global_data
+        if prim.effect == "write" and any(builder.is_varied(t.atom) for t in tracers[1:]):
+            raise inactive_ref_write(self.main, tracers[0].aval,
+                                     "differentiates the value written here", "argument")
+        return super()._act_on_outside_ref(prim, tracers, params)
 
 
 def _read_before(eqns, values: dict) -> list[Var]:
@@ -268,7 +284,7 @@ def record(fun, leaves: list, active: list[bool], out_store: list,
     recording, whether it is `expected`, the values of its constants in this call,
     and whether it may be replayed."""
     builder = ReplayBuilder(current_dynamic(), discharge=True, expected=expected)
-    with new_main(ReplayTrace, builder, dynamic=True) as main:
+    with new_main(ReplayTrace, builder, dynamic=True, name="grad") as main:
         trace = main.trace
         in_vars = builder.start(active, leaves)
         if expected is not None:
@@ -451,7 +467,7 @@ def _is_plain(value) -> bool:
     not, nor anything else `_same_value` cannot see into."""
     if type(value) in _PLAIN_TYPES or isinstance(value, (np.dtype, enum.Enum)):
         return True
-    if isinstance(value, tuple):  # a namedtuple too (convolution dimension numbers)
+    if isinstance(value, tuple):  # named ones too (convolution dimension numbers)
         return all(map(_is_plain, value))
     if type(value) is Jaxpr:
         return all(_plain_params(eqn.params) for eqn in value.eqns)

@@ -24,7 +24,7 @@ import inert.numpy as inp
 from inert.api import gradients
 from inert.benchmarks.memory import reachable_array_bytes
 from inert.core import trace as core_trace
-from inert.errors import ConcretizationError, EscapedTracerError
+from inert.errors import ActivityError, ConcretizationError, EscapedTracerError
 
 
 @pytest.fixture(autouse=True)
@@ -102,8 +102,8 @@ def test_a_replay_runs_the_users_python_every_call():
 
 
 def test_a_branch_that_changes_is_recorded_afresh():
-    """Each call takes the branch its values ask for; after three calls in a row that
-    do not repeat the recording, the function takes the plain path."""
+    """Each call takes the branch its values ask for; once calls have diverged more
+    often than they matched (three times at least), the function takes the plain path."""
     def f(x):
         y = x * 2.0
         if inp.sum(x) > 0:
@@ -114,7 +114,7 @@ def test_a_branch_that_changes_is_recorded_afresh():
           -np.ones(3), np.ones(3)]
     with calls() as log:
         check_same(f, [(x,) for x in xs])
-    assert log == ["r", "d", "m", "d", "d", "d"]
+    assert log == ["r", "d", "m", "d", "d"]
 
 
 def test_closed_over_values_reach_the_program_each_call():
@@ -244,3 +244,44 @@ def test_refs_take_the_plain_path():
     with calls() as log:
         check_same(f, [(x,) for x in vectors(4)])
     assert log == ["r"]
+
+
+def test_a_long_recording_is_not_kept(monkeypatch):
+    monkeypatch.setattr(gradients, "_MAX_EQNS", 3)
+    short = lambda x: inp.sum(x * x)
+    long = lambda x: inp.sum(inp.sin(inp.cos(x * x)))
+    for f, expected in [(short, ["r", "m", "m"]), (long, ["r"])]:
+        with calls() as log:
+            check_same(f, [(x,) for x in vectors(4)])
+        assert log == expected
+
+
+def test_writing_an_active_value_into_an_outside_ref_is_refused_when_recording_too():
+    log = inert.new_ref(np.zeros(3))
+
+    def f(x, active):
+        log[...] = x * 2.0 if active else inert.lax.stop_gradient(x * 2.0)
+        return inp.sum(x ** 2)
+
+    x = np.ones(3)
+    with calls() as record_calls:
+        for _ in range(2):  # the plain path, then the recording
+            with pytest.raises(ActivityError, match="the grad differentiates the value"):
+                inert.grad(f)(x, True)
+    assert record_calls == []  # it raised inside `record`, before logging
+    assert_allclose(inert.grad(f)(x, False), 2 * x)
+    assert_allclose(log[...], 2 * x)
+
+
+def test_replaying_can_be_switched_off():
+    f = lambda x: inp.sum(inp.sin(x))
+    inert.config.update("inert_grad_replay", False)
+    try:
+        with calls() as log:
+            check_same(f, [(x,) for x in vectors(4)])
+        assert log == []
+    finally:
+        inert.config.update("inert_grad_replay", True)
+    with calls() as log:
+        check_same(f, [(x,) for x in vectors(3)])
+    assert log == ["r", "m"]

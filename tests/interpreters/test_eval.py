@@ -10,6 +10,7 @@ import inert
 import inert.numpy as inp
 from inert import lax
 from inert.interpreters import eval as eval_interpreter
+from inert.primitives.elementwise import piecewise
 from inert.primitives.shape.slicing import slice_impl
 
 
@@ -60,6 +61,20 @@ def test_compiled_code_skips_the_checks_its_staged_program_passed():
     assert eval_interpreter.impl_step(eqn).fn.func is slice_impl
     with pytest.raises(inert.errors.ShapeError):  # eagerly, the check runs
         inert.lax.slice(np.arange(4.0), (1,), (9,))
+
+
+def test_a_weakly_typed_array_does_not_widen_a_float32_array_it_meets():
+    """`select_n` of two Python scalars is a weakly typed float64 array (as in a
+    rule of cholesky's derivative); beside a float32 array the result is float32, as
+    the types say, in the interpreter and in compiled code alike."""
+    mask = np.array([True, False, True])
+    f = lambda x: x * piecewise.select_n(mask, 1.0, 0.5)
+    x = np.ones(3, np.float32)
+    closed = inert.make_jaxpr(f)(x)
+    assert closed.jaxpr.outvars[0].aval.dtype == np.float32
+    for out in (inert.eval_jaxpr(closed.jaxpr, closed.consts, [x])[0], inert.jit(f)(x)):
+        assert out.dtype == np.float32
+        np.testing.assert_array_equal(out, [0.5, 1.0, 0.5])
 
 
 def test_compiled_code_keeps_python_scalar_inputs_weakly_typed():
