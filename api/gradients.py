@@ -12,14 +12,16 @@ else is recorded and differentiated afresh; a function that does something else 
 often than not (three times at least), uses refs, or records over 100,000 equations,
 is left to the plain path.
 
-Functions are told apart by their code object, not their identity: a lambda made
-anew in a loop (`grad(lambda x: loss(x, batch))`) is the same program each time,
-and what it closes over reaches the program only as constants, which are checked.
+Functions are told apart by their code object (and those of the functions they
+close over: a decorator's wrapper), not their identity: a lambda made anew in a
+loop (`grad(lambda x: loss(x, batch))`) is the same program each time, and what it
+closes over reaches the program only as constants, which are checked.
 """
 
 from __future__ import annotations
 
 import functools
+import types
 from typing import Callable, Sequence
 
 import attrs
@@ -27,6 +29,7 @@ import numpy as np
 
 from ..core.check import checks_enabled
 from ..core.config import config
+from ..core.errors import InertError
 from ..core.pytree import PyTreeDef, tree_unflatten
 from ..core.staging import cyclic_gc_paused
 from ..core.trace import get_aval, trace_depth
@@ -101,16 +104,18 @@ def _value_and_grad(f: Callable, argnums, has_aux: bool, value: bool):
 def _differentiated(f: Callable, flat: FlatArgs, has_aux: bool, value: bool):
     """`(outputs, the arguments' cotangents, out_store)` by linearizing `f`."""
     outs, lin, out_store = linearized(f, flat, has_aux, "grad", value or trace_depth() > 0)
-    aval = _scalar_output(out_store[0], get_aval(outs[0]))
+    aval = _scalar_output(out_store[0], [get_aval(o) for o in outs[:1]])
     # a scalar cotangent (staged as a literal) made here: no vjp function, no checks
     return outs, pull_back(lin, flat, [aval.dtype.type(1)]), out_store
 
 
-def _scalar_output(out_tree: PyTreeDef, aval):
-    if out_tree.node_type is not None or aval.shape != () or aval.dtype.kind != "f":
+def _scalar_output(out_tree: PyTreeDef, avals: list):
+    """The output's aval, checked; `avals` has the first output's, if there is one."""
+    aval = avals[0] if out_tree.node_type is None else None  # None, (): no output at all
+    if aval is None or aval.shape != () or aval.dtype.kind != "f":
         raise TypeError("grad requires a function returning a real float scalar, but it "
-                        f"returned {aval.str_short() if out_tree.node_type is None else out_tree}"
-                        "; use vjp or jacrev for other outputs")
+                        f"returned {aval.str_short() if aval else out_tree}; use vjp or "
+                        "jacrev for other outputs")
     return aval
 
 
@@ -132,7 +137,8 @@ class _Entry:
             self.hits += 1
         else:
             self.misses += 1
-            self.plain = self.misses >= _MAX_MISSES and self.misses > self.hits
+            # (or'ed: a recording that cannot be replayed has set it already)
+            self.plain |= self.misses >= _MAX_MISSES and self.misses > self.hits
 
 
 _entries: dict = {}  # cache key -> _Entry, least recently used first
@@ -161,15 +167,23 @@ def _replayed(f: Callable, flat: FlatArgs, has_aux: bool, value: bool):
         compiled[0] if compiled else None)
     if compiled is not None:
         entry.count(matched)
+    program = None
     if matched:  # compiled when a recording first repeats: most functions called again do
-        program = compiled[1] or gradient_program(recording, flat.active, value)
-        entry.compiled = (recording, program)
-        outs, cts = program(consts, flat.leaves)
+        program = compiled[1]
+        if program is None:
+            try:
+                program = gradient_program(recording, flat.active, value)
+            except InertError:  # at this call's values it may have a gradient (a `cond`)
+                entry.plain = True
     else:
-        _scalar_output(out_store[0], recording.jaxpr.outvars[0].aval)
-        entry.compiled = (recording, None)
+        _scalar_output(out_store[0], [v.aval for v in recording.jaxpr.outvars[:1]])
         entry.plain |= not replayable or len(recording.jaxpr.eqns) > _MAX_EQNS
+    # a recording never replayed is not kept (a user's rule, what it closes over)
+    entry.compiled = None if entry.plain else (recording, program)
+    if program is None:
         outs, cts = value_and_gradient(recording, consts, flat.leaves, flat.active, value)
+    else:
+        outs, cts = program(consts, flat.leaves)
     if not value:
         outs = [recording.jaxpr.outvars[0].aval, *outs]
     return (returned_leaves(outs, flat.leaves), arg_cotangents(flat, cts, flat.leaves),
@@ -177,7 +191,7 @@ def _replayed(f: Callable, flat: FlatArgs, has_aux: bool, value: bool):
 
 
 def _cache_key(f: Callable, flat: FlatArgs, has_aux: bool, value: bool) -> tuple | None:
-    code = getattr(f, "__code__", None)
+    code = _code_of(f)
     if code is None or trace_depth() > 0 or config.jax_debug_nans or \
             not config.inert_grad_replay:
         return None
@@ -186,5 +200,28 @@ def _cache_key(f: Callable, flat: FlatArgs, has_aux: bool, value: bool) -> tuple
         if not (isinstance(x, (np.ndarray, np.generic)) or type(x) in _PYTHON_SCALARS):
             return None  # a ref, or another library's array
         types.append(signature(x))
-    return (code, flat.treedef, tuple(flat.items), tuple(flat.active), tuple(types),
-            has_aux, value, checks_enabled())
+    try:  # the structure's hash only: the cache keeps no static data (a Partial's function)
+        structure = hash((flat.treedef, tuple(flat.items)))
+    except TypeError:  # a pytree node's static data is not hashable (a list)
+        return None
+    return (code, structure, tuple(flat.active), tuple(types), has_aux, value,
+            checks_enabled())
+
+
+def _code_of(f, depth: int = 3):
+    """`f`'s code object, with those of the functions it closes over: a wrapper
+    (a decorator's, `jit`'s, `grad`'s) has one code for every function it wraps, and
+    functions taking turns on one entry would each send the other to the plain path."""
+    code = getattr(f, "__code__", None)
+    cells = getattr(f, "__closure__", None)
+    if code is None or not cells or not depth:
+        return code
+    inner = []
+    for cell in cells:
+        try:
+            value = cell.cell_contents
+        except ValueError:  # a cell not yet filled
+            continue
+        if isinstance(value, types.FunctionType):  # (no attribute asked of other objects)
+            inner.append(_code_of(value, depth - 1))
+    return (code, *inner) if inner else code
