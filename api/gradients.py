@@ -3,22 +3,25 @@
 Called with no transformation in progress, `grad(f)` also saves itself from
 differentiating `f` again on later calls (`interpreters.replay`). The first call
 takes the plain path: a function differentiated once pays nothing for what follows.
-The second call with the same argument types records the program `f` runs and
-compiles its gradient. Later calls run `f` under a trace that only checks that it
-does the same operations, then the compiled gradient on this call's values: about
-the cost of `f`'s own Python plus `jit(grad(f))`'s. A call where `f` does something
+The second call with the same argument types records the program `f` runs (and
+differentiates the recording). Later calls run `f` under a trace that only checks
+that it does the same operations, then the recording's gradient, compiled when the
+recording first repeats, on this call's values: about the cost of `f`'s own Python
+plus `jit(grad(f))`'s. A call where `f` does something
 else is recorded and differentiated afresh; a function that does something else more
 often than not (three times at least), uses refs, or records over 100,000 equations,
 is left to the plain path.
 
-Functions are told apart by their code object, not their identity: a lambda made
-anew in a loop (`grad(lambda x: loss(x, batch))`) is the same program each time,
-and what it closes over reaches the program only as constants, which are checked.
+Functions are told apart by their code object (and those of the functions they
+close over: a decorator's wrapper), not their identity: a lambda made anew in a
+loop (`grad(lambda x: loss(x, batch))`) is the same program each time, and what it
+closes over reaches the program only as constants, which are checked.
 """
 
 from __future__ import annotations
 
 import functools
+import types
 from typing import Callable, Sequence
 
 import attrs
@@ -26,10 +29,17 @@ import numpy as np
 
 from ..core.check import checks_enabled
 from ..core.config import config
+from ..core.errors import InertError
 from ..core.pytree import PyTreeDef, tree_unflatten
 from ..core.staging import cyclic_gc_paused
 from ..core.trace import get_aval, trace_depth
-from ..interpreters.replay import GradientProgram, Recording, gradient_program, record
+from ..interpreters.replay import (
+    GradientProgram,
+    Recording,
+    gradient_program,
+    record,
+    value_and_gradient,
+)
 from .numpy._array import returned_leaves
 from .transforms import (
     FlatArgs,
@@ -94,16 +104,18 @@ def _value_and_grad(f: Callable, argnums, has_aux: bool, value: bool):
 def _differentiated(f: Callable, flat: FlatArgs, has_aux: bool, value: bool):
     """`(outputs, the arguments' cotangents, out_store)` by linearizing `f`."""
     outs, lin, out_store = linearized(f, flat, has_aux, "grad", value or trace_depth() > 0)
-    aval = _scalar_output(out_store[0], get_aval(outs[0]))
+    aval = _scalar_output(out_store[0], [get_aval(o) for o in outs[:1]])
     # a scalar cotangent (staged as a literal) made here: no vjp function, no checks
     return outs, pull_back(lin, flat, [aval.dtype.type(1)]), out_store
 
 
-def _scalar_output(out_tree: PyTreeDef, aval):
-    if out_tree.node_type is not None or aval.shape != () or aval.dtype.kind != "f":
+def _scalar_output(out_tree: PyTreeDef, avals: list):
+    """The output's aval, checked; `avals` has the first output's, if there is one."""
+    aval = avals[0] if out_tree.node_type is None else None  # None, (): no output at all
+    if aval is None or aval.shape != () or aval.dtype.kind != "f":
         raise TypeError("grad requires a function returning a real float scalar, but it "
-                        f"returned {aval.str_short() if out_tree.node_type is None else out_tree}"
-                        "; use vjp or jacrev for other outputs")
+                        f"returned {aval.str_short() if aval else out_tree}; use vjp or "
+                        "jacrev for other outputs")
     return aval
 
 
@@ -113,7 +125,7 @@ def _scalar_output(out_tree: PyTreeDef, aval):
 
 @attrs.define(eq=False)
 class _Entry:
-    compiled: tuple[Recording, GradientProgram] | None = None  # one attribute: one write
+    compiled: tuple[Recording, GradientProgram | None] | None = None  # one write
     hits: int = 0  # calls that did what the recording did
     misses: int = 0  # calls that did not
     plain: bool = False  # replaying does not pay (or cannot be done): the plain path
@@ -125,7 +137,8 @@ class _Entry:
             self.hits += 1
         else:
             self.misses += 1
-            self.plain = self.misses >= _MAX_MISSES and self.misses > self.hits
+            # (or'ed: a recording that cannot be replayed has set it already)
+            self.plain |= self.misses >= _MAX_MISSES and self.misses > self.hits
 
 
 _entries: dict = {}  # cache key -> _Entry, least recently used first
@@ -152,16 +165,25 @@ def _replayed(f: Callable, flat: FlatArgs, has_aux: bool, value: bool):
     recording, matched, consts, replayable = record(
         flat_fun(f, flat, out_store, has_aux), flat.leaves, flat.active, out_store,
         compiled[0] if compiled else None)
-    if matched:
-        program = compiled[1]
-    else:
-        _scalar_output(out_store[0], recording.jaxpr.outvars[0].aval)
-        program = gradient_program(recording, flat.active, value)
-        entry.compiled = (recording, program)
-        entry.plain = not replayable or len(recording.jaxpr.eqns) > _MAX_EQNS
     if compiled is not None:
         entry.count(matched)
-    outs, cts = program(consts, flat.leaves)
+    program = None
+    if matched:  # compiled when a recording first repeats: most functions called again do
+        program = compiled[1]
+        if program is None:
+            try:
+                program = gradient_program(recording, flat.active, value)
+            except InertError:  # at this call's values it may have a gradient (a `cond`)
+                entry.plain = True
+    else:
+        _scalar_output(out_store[0], [v.aval for v in recording.jaxpr.outvars[:1]])
+        entry.plain |= not replayable or len(recording.jaxpr.eqns) > _MAX_EQNS
+    # a recording never replayed is not kept (a user's rule, what it closes over)
+    entry.compiled = None if entry.plain else (recording, program)
+    if program is None:
+        outs, cts = value_and_gradient(recording, consts, flat.leaves, flat.active, value)
+    else:
+        outs, cts = program(consts, flat.leaves)
     if not value:
         outs = [recording.jaxpr.outvars[0].aval, *outs]
     return (returned_leaves(outs, flat.leaves), arg_cotangents(flat, cts, flat.leaves),
@@ -169,7 +191,7 @@ def _replayed(f: Callable, flat: FlatArgs, has_aux: bool, value: bool):
 
 
 def _cache_key(f: Callable, flat: FlatArgs, has_aux: bool, value: bool) -> tuple | None:
-    code = getattr(f, "__code__", None)
+    code = _code_of(f)
     if code is None or trace_depth() > 0 or config.jax_debug_nans or \
             not config.inert_grad_replay:
         return None
@@ -178,5 +200,28 @@ def _cache_key(f: Callable, flat: FlatArgs, has_aux: bool, value: bool) -> tuple
         if not (isinstance(x, (np.ndarray, np.generic)) or type(x) in _PYTHON_SCALARS):
             return None  # a ref, or another library's array
         types.append(signature(x))
-    return (code, flat.treedef, tuple(flat.items), tuple(flat.active), tuple(types),
-            has_aux, value, checks_enabled())
+    try:  # the structure's hash only: the cache keeps no static data (a Partial's function)
+        structure = hash((flat.treedef, tuple(flat.items)))
+    except TypeError:  # a pytree node's static data is not hashable (a list)
+        return None
+    return (code, structure, tuple(flat.active), tuple(types), has_aux, value,
+            checks_enabled())
+
+
+def _code_of(f, depth: int = 3):
+    """`f`'s code object, with those of the functions it closes over: a wrapper
+    (a decorator's, `jit`'s, `grad`'s) has one code for every function it wraps, and
+    functions taking turns on one entry would each send the other to the plain path."""
+    code = getattr(f, "__code__", None)
+    cells = getattr(f, "__closure__", None)
+    if code is None or not cells or not depth:
+        return code
+    inner = []
+    for cell in cells:
+        try:
+            value = cell.cell_contents
+        except ValueError:  # a cell not yet filled
+            continue
+        if isinstance(value, types.FunctionType):  # (no attribute asked of other objects)
+            inner.append(_code_of(value, depth - 1))
+    return (code, *inner) if inner else code

@@ -262,8 +262,10 @@ def _exec(source: str, namespace: dict) -> None:
 def _impl_with_params(eqn) -> Callable:
     impl = impl_rules[eqn.primitive]
     impl = getattr(impl, "unchecked", impl)  # a staged program's avals are checked
-    if all(type(a) is Literal and a.aval.weak_type for a in eqn.inputs) and eqn.inputs:
-        return lambda *xs: eval_primitive(eqn.primitive, xs, eqn.params)  # keeps weak types
+    if eqn.inputs and all(a.aval.weak_type for a in eqn.inputs):
+        # keeps Python scalars (literals, or weakly typed inputs) Python scalars, as
+        # eager code does: `x32 * sin(c)` for a Python float `c` stays float32
+        return lambda *xs: eval_primitive(eqn.primitive, xs, eqn.params)
     fn = functools.partial(impl, **eqn.params) if eqn.params else impl
     if _reads_weak_array(eqn):
         return lambda *xs: _as_typed(fn(*xs), eqn)

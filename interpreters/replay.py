@@ -180,10 +180,14 @@ class ReplayBuilder(JaxprBuilder):
 
     def is_varied(self, atom) -> bool:
         """Whether the jvp rules would give `atom` a derivative (incrementally: a loop
-        converting a value each iteration analyses each equation once)."""
+        converting a value each iteration analyses each equation once). The values
+        the new equations read are computed first: a rule may use one, as it does on
+        the plain path (`cond` with a known index differentiates only its branch)."""
         end = self.pos if self.expected is not None else len(self.eqns)
         if self.analysed < end:
-            self.varied |= varied_vars(self.eqns[self.analysed:end], self.varied, self.values)
+            eqns = self.eqns[self.analysed:end]
+            self.values_of(_read_before(eqns, self.values), free=False)
+            self.varied |= varied_vars(eqns, self.varied, self.values)
             self.analysed = end
         return atom in self.varied
 
@@ -191,8 +195,8 @@ class ReplayBuilder(JaxprBuilder):
         """The program this call ran, and whether it is the expected recording."""
         expected = self.expected
         if expected is not None:
-            if self.pos == len(self.eqns) and tuple(out_store) == expected.out_store and \
-                    self.match(trace, outs, expected.jaxpr.outvars):
+            if self.pos == len(self.eqns) and _same_trees(out_store, expected.out_store) \
+                    and self.match(trace, outs, expected.jaxpr.outvars):
                 return expected, True
             self.diverge()
         out_tracers = [full_raise(trace, o) for o in outs]
@@ -250,7 +254,6 @@ class ReplayTrace(StagingTrace):
             builder.replayable = False
         return super().process_primitive(prim, tracers, params)
 
-
     def _act_on_outside_ref(self, prim, tracers, params):
         """As the jvp trace, refuse to write a value with a derivative into a ref from
         outside, which does not carry one."""
@@ -259,6 +262,13 @@ class ReplayTrace(StagingTrace):
             raise inactive_ref_write(self.main, tracers[0].aval,
                                      "differentiates the value written here", "argument")
         return super()._act_on_outside_ref(prim, tracers, params)
+
+
+def _read_before(eqns, values: dict) -> list[Var]:
+    """The variables `eqns` read that an earlier equation defines, not computed yet."""
+    defined = {v for eqn in eqns for v in eqn.outputs}
+    return list(dict.fromkeys(a for eqn in eqns for a in eqn.inputs
+                              if type(a) is Var and a not in defined and a not in values))
 
 
 def _unlifted(t):
@@ -302,28 +312,47 @@ class GradientProgram:
         return outs[:self.n_outs], [next(computed) if z is None else z for z in self.zeros]
 
 
+def value_and_gradient(recording: Recording, consts, leaves: list, active: list[bool],
+                       value: bool) -> tuple[list, list]:
+    """The recording's outputs (without `value`, only those past the first) and the
+    gradient of its first output, a float scalar (checked before): the cotangents of
+    the active leaves, `Zero` where symbolically zero. On abstract values (staged by
+    `gradient_program`), or this call's, as the plain path does: a rule may use a value
+    known then (`cond` with a known index differentiates only the branch it takes), so
+    a recording whose gradient cannot be compiled (a `while_loop` in a branch not
+    taken) may still have one at this call's values."""
+    outs, linear = linearize_flat(lambda *xs: eval_jaxpr(recording.jaxpr, consts, xs),
+                                  leaves, active, lambda: 1, "grad", value)
+    return outs[0 if value else 1:], linear.transpose([linear.out_avals[0].dtype.type(1)])
+
+
 def gradient_program(recording: Recording, active: list[bool], value: bool
                      ) -> GradientProgram:
-    """Compile the gradient of the recording's first output, a float scalar (checked
-    before), and its other outputs (`has_aux`'s) and with `value` the first too, as
-    `jit(value_and_grad)` would."""
-    jaxpr = recording.jaxpr
-    n_consts = len(jaxpr.constvars)
+    """`value_and_gradient` compiled, as `jit(value_and_grad)` would compile it."""
+    n_consts = len(recording.jaxpr.constvars)
     zeros: list = []
 
     def value_and_grad_flat(*args):
-        consts, leaves = args[:n_consts], list(args[n_consts:])
-        outs, linear = linearize_flat(lambda *xs: eval_jaxpr(jaxpr, consts, xs),
-                                      leaves, active, lambda: 1, "grad", value)
-        cts = linear.transpose([linear.out_avals[0].dtype.type(1)])
+        outs, cts = value_and_gradient(recording, args[:n_consts], list(args[n_consts:]),
+                                       active, value)
         zeros[:] = [c if type(c) is Zero else None for c in cts]
-        return [*outs[0 if value else 1:], *(c for c in cts if type(c) is not Zero)]
+        return [*outs, *(c for c in cts if type(c) is not Zero)]
 
+    jaxpr = recording.jaxpr
     in_avals = [v.aval for v in (*jaxpr.constvars, *jaxpr.invars)]
     staged, consts = stage(value_and_grad_flat, in_avals)
     staged, _ = dce_jaxpr(cse_jaxpr(staged), [True] * len(staged.outvars))
     n_outs = len(jaxpr.outvars) - (0 if value else 1)
     return GradientProgram(compile_jaxpr(staged), consts, n_outs, tuple(zeros))
+
+
+def _same_trees(out_store: list, expected: tuple) -> bool:
+    """The same output structure; a pytree node's static data that cannot be compared
+    (an array) is taken to differ."""
+    try:
+        return tuple(out_store) == expected
+    except (TypeError, ValueError):
+        return False
 
 
 def _same_params(a: dict, b: dict) -> bool:
@@ -370,10 +399,13 @@ def _same_value(x, y) -> bool:
 
 
 def _same_scalar(x, y) -> bool:
-    """The same Python (or numpy) scalar: type, value and the sign of a zero; NaN never
-    matches (the call records instead, which is exact)."""
-    if type(x) is not type(y) or x != y:
+    """The same Python (or numpy) scalar: type, value and the sign of a zero; a NaN
+    the same NaN, bit for bit (a loop body's `where(m, x, nan)` is traced anew each
+    call: unequal NaNs would never let it replay)."""
+    if type(x) is not type(y):
         return False
+    if x != y:
+        return x != x and np.asarray(x).tobytes() == np.asarray(y).tobytes()
     if x:
         return True
     if isinstance(x, (complex, np.complexfloating)):

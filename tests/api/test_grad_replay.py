@@ -55,8 +55,9 @@ def plain(g_of, f):
 
 
 def check_same(f, arg_lists, argnums=0, has_aux=False):
-    """Each call's value and gradient equal the plain path's (exactly: the same
-    primitives run on the same values)."""
+    """Each call's value and gradient equal the plain path's, to rounding: the same
+    primitives run on the same values, but a compiled gradient may add cotangents in
+    another order (through a `cond`, 1 ulp in about 1 program of 75)."""
     replayed = inert.value_and_grad(f, argnums=argnums, has_aux=has_aux)
     reference = inert.value_and_grad(functools.partial(f), argnums=argnums, has_aux=has_aux)
     for args in arg_lists:

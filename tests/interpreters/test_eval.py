@@ -75,3 +75,11 @@ def test_a_weakly_typed_array_does_not_widen_a_float32_array_it_meets():
     for out in (inert.eval_jaxpr(closed.jaxpr, closed.consts, [x])[0], inert.jit(f)(x)):
         assert out.dtype == np.float32
         np.testing.assert_array_equal(out, [0.5, 1.0, 0.5])
+
+
+def test_compiled_code_keeps_python_scalar_inputs_weakly_typed():
+    """A weakly typed input holds a Python scalar: an operation on such inputs only
+    gives one too, as when the program is interpreted (or the code run eagerly)."""
+    f = lambda c, x: x * inp.sin(c)
+    x = np.ones(3, np.float32)
+    assert inert.jit(f, backend="numpy")(0.5, x).dtype == f(0.5, x).dtype == np.float32

@@ -1,0 +1,193 @@
+"""grad replays (interpreters/replay.py) where the plain path's behaviour is easy to
+miss: weak types of Python scalars lifted after a divergence, rules that use a value
+known while linearizing, pytree nodes whose static data is not hashable, and what
+the cache must not keep. The plain path is `grad(functools.partial(f))`."""
+
+from __future__ import annotations
+
+import functools
+import gc
+import weakref
+
+import numpy as np
+import pytest
+from numpy.testing import assert_array_equal
+
+import inert
+import inert.numpy as inp
+from inert import lax
+from inert.api import gradients
+from inert.errors import NonDifferentiableError
+from inert.tree_util import Partial, register_pytree_node
+
+
+@pytest.fixture(autouse=True)
+def empty_cache():
+    gradients._entries.clear()
+
+
+def both(make, f, calls, **kwargs):
+    """Each call's result through the replay path and through the plain path."""
+    replayed, plain = make(f, **kwargs), make(functools.partial(f), **kwargs)
+    return [(replayed(*args), plain(*args)) for args in calls]
+
+
+def assert_same(got, want):
+    for g, w in zip(inert.tree_util.tree_leaves(got), inert.tree_util.tree_leaves(want)):
+        assert np.asarray(g).dtype == np.asarray(w).dtype
+        assert_array_equal(g, w)
+
+
+def test_a_python_scalar_lifted_after_a_divergence_stays_weakly_typed():
+    """After the closed-over scalar changed, it is a constant input of the new
+    recording; the compiled program computes on it as eager code does: `sin(c)` of a
+    Python float is weak, so a float32 value stays float32."""
+    c = [0.5]
+    f = lambda x: inp.sum(x * inp.sin(c[0]))  # noqa: B023
+    x = np.ones(3, np.float32)
+    for c[0] in [0.5, 0.5, 0.7, 0.9]:
+        (value, grad), (want_value, want_grad) = both(inert.value_and_grad, f, [(x,)])[0]
+        assert value.dtype == want_value.dtype == np.float32
+        assert_same((value, grad), (want_value, want_grad))
+
+
+def _doubling(y):
+    return inp.sum(lax.while_loop(lambda c: c[0] < 10.0, lambda c: c * 2.0, y))
+
+
+def test_a_branch_not_taken_needs_no_reverse_derivative():
+    """With the index known while linearizing, `cond` differentiates only the branch
+    it takes, as the plain path does: a `while_loop` in the other one is no error."""
+    f = lambda x: lax.cond(x[0] < 100.0, lambda y: inp.sum(inp.sin(y)), _doubling, x)
+    xs = [(np.array([0.1, 0.2]) * k,) for k in range(1, 5)]
+    for got, want in both(inert.value_and_grad, f, xs):
+        assert_same(got, want)
+    with pytest.raises(NonDifferentiableError, match="while_loop"):  # when it is taken
+        inert.grad(f)(np.array([200.0, 1.0]))
+
+
+def test_a_conversion_after_a_cond_with_a_known_index():
+    """`float(y)` asks whether `y` has a derivative; `cond`'s index (computed before,
+    not asked for) is known, so only the branch taken counts, as on the plain path."""
+    def f(x):
+        taken = x[0] > 100.0
+        logged = float(inert.stop_gradient(inp.sin(x))[0])  # analyses `taken`, not its value
+        y = lax.cond(taken, lambda w: w * 2.0, inert.stop_gradient, x)
+        return float(y[0]) * inp.sum(x) + logged
+
+    for got, want in both(inert.value_and_grad, f, [(np.ones(2) * k,) for k in range(4)]):
+        assert_same(got, want)
+
+
+def test_a_convolution_is_replayed():
+    """Its dimension numbers are a namedtuple: plain data, compared by value."""
+    f = lambda x: inp.sum(inp.convolve(x, x) ** 2)
+    for got, want in both(inert.grad, f, [(np.arange(3.0) * k,) for k in range(4)]):
+        assert_same(got, want)
+    (entry,) = gradients._entries.values()
+    assert entry.compiled is not None and entry.misses == 0
+
+
+def _logged(fn):
+    @functools.wraps(fn)
+    def wrapper(*args):
+        return fn(*args)
+
+    return wrapper
+
+
+def test_wrapped_functions_taking_turns_are_each_replayed():
+    """A decorator's wrapper has one code object for every function it wraps: the
+    cache tells them apart by the code of what the wrapper closes over too."""
+    x = np.ones(3)
+    fs = [_logged(lambda x: inp.sum(inp.sin(x))), _logged(lambda x: inp.sum(x * x)),
+          inert.jit(lambda x: inp.sum(inp.cos(x)), backend="numpy")]
+    second = [inert.grad(lambda s: s ** 3), inert.grad(inp.sin)]  # grad's wrappers
+    for _ in range(3):
+        for f in fs:
+            inert.grad(f)(x)
+        for f in second:
+            inert.grad(f)(2.0)
+    assert [e.misses for e in gradients._entries.values()] == [0] * 5
+    assert all(e.compiled is not None for e in gradients._entries.values())
+
+
+def test_a_loop_body_with_a_nan_is_replayed():
+    """Each call traces the body anew; its NaN literal is the recording's."""
+    def f(x):
+        step = lambda c, xi: (inp.where(xi > 0, c * xi, np.nan), None)  # noqa: E731
+        return inp.nansum(lax.scan(step, x, x)[0])
+
+    for got, want in both(inert.grad, f, [(np.array([1.0, -2.0, 3.0]) * k,) for k in (1, 2, 3)]):
+        assert_same(got, want)
+    (entry,) = gradients._entries.values()
+    assert entry.compiled is not None and entry.misses == 0
+
+
+class _Tagged:
+    """A pytree node whose static data is a list (neither hashable nor an array)."""
+
+    def __init__(self, value, tags):
+        self.value, self.tags = value, tags
+
+
+register_pytree_node(_Tagged, lambda t: ([t.value], t.tags), lambda tags, c: _Tagged(c[0], tags))
+
+
+def test_pytree_nodes_with_unhashable_static_data():
+    """As an argument, such a node cannot key the cache: the plain path. As an `aux`
+    output whose static data cannot be compared (an array), the call is recorded."""
+    f = lambda t: inp.sum(t.value * 2.0)
+    calls = [(_Tagged(np.ones(2) * k, ["a"]),) for k in range(4)]
+    for got, want in both(inert.grad, f, calls):
+        assert_same(got.value, want.value)
+    g = lambda x: (inp.sum(x * x), _Tagged(x, np.ones(2)))
+    for got, want in both(inert.grad, g, [(np.ones(2) * k,) for k in range(4)], has_aux=True):
+        assert_same(got[0], want[0])
+
+
+def test_a_partial_argument_and_what_it_closes_over_are_not_kept():
+    """A `Partial`'s function is its pytree node's static data: the cache key holds
+    the structure's hash, not the function."""
+    big = np.ones(10_000)
+    alive = weakref.ref(big)
+    scale = _partial_scaling(big)
+    g = inert.grad(lambda x, scale: inp.sum(scale(x)))
+    for _ in range(3):
+        g(np.ones(3), scale)
+    del big, scale
+    gc.collect()
+    assert alive() is None
+
+
+def _partial_scaling(big):
+    return Partial(lambda y: y * big[:3])
+
+
+def _loss_with_rule(big):
+    @inert.custom_jvp
+    def scaled(x):
+        return inp.sin(x) * big
+
+    scaled.defjvp(lambda p, t: (scaled(p[0]), inp.cos(p[0]) * big * t[0]))
+    return lambda x: inp.sum(scaled(x))
+
+
+@pytest.mark.parametrize("out", [None, (), [1.0]])
+def test_no_scalar_output_is_refused_on_every_path(out):
+    for _ in range(3):
+        with pytest.raises(TypeError, match="real float scalar"):
+            inert.grad(lambda x: out)(np.ones(2))  # noqa: B023
+
+
+def test_user_rules_and_what_they_close_over_are_not_kept():
+    """A custom_jvp's rule is never replayed: its recording (the rule, the arrays it
+    closes over) must not stay in the cache after the call."""
+    big = np.ones(10_000)
+    alive = weakref.ref(big)
+    g = inert.grad(_loss_with_rule(big))
+    for _ in range(3):
+        g(np.zeros(10_000))
+    del big, g
+    gc.collect()
+    assert alive() is None
