@@ -464,7 +464,7 @@ class VJPFunction:
 
     def __call__(self, ct):
         return pull_back(self.linear, self.flat_args,
-                          _check_cotangent(ct, self.out_tree, self.out_avals))
+                         _check_cotangent(ct, self.out_tree, self.out_avals))
 
 
 def pull_back(linear: LinearFunction, flat_args: FlatArgs, cts: list) -> tuple:

@@ -45,9 +45,10 @@ def _eval_jaxpr(jaxpr: Jaxpr, consts, args) -> list:
     concrete = current_dynamic().level == 0 and not any(
         isinstance(x, Tracer) for x in env.values())
     apply = eval_primitive if concrete else bind
+    weak = weak_array_eqns if concrete else ()  # (traced: the trace types the results)
     for eqn, dead in zip(jaxpr.eqns, dead_after):
         out = apply(eqn.primitive, [env[a] for a in eqn.inputs], eqn.params, eqn.source_info)
-        if concrete and eqn in weak_array_eqns:
+        if weak and eqn in weak:
             out = _as_typed(out, eqn)
         if eqn.primitive.multiple_results:
             env.update(zip(eqn.outputs, out))
