@@ -21,6 +21,7 @@ closes over reaches the program only as constants, which are checked.
 from __future__ import annotations
 
 import functools
+import threading
 import types
 from typing import Callable, Sequence
 
@@ -142,6 +143,7 @@ class _Entry:
 
 
 _entries: dict = {}  # cache key -> _Entry, least recently used first
+_entries_lock = threading.Lock()
 _MAX_ENTRIES = 256
 _MAX_MISSES = 3
 _MAX_EQNS = 100_000  # a longer recording is not kept (the cache's memory stays small)
@@ -154,10 +156,11 @@ def _replayed(f: Callable, flat: FlatArgs, has_aux: bool, value: bool):
     key = _cache_key(f, flat, has_aux, value)
     if key is None:
         return None
-    entry = _entries.pop(key, None)
-    _entries[key] = entry or _Entry()
-    if len(_entries) > _MAX_ENTRIES:
-        del _entries[next(iter(_entries))]
+    with _entries_lock:  # threads may differentiate at once (a Dask worker's)
+        entry = _entries.pop(key, None)
+        _entries[key] = entry or _Entry()
+        if len(_entries) > _MAX_ENTRIES:
+            del _entries[next(iter(_entries))]
     if entry is None or entry.plain:
         return None
     compiled = entry.compiled
