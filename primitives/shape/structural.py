@@ -88,6 +88,11 @@ def broadcast_in_dim(x, shape, broadcast_dimensions):
 
 def broadcast_in_dim_impl(x, *, shape, broadcast_dimensions):
     dims = broadcast_dimensions
+    if not dims:  # a scalar (a cotangent seed, a zero): a quarter of np.broadcast_to's cost
+        scalar = np.asarray(x)
+        out = np.ndarray(shape, scalar.dtype, scalar, 0, (0,) * len(shape))
+        out.flags.writeable = False  # every element is the one scalar, as broadcast_to's
+        return out
     if any(a >= b for a, b in zip(dims, dims[1:])) or (dims and dims[0] < 0):
         # numpy would reshape instead of failing: let the abstract eval say why not
         broadcast_in_dim_abstract_eval(get_aval(x), shape=shape, broadcast_dimensions=dims)

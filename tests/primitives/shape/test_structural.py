@@ -336,3 +336,14 @@ def test_bad_iota():
         st.iota(np.int32, (2, 3), 2)
     with pytest.raises(ShapeError, match="^iota"):
         st.iota(np.int32, (2, 3), -1)
+
+
+@pytest.mark.parametrize("value", [1.0, -0.0, np.float32(2.5), 3, True, np.array(np.nan)])
+@pytest.mark.parametrize("shape", [(), (4,), (2, 0, 3), (3, 5)])
+def test_broadcasting_a_scalar_is_a_read_only_view_equal_to_numpys(value, shape):
+    got = st.broadcast_in_dim_impl(value, shape=shape, broadcast_dimensions=())
+    want = np.broadcast_to(value, shape)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    assert np.signbit(got).tolist() == np.signbit(want).tolist()
+    assert not got.flags.writeable and all(s == 0 for s in got.strides)
