@@ -1,5 +1,6 @@
 """Common-subexpression elimination: an equation repeating an earlier one (the same
-primitive, params and inputs) is dropped, and its outputs are the earlier one's.
+primitive, params and inputs) is dropped, and its outputs are the earlier one's; so is
+one whose `simplify_rules` say its output is one of its inputs (`x * 1`).
 
 Partial evaluation recomputes cheap values in the backward pass instead of saving
 them (a slice, `1 - a`): that keeps residuals at their minimum when the passes run
@@ -15,18 +16,33 @@ from __future__ import annotations
 import attrs
 
 from ..core.ir import Jaxpr, Var
+from ..core.rules import RuleTable
 
 SMALL = 1 << 16  # bytes: a value this small may live longer to save its recomputation
+
+simplify_rules = RuleTable("simplify")
+"""`simplify(eqn, producers) -> Var | None`: the input `eqn`'s one output equals
+exactly (bit for bit, for every value), or None; `producers` maps a variable to the
+earlier equation that makes it. The value then lives longer in place of the output,
+which is never larger."""
 
 
 def cse_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
     last_use = _last_uses(jaxpr)
     first: dict = {}  # an equation's key -> the earlier equation with it
     renamed: dict[Var, Var] = {}
+    producers: dict[Var, object] = {}
     eqns = []
     for i, eqn in enumerate(jaxpr.eqns):
         if renamed:
             eqn = attrs.evolve(eqn, inputs=tuple(renamed.get(a, a) for a in eqn.inputs))
+        same = simplify_rules[eqn.primitive](eqn, producers) \
+            if eqn.primitive in simplify_rules else None
+        if same is not None:
+            (out,) = eqn.outputs
+            renamed[out] = same
+            last_use[same] = max(last_use.get(same, -1), last_use.get(out, -1))
+            continue
         key = _key(eqn)
         earlier = first.get(key) if key is not None else None
         if earlier is not None and all(last_use.get(v, -1) >= i or v.aval.nbytes <= SMALL
@@ -37,6 +53,7 @@ def cse_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
             continue
         if key is not None:
             first[key] = eqn
+        producers.update(dict.fromkeys(eqn.outputs, eqn))
         eqns.append(eqn)
     outvars = tuple(renamed.get(a, a) for a in jaxpr.outvars)
     return attrs.evolve(jaxpr, eqns=tuple(eqns), outvars=outvars)

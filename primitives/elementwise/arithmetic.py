@@ -19,12 +19,15 @@ from ...core.activity import Zero
 from ...core.avals import ShapedArray, tangent_aval
 from ...core.backends import operator_impl
 from ...core.errors import DTypeError
+from ...core.ir import Literal, Var
 from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ...interpreters.ad import jvp_rules
 from ...interpreters.batching import defvectorized
+from ...interpreters.cse import simplify_rules
 from ...interpreters.fusion import deffused, deffused_ufunc
 from ...interpreters.partial_eval import def_recomputable
 from ...interpreters.transpose import def_elementwise_transpose, is_linear, transpose_rules
+from ..shape import structural
 from ..shape.structural import convert_element_type
 from .piecewise import and_, eq, ge, gt, lt, round, select_n
 from .ufunc_rules import (
@@ -128,6 +131,30 @@ transpose_rules[mul_p] = mul_transpose
 def_elementwise_transpose(mul_p)
 defbroadcasting(mul_p)
 def_recomputable(mul_p)
+
+
+def mul_simplify(eqn, producers):
+    """`x * 1` is `x`, bit for bit (nan, inf and -0.0 too): the backward pass of a sum
+    multiplies its cotangent, a broadcast 1, into each coefficient."""
+    (out,) = eqn.outputs
+    x, y = eqn.inputs
+    for one, other in ((x, y), (y, x)):
+        if type(other) is Var and other.aval == out.aval and _is_one(one, producers):
+            return other
+    return None
+
+
+def _is_one(atom, producers) -> bool:
+    """A literal 1, or a broadcast of one."""
+    if type(atom) is not Literal:
+        eqn = producers.get(atom)
+        if eqn is None or eqn.primitive is not structural.broadcast_in_dim_p:
+            return False
+        atom = eqn.inputs[0]
+    return type(atom) is Literal and type(atom.val) is not bool and atom.val == 1
+
+
+simplify_rules[mul_p] = mul_simplify
 
 div_p = Primitive("div")
 

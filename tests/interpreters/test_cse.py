@@ -5,6 +5,7 @@ from numpy.testing import assert_array_equal
 
 import inert
 import inert.numpy as inp
+from inert import lax
 from inert.interpreters.cse import SMALL, cse_jaxpr
 from inert.interpreters.eval import eval_jaxpr
 
@@ -70,3 +71,20 @@ def test_a_large_value_dead_before_its_repeat_is_made_again():
         simpler = cse_jaxpr(jaxpr)
         assert primitives(simpler).count("slice") == slices
         assert eval_jaxpr(simpler, consts, [x])[0] == 2.5 * n
+
+
+def test_a_product_with_a_broadcast_one_is_its_other_operand_bit_for_bit():
+    def f(x, s):
+        ones = lax.broadcast_in_dim(1.0, x.shape, ())
+        twos = lax.broadcast_in_dim(2.0, x.shape, ())
+        return x * ones, ones * x, x * twos, s * ones, x * 1  # the last: a literal one
+
+    x = np.array([np.nan, -0.0, np.inf, 3.5])
+    jaxpr, consts = jaxpr_of(f, x, 2.0)
+    simpler = cse_jaxpr(jaxpr)
+    assert primitives(simpler).count("mul") == 2  # x * twos, and the broadcasting s * ones
+    assert simpler.outvars[0] is simpler.invars[0] and simpler.outvars[1] is simpler.invars[0]
+    args = [x, 2.0]
+    for got, want in zip(eval_jaxpr(simpler, consts, args), eval_jaxpr(jaxpr, consts, args)):
+        assert_array_equal(got, want)
+        assert np.signbit(got).tolist() == np.signbit(want).tolist()
