@@ -88,8 +88,9 @@ def broadcast_in_dim(x, shape, broadcast_dimensions):
 
 def broadcast_in_dim_impl(x, *, shape, broadcast_dimensions):
     dims = broadcast_dimensions
-    if not dims:  # a scalar (a cotangent seed, a zero): a quarter of np.broadcast_to's cost
-        scalar = np.asarray(x)
+    scalar = np.asarray(x) if not dims else None
+    if scalar is not None and scalar.dtype.kind in "biufc":
+        # a number (a cotangent seed, a zero): a quarter of np.broadcast_to's cost
         out = np.ndarray(shape, scalar.dtype, scalar, 0, (0,) * len(shape))
         out.flags.writeable = False  # every element is the one scalar, as broadcast_to's
         return out
