@@ -88,11 +88,8 @@ def _value_and_grad(f: Callable, argnums, has_aux: bool, value: bool):
         with cyclic_gc_paused():
             nums = check_argnums(argnums_t, len(args))
             flat = flatten_args(args, nums, floats_only=True)
-            replayed = _replayed(f, flat, has_aux, value)
-            if replayed is None:
-                outs, grads, (_, aux_tree, n_out) = _differentiated(f, flat, has_aux, value)
-            else:
-                outs, grads, (_, aux_tree, n_out) = replayed
+            outs, grads, (_, aux_tree, n_out) = _replayed(f, flat, has_aux, value) or \
+                _differentiated(f, flat, has_aux, value)
             grads = tuple(grads[i] for i in nums)
             g = grads if isinstance(argnums, (tuple, list)) else grads[0]
             if has_aux:
