@@ -28,6 +28,7 @@ from typing import Callable, Sequence
 import attrs
 import numpy as np
 
+from ..core.avals import is_python_scalar
 from ..core.check import checks_enabled
 from ..core.config import config
 from ..core.errors import InertError
@@ -130,7 +131,7 @@ class _Entry:
 
     def count(self, matched: bool) -> None:
         """A function that diverges more often than it matches (three times at least)
-        pays a recording and a compilation each time: it takes the plain path."""
+        pays a recording each time, more than the plain path: it takes that path."""
         if matched:
             self.hits += 1
         else:
@@ -144,12 +145,12 @@ _entries_lock = threading.Lock()
 _MAX_ENTRIES = 256
 _MAX_MISSES = 3
 _MAX_EQNS = 100_000  # a longer recording is not kept (the cache's memory stays small)
-_PYTHON_SCALARS = (bool, int, float, complex)
 
 
 def _replayed(f: Callable, flat: FlatArgs, has_aux: bool, value: bool):
     """What `_differentiated` gives, by replaying (or recording) `f`; None where the
-    plain path is taken: under a transformation, on the first call, for refs."""
+    plain path is taken: under a transformation, on the first call, for a function
+    left to it (`_Entry.plain`)."""
     key = _cache_key(f, flat, has_aux, value)
     if key is None:
         return None
@@ -197,7 +198,7 @@ def _cache_key(f: Callable, flat: FlatArgs, has_aux: bool, value: bool) -> tuple
         return None
     types = []
     for x in flat.leaves:
-        if not (isinstance(x, (np.ndarray, np.generic)) or type(x) in _PYTHON_SCALARS):
+        if not (isinstance(x, (np.ndarray, np.generic)) or is_python_scalar(x)):
             return None  # a ref, or another library's array
         types.append(signature(x))
     try:  # the structure's hash only: the cache keeps no static data (a Partial's function)

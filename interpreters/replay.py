@@ -106,7 +106,7 @@ class ReplayBuilder(JaxprBuilder):
     pos: int = 0  # the next expected equation
     varied: set = attrs.Factory(set)  # variables with a derivative, as far as analysed
     analysed: int = 0  # equations `varied` covers
-    replayable: bool = True  # False once an effect is met: replaying would skip it
+    replayable: bool = True  # False for an effect (a ref), or a param that is not data
     lift_scalars: bool = False  # Python scalars as constant inputs too (after `diverge`)
 
     def start(self, active: list[bool], leaves: list) -> list[Var]:
