@@ -22,6 +22,8 @@ from __future__ import annotations
 import ast
 import ctypes
 import importlib
+import itertools
+import re
 import struct
 import threading
 from typing import Callable
@@ -31,6 +33,13 @@ import numpy as np
 from . import vector_math
 
 CHUNK = 500  # statements per LLVM function
+# LLVM's optimising code generator (SelectionDAG, the greedy register allocator) makes
+# a third of the machine code its fast one does, and a long kernel's code is fetched
+# from beyond the first-level caches on every call: W7's gradient (8,000 lines of IR)
+# takes 0.040 µs per operation rather than 0.063. It compiles 3 times slower, about
+# 25 µs a line, so past this many lines the fast one compiles (the 10,000-operation
+# chain's gradient, 40,000 lines: 0.33 s rather than 1 s)
+OPTIMISED_LINES = 10_000
 
 _TYPES = {"float64": "double", "float32": "float", "int64": "i64", "int32": "i32",
           "int16": "i16", "int8": "i8", "bool": "i1"}
@@ -52,8 +61,6 @@ F64 = np.dtype(np.float64)
 
 class Unsupported(Exception):
     """The kernel uses something this translation does not cover."""
-
-
 
 
 _TYPE_OF = {np.dtype(name): t for name, t in _TYPES.items()}  # dtype.name is slow
@@ -126,6 +133,18 @@ class Translation:
         self.values: dict[str, tuple[str, np.dtype]] = {}
         self.f = function
         self.load = load  # reads a value an earlier chunk (or the caller) defined
+        self.names: list[str] = []  # what the current statement's `_0`, `_1` ... stand for
+
+    def statement(self, expression, names: list[str]) -> tuple[str, np.dtype]:
+        """The value of a statement's `expression` whose placeholders stand for `names`."""
+        self.names = names
+        return self.expr(expression)
+
+    def value(self, name: str) -> tuple[str, np.dtype]:
+        value = self.values.get(name)
+        if value is None:
+            value = self.values[name] = self.load(name)
+        return value
 
     def expr(self, node) -> tuple[str, np.dtype]:
         method = getattr(self, f"expr_{type(node).__name__}", None)
@@ -134,10 +153,9 @@ class Translation:
         return method(node)
 
     def expr_Name(self, node):
-        value = self.values.get(node.id)
-        if value is None:
-            value = self.values[node.id] = self.load(node.id)
-        return value
+        if not node.id.startswith("_"):
+            raise Unsupported(node.id)
+        return self.value(self.names[int(node.id[1:])])
 
     def expr_Constant(self, node):
         value = node.value
@@ -237,16 +255,45 @@ class Translation:
         raise Unsupported(f"np.{name}")
 
 
-def parse(text: str) -> tuple[list[str], list[ast.Assign], list[str]]:
-    """The argument names, the assignments and the returned names of a kernel."""
-    function = next(n for n in ast.parse(text).body
-                    if isinstance(n, ast.FunctionDef) and n.name == "kernel")
-    body = function.body
-    if not isinstance(body[-1], ast.Return) or any(
-            not isinstance(s, ast.Assign) for s in body[:-1]):
+_NAME = re.compile(r"\b[at][0-9]+\b")  # fusion's names for a kernel's arguments and locals
+
+
+def parse(text: str) -> tuple[list[str], list[tuple[str, ast.expr, list[str]]], list[str]]:
+    """The argument names, the statements (target, expression, the names it mentions)
+    and the returned names of the kernel in the module `text`.
+
+    `ast.parse` of a whole 10,000-operation gradient takes half a second, but a Python
+    loop writes few statement *shapes*: each line is parsed once per shape, its names
+    replaced by placeholders `_0`, `_1` ... in the order they appear (`_0` the target)."""
+    lines = text[text.index("\ndef kernel(") + 1:].split("\n")
+    arguments = lines[0][len("def kernel("):-len("):")].split(", ")
+    body = list(itertools.takewhile(lambda line: line.startswith("    "), lines[1:]))
+    if not body or not body[-1].startswith("    return ("):
         raise Unsupported("not straight-line code")
-    returned = [e.id for e in body[-1].value.elts]
-    return [a.arg for a in function.args.args], body[:-1], returned
+    shapes: dict[str, ast.expr] = {}
+    statements = []
+    for line in body[:-1]:
+        shape = _NAME.sub("_", line)
+        if shape not in shapes:
+            shapes[shape] = _parsed_shape(line)
+        names = _NAME.findall(line)
+        statements.append((names[0], shapes[shape], names))
+    return [a for a in arguments if a], statements, _NAME.findall(body[-1])
+
+
+def _parsed_shape(line: str) -> ast.expr:
+    """The expression of the assignment `line`, its names numbered placeholders."""
+    count = itertools.count()
+    numbered = _NAME.sub(lambda _: f"_{next(count)}", line.strip())
+    try:
+        (statement,) = ast.parse(numbered).body
+    except (SyntaxError, ValueError):
+        raise Unsupported(line) from None
+    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+            and statement.targets[0].id == "_0"):
+        raise Unsupported("not straight-line code")
+    return statement.value
 
 
 def module_ir(text: str, types: dict[str, np.dtype]) -> tuple[str, list[str], list[str], int]:
@@ -264,13 +311,12 @@ def module_ir(text: str, types: dict[str, np.dtype]) -> tuple[str, list[str], li
         f = Function(declarations)
         translation = Translation(types, f, lambda name, f=f: load(f, slot(name), types[name]))
         values = {}
-        for s in chunk:
-            name = s.targets[0].id
+        for name, expression, names in chunk:
             values[name] = translation.values[name] = f.convert(
-                translation.expr(s.value), types[name])
+                translation.statement(expression, names), types[name])
         functions.append(f)
         assigned.append(values)
-    results = [translation.expr(ast.Name(name)) for name in returned]  # in the last chunk
+    results = [translation.value(name) for name in returned]  # in the last chunk
     for f, values in zip(functions, assigned):
         for name, value in values.items():
             if name in slots:  # read by a later chunk: its definer stores it
@@ -284,10 +330,6 @@ def module_ir(text: str, types: dict[str, np.dtype]) -> tuple[str, list[str], li
     kernel = f"define void @kernel(i64* %frame) {{\n{calls}\n  ret void\n}}"
     ir = "\n".join(sorted(declarations)) + "\n\n" + "\n\n".join(bodies) + "\n\n" + kernel
     return ir, crossing, returned, len(arguments)
-
-
-def chunk_names(chunk) -> list[str]:
-    return [s.targets[0].id for s in chunk]
 
 
 def load(f: Function, slot: int, dtype: np.dtype) -> tuple[str, np.dtype]:
@@ -320,6 +362,8 @@ def _native_kernel(text: str, types: dict[str, np.dtype]):
     ir, crossing, returned, n_args = module_ir(text, types)
     native = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(_compile(ir))
     return native, crossing, returned, n_args
+
+
 _engines: list = []  # compiled code lives as long as its engine
 
 
@@ -364,7 +408,8 @@ def _compile(ir: str) -> int:
         llvm.initialize_native_asmprinter()
     module = llvm.parse_assembly(ir)
     module.verify()
-    machine = llvm.Target.from_default_triple().create_target_machine(opt=0)
+    opt = 1 if ir.count("\n") <= OPTIMISED_LINES else 0
+    machine = llvm.Target.from_default_triple().create_target_machine(opt=opt)
     engine = llvm.create_mcjit_compiler(module, machine)
     engine.finalize_object()
     _engines.append(engine)

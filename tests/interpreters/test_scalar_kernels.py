@@ -67,3 +67,22 @@ def test_a_kernel_is_callable_from_several_threads():
     with concurrent.futures.ThreadPoolExecutor(4) as pool:
         got = list(pool.map(lambda _: g(0.4), range(32)))
     assert all(g == want for g in got)
+
+
+def test_each_statement_shape_is_parsed_once(monkeypatch):
+    text, types = scalar_kernel_text(lambda x: chain(x, 30), 0.3)
+    parsed = []
+    real = scalar_kernels._parsed_shape
+    monkeypatch.setattr(scalar_kernels, "_parsed_shape",
+                        lambda line: parsed.append(line) or real(line))
+    arguments, statements, returned = scalar_kernels.parse(text)
+    assert len(parsed) == 3  # sin, a product and a sum with a literal
+    assert [target for target, _, _ in statements] == [f"t{i}" for i in range(30)]
+    assert statements[3][2] == ["t3", "t2"] and arguments == ["a0"] and returned == ["t29"]
+
+
+@pytest.mark.parametrize("optimised_lines", [0, scalar_kernels.OPTIMISED_LINES])
+def test_both_code_generators_give_numpys_values(monkeypatch, optimised_lines):
+    monkeypatch.setattr(scalar_kernels, "OPTIMISED_LINES", optimised_lines)
+    n = 50 + optimised_lines % 7  # a kernel of its own, compiled here
+    check_jit_backends(inert.value_and_grad(lambda x: chain(x, n)), (0.3,))
