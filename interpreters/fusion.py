@@ -521,7 +521,7 @@ def kernel_step(cluster: Cluster, source: KernelSource) -> Step:
     scalar_inputs = [not a.aval.shape for a in inputs]  # as numpy scalars or numbers
     boxes = [v.aval.dtype.type if not v.aval.shape else None for v in outputs]
     if not any(scalar_inputs) and not any(boxes):
-        return Step(inputs, outputs, kernel, unpack=True, warns=False)  # arrays: no wrapper
+        return Step(inputs, outputs, kernel, unpack=True, warns=False, fresh=True)  # no wrapper
 
     def run(*args):
         # 0-d arrays enter as numpy scalars; scalars leave as Python numbers: box them
@@ -529,7 +529,7 @@ def kernel_step(cluster: Cluster, source: KernelSource) -> Step:
                 for a, s in zip(args, scalar_inputs)]
         return [box(r) if box else r for r, box in zip(kernel(*args), boxes)]
 
-    return Step(inputs, outputs, run, unpack=True, warns=False)
+    return Step(inputs, outputs, run, unpack=True, warns=False, fresh=True)
 
 
 def compile_jaxpr_numba(jaxpr: Jaxpr) -> Callable:

@@ -19,6 +19,7 @@ from ...core.errors import ShapeError
 from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ...interpreters.ad import defjvp
 from ...interpreters.batching import batch_rules, batched_axis
+from ...interpreters.eval import new_array_results
 from ...interpreters.fusion import cast
 from ...interpreters.fusion_loops import Unsupported, accumulate_rules, native_rules
 from ...interpreters.transpose import is_linear, transpose_rules
@@ -79,6 +80,7 @@ def dot_general_impl(x, y, *, dimension_numbers, preferred_element_type):
 
 
 impl_rules[dot_general_p] = dot_general_impl
+new_array_results.add(dot_general_p)
 
 
 def dot_general_native(fn, eqn, operands, *, dimension_numbers, preferred_element_type):

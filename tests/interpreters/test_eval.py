@@ -83,3 +83,26 @@ def test_compiled_code_keeps_python_scalar_inputs_weakly_typed():
     f = lambda c, x: x * inp.sin(c)
     x = np.ones(3, np.float32)
     assert inert.jit(f, backend="numpy")(0.5, x).dtype == f(0.5, x).dtype == np.float32
+
+
+def _rewritten_primitives(f, *args) -> list[str]:
+    """The primitives whose compiled step writes its result into an operand."""
+    jaxpr = inert.make_jaxpr(f)(*args).jaxpr
+    steps = [eval_interpreter.impl_step(e) for e in jaxpr.eqns]
+    return [e.primitive.name for e, s, r in zip(
+        jaxpr.eqns, steps, eval_interpreter.reusing_buffers(jaxpr, steps)) if r.fn is not s.fn]
+
+
+def test_an_elementwise_step_writes_into_a_large_intermediate_it_reads_last():
+    x, w, b = np.ones((256, 512)), np.ones((512, 512)) / 512, np.ones(512)
+    layer = lambda x, w, b: inp.tanh(x @ w + b)
+    assert _rewritten_primitives(layer, x, w, b) == ["add", "tanh"]
+    assert _rewritten_primitives(layer, x[:8], w[:, :8], b[:8]) == []  # small: no gain
+    assert _rewritten_primitives(lambda x: inp.tanh(x + 1.0), x) == ["tanh"]  # never x
+    h_twice = lambda x, w: (lambda h: inp.tanh(h) * h.T.T)(x @ w)  # h read again
+    assert _rewritten_primitives(h_twice, x, w) == ["mul"]
+    h_returned = lambda x, w: (lambda h: (h, inp.tanh(h)))(x @ w)
+    assert _rewritten_primitives(h_returned, x, w) == []
+    got = inert.jit(layer)(x, w, b)
+    np.testing.assert_array_equal(got, np.tanh(x @ w + b))
+    assert np.all(x == 1) and np.all(b == 1)
