@@ -175,7 +175,7 @@ def reusing_buffers(jaxpr: Jaxpr, steps: list[Step]) -> list[Step]:
     """`steps`, where an elementwise ufunc writes its result into an operand's buffer
     that nothing reads afterwards (`np.tanh(h, out=h)`), as numpy's temporary elision
     does for `x @ w + b` in eager code, and for `tanh` too: a large array then takes
-    one buffer where it would take two, W2's gradient runs 7 % faster.
+    one buffer where it would take two (W2's jitted gradient: 2 to 4 % faster).
 
     The operand must be an intermediate of the program, never an input; a step's
     `fresh` result, so no other value shares its memory; with that step as its only
@@ -188,8 +188,8 @@ def reusing_buffers(jaxpr: Jaxpr, steps: list[Step]) -> list[Step]:
     fresh: set[Var] = set()
     rewritten = []
     for s in steps:
-        if s.ufunc is not None:
-            out = s.outputs[0].aval
+        out = s.outputs[0].aval if s.ufunc is not None else None
+        if out is not None and out.shape:  # (a 0-d result is a numpy scalar, no buffer)
             reusable = [k for k, a in enumerate(s.inputs) if type(a) is Var and a in fresh
                         and readers[a] == 1 and a not in outvars
                         and a.aval.shape == out.shape and a.aval.dtype == out.dtype

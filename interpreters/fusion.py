@@ -42,12 +42,10 @@ Kernels are cached per source text: in memory, and on disk through numba's cache
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import math
 import os
 import sys
-import tempfile
 import threading
 from typing import Callable
 
@@ -58,6 +56,7 @@ from ..core.ir import Jaxpr, JaxprEqn, Literal, Var
 from ..core.rules import RuleTable
 from . import scalar_kernels, vector_math
 from .eval import Step, compile_steps, impl_step
+from .kernel_cache import cache_dir, digest, write_once
 
 SMALL = 1024  # elements below which a libm call per element beats a numpy call
 # numba compiles an array kernel in about 0.15 s, plus 25 ms per equation (its type
@@ -406,27 +405,13 @@ def kernel_source(cluster: Cluster, used_outside: set, into=frozenset()) -> Kern
 # Loading kernels, cached in memory and on disk
 
 
-def cache_dir() -> str:
-    base = os.environ.get("INERT_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "inert", "kernels")
-    try:
-        os.makedirs(base, exist_ok=True)
-        return base
-    except OSError:
-        return tempfile.mkdtemp(prefix="inert-kernels-")
-
-
 _kernels: dict[str, Callable] = {}  # source digest -> numba dispatcher
 _load_lock = threading.Lock()
 
 
 def has_kernel(text: str) -> bool:
     """Whether the kernel `text` is loaded in this process already."""
-    return _digest(text) in _kernels
-
-
-def _digest(text: str) -> str:
-    return hashlib.sha1(text.encode()).hexdigest()[:20]
+    return digest(text) in _kernels
 
 
 def loaded_kernels() -> list:
@@ -436,21 +421,17 @@ def loaded_kernels() -> list:
 def load_kernel(text: str) -> Callable:
     """The numba dispatcher defined by `text`, from a file named by its hash (written
     once, so numba's on-disk cache, which checks the file's time stamp, stays valid)."""
-    digest = _digest(text)
+    key = digest(text)
     with _load_lock:
-        if digest not in _kernels:
-            _kernels[digest] = _import_kernel(digest, text)
-    return _kernels[digest]
+        if key not in _kernels:
+            _kernels[key] = _import_kernel(key, text)
+    return _kernels[key]
 
 
-def _import_kernel(digest: str, text: str) -> Callable:
-    path = os.path.join(cache_dir(), f"k{digest}.py")
-    if not os.path.exists(path):
-        partial = f"{path}.{os.getpid()}.tmp"
-        with open(partial, "w") as f:
-            f.write(text)
-        os.replace(partial, path)
-    name = f"inert_kernel_{digest}"
+def _import_kernel(key: str, text: str) -> Callable:
+    path = os.path.join(cache_dir(), f"k{key}.py")
+    write_once(path, text.encode())
+    name = f"inert_kernel_{key}"
     spec = importlib.util.spec_from_file_location(name, path)
     module = sys.modules[name] = importlib.util.module_from_spec(spec)  # numba's cache
     spec.loader.exec_module(module)  # finds a kernel's module by name when it loads it

@@ -15,6 +15,10 @@ The translation covers what scalar chains are made of: arithmetic, comparisons,
 selections, casts between float, signed-integer and boolean types, the math
 functions (libm's, as numba calls them) and a few numpy ufuncs. Anything else raises
 `Unsupported`, and the kernel goes to numba instead.
+
+The object code is saved in the kernel cache folder (`kernel_cache`), keyed by the
+kernel's text and types and LLVM's version: a second process links it, translating
+and compiling nothing.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ import ast
 import ctypes
 import importlib
 import itertools
+import json
+import os
 import re
 import struct
 import threading
@@ -31,6 +37,7 @@ from typing import Callable
 import numpy as np
 
 from . import vector_math
+from .kernel_cache import cache_dir, digest, write_once
 
 CHUNK = 500  # statements per LLVM function
 # LLVM's optimising code generator (SelectionDAG, the greedy register allocator) makes
@@ -359,8 +366,21 @@ _native: dict = {}  # (text, types) -> the compiled kernel and its frame layout
 
 
 def _native_kernel(text: str, types: dict[str, np.dtype]):
-    ir, crossing, returned, n_args = module_ir(text, types)
-    native = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(_compile(ir))
+    """The compiled kernel and its frame layout: the object code an earlier process
+    saved in the cache folder, else the translation's, saved there."""
+    llvm = _llvm()
+    key = digest(repr((text, sorted(types.items()), llvm.llvm_version_info,
+                       llvm.get_default_triple())))
+    path = os.path.join(cache_dir(), f"s{key}.o")
+    if os.path.exists(path):
+        with open(path, "rb") as f:
+            header, code = f.read().split(b"\n", 1)
+        crossing, returned, n_args = json.loads(header)
+    else:
+        ir, crossing, returned, n_args = module_ir(text, types)
+        code = _object_code(ir)
+        write_once(path, json.dumps([crossing, returned, n_args]).encode() + b"\n" + code)
+    native = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(_load(code))
     return native, crossing, returned, n_args
 
 
@@ -401,16 +421,31 @@ def compile_kernel(text: str, types: dict[str, np.dtype]) -> Callable:
     return run
 
 
-def _compile(ir: str) -> int:
+def _llvm():
     llvm = importlib.import_module("llvmlite.binding")  # with numba, when first needed
     if not _engines:
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
-    module = llvm.parse_assembly(ir)
+    return llvm
+
+
+def _machine(opt: int):
+    """LLVM's code generator for this machine's architecture, not its particular
+    processor: object code in the cache folder runs wherever the folder is shared."""
+    return _llvm().Target.from_default_triple().create_target_machine(opt=opt)
+
+
+def _object_code(ir: str) -> bytes:
+    module = _llvm().parse_assembly(ir)
     module.verify()
-    opt = 1 if ir.count("\n") <= OPTIMISED_LINES else 0
-    machine = llvm.Target.from_default_triple().create_target_machine(opt=opt)
-    engine = llvm.create_mcjit_compiler(module, machine)
+    return _machine(1 if ir.count("\n") <= OPTIMISED_LINES else 0).emit_object(module)
+
+
+def _load(code: bytes) -> int:
+    """The address of `kernel` in the object `code`, linked into this process."""
+    llvm = _llvm()
+    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), _machine(0))
+    engine.add_object_file(llvm.ObjectFileRef.from_data(code))
     engine.finalize_object()
     _engines.append(engine)
     return engine.get_function_address("kernel")

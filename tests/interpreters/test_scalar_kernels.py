@@ -1,6 +1,10 @@
 """Scalar kernels compiled straight to LLVM: the same values and dtypes as numpy, across
 chunk boundaries, and numba taking over what the translation does not cover."""
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from harness import check_jit_backends
@@ -86,3 +90,20 @@ def test_both_code_generators_give_numpys_values(monkeypatch, optimised_lines):
     monkeypatch.setattr(scalar_kernels, "OPTIMISED_LINES", optimised_lines)
     n = 50 + optimised_lines % 7  # a kernel of its own, compiled here
     check_jit_backends(inert.value_and_grad(lambda x: chain(x, n)), (0.3,))
+
+
+def test_a_second_process_loads_a_scalar_kernels_object_code_from_disk(tmp_path):
+    script = (
+        "import inert, inert.numpy as inp\n"
+        "from inert.interpreters import scalar_kernels\n"
+        "translated = []\n"
+        "real = scalar_kernels.module_ir\n"
+        "scalar_kernels.module_ir = lambda *a: translated.append(a) or real(*a)\n"
+        "f = lambda x: inp.sin(x) * inp.cos(x * 3.0) + x\n"
+        "print(repr(inert.jit(inert.grad(f), backend='numba')(0.3)), len(translated))\n")
+    env = dict(os.environ, INERT_CACHE_DIR=str(tmp_path))
+    run = lambda: subprocess.run([sys.executable, "-c", script], env=env, check=True,
+                                 capture_output=True, text=True).stdout.split()
+    first, second = run(), run()
+    assert first[1] == "1" and second == [first[0], "0"]
+    assert any(name.endswith(".o") for name in os.listdir(tmp_path))

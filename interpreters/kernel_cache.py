@@ -1,0 +1,38 @@
+"""Where jit's numba backend keeps compiled kernels between processes.
+
+A kernel is a file named by the hash of what defines it, under `$INERT_CACHE_DIR` or
+`~/.cache/inert/kernels`: numba's loop kernels as their Python source (numba's own
+cache sits beside it), scalar kernels as LLVM object code. A file is written once,
+whole, and never rewritten: numba's cache checks the source file's time stamp, and a
+process reading a file another one is writing must never see half of it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+
+
+def cache_dir() -> str:
+    base = os.environ.get("INERT_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "inert", "kernels")
+    try:
+        os.makedirs(base, exist_ok=True)
+        return base
+    except OSError:
+        return tempfile.mkdtemp(prefix="inert-kernels-")
+
+
+def digest(text: str) -> str:
+    return hashlib.sha1(text.encode()).hexdigest()[:20]
+
+
+def write_once(path: str, data: bytes) -> None:
+    """`data` as the file `path`, unless it exists: written aside, then renamed."""
+    if os.path.exists(path):
+        return
+    partial = f"{path}.{os.getpid()}.tmp"
+    with open(partial, "wb") as f:
+        f.write(data)
+    os.replace(partial, path)
