@@ -365,12 +365,11 @@ _compile_lock = threading.Lock()
 _native: dict = {}  # (text, types) -> the compiled kernel and its frame layout
 
 
-def _native_kernel(text: str, types: dict[str, np.dtype]):
+def _native_kernel(text: str, types: dict[str, np.dtype], signature: str):
     """The compiled kernel and its frame layout: the object code an earlier process
     saved in the cache folder, else the translation's, saved there."""
     llvm = _llvm()
-    key = digest(repr((text, sorted(types.items()), llvm.llvm_version_info,
-                       llvm.get_default_triple())))
+    key = digest(f"{text}\n{signature}\n{llvm.llvm_version_info}{llvm.get_default_triple()}")
     path = os.path.join(cache_dir(), f"s{key}.o")
     if os.path.exists(path):
         with open(path, "rb") as f:
@@ -392,9 +391,10 @@ def compile_kernel(text: str, types: dict[str, np.dtype]) -> Callable:
     have `types`; raises Unsupported if the translation does not cover it. A loop
     unrolled by Python makes the same kernel once per iteration: it compiles once."""
     with _compile_lock:  # ast.parse is not safe to run in several threads at once
-        key = (text, tuple(sorted(types.items())))
+        signature = " ".join(f"{name}:{dtype.char}" for name, dtype in sorted(types.items()))
+        key = (text, signature)  # (a dtype's repr takes microseconds: not for 20,000)
         if key not in _native:
-            _native[key] = _native_kernel(text, types)
+            _native[key] = _native_kernel(text, types, signature)
         native, crossing, returned, n_args = _native[key]
     frame_size = len(crossing) + len(returned)
     arg_kinds = [types[n].kind for n in crossing[:n_args]]
