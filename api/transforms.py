@@ -194,10 +194,10 @@ def jit(f: Callable, static_argnums: int | Sequence[int] = (),
     `@functools.partial(jit, static_argnames="n")`. Donation is accepted and has no
     effect: outputs are new numpy arrays, as JAX's are when it cannot reuse a buffer.
 
-    `backend` chooses the code generator: "numpy" calls numpy once per equation;
-    "numba" fuses elementwise clusters into compiled loops (`interpreters.fusion`). The
-    default is `$INERT_JIT_BACKEND`, else "numpy"; "numba" without numba installed
-    falls back to "numpy"."""
+    `backend` chooses the code generator: "numba" fuses elementwise clusters into
+    compiled loops and scalar code into native code (`interpreters.fusion`), "numpy"
+    calls numpy once per equation: no compile time, slower calls. The default is
+    `$INERT_JIT_BACKEND`, else "numba"; without numba installed it is "numpy"."""
     del donate_argnums, donate_argnames
     static_nums = as_tuple(static_argnums)
     static_names = frozenset((static_argnames,) if isinstance(static_argnames, str)
@@ -276,7 +276,7 @@ _COMPILERS = {"numpy": compile_jaxpr, "numba": compile_jaxpr_numba}
 
 
 def _compiler(backend: str | None) -> Callable:
-    backend = backend or os.environ.get("INERT_JIT_BACKEND") or "numpy"
+    backend = backend or os.environ.get("INERT_JIT_BACKEND") or "numba"
     if backend not in _COMPILERS:
         raise ValueError(f"jit: unknown backend {backend!r}; choose one of {sorted(_COMPILERS)}")
     if backend == "numba" and not numba_available():

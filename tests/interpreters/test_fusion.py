@@ -145,6 +145,20 @@ def test_a_failing_kernel_program_reports_like_numpy():
         f(np.ones(3), 7)
 
 
+def test_numba_is_the_default_backend_and_numpy_where_numba_is_absent(monkeypatch):
+    from inert.api import transforms  # noqa: PLC0415
+
+    monkeypatch.delenv("INERT_JIT_BACKEND")
+    chosen = []
+    for name, compiler in list(transforms._COMPILERS.items()):
+        monkeypatch.setitem(transforms._COMPILERS, name,
+                            lambda jaxpr, c=compiler, n=name: chosen.append(n) or c(jaxpr))
+    assert inert.jit(lambda x: x * 2.0)(1.5) == 3.0
+    monkeypatch.setattr(transforms, "numba_available", lambda: False)
+    assert inert.jit(lambda x: x * 2.0)(1.5) == 3.0
+    assert chosen == ["numba", "numpy"]
+
+
 def test_unknown_backend_is_refused():
     with pytest.raises(ValueError, match="backend"):
         inert.jit(lambda x: x, backend="xla")
