@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import inspect
 import os
+import time
 from typing import Callable, Sequence
 
 import attrs
@@ -196,8 +197,9 @@ def jit(f: Callable, static_argnums: int | Sequence[int] = (),
 
     `backend` chooses the code generator: "numba" fuses elementwise clusters into
     compiled loops and scalar code into native code (`interpreters.fusion`), "numpy"
-    calls numpy once per equation: no compile time, slower calls. The default is
-    `$INERT_JIT_BACKEND`, else "numba"; without numba installed it is "numpy"."""
+    calls numpy once per equation: no compile time, slower calls. The default,
+    `$INERT_JIT_BACKEND` or else "auto", runs numpy's code until the function has run
+    for a second, then numba's (`_NumpyThenNumba`); without numba installed, numpy's."""
     del donate_argnums, donate_argnames
     static_nums = as_tuple(static_argnums)
     static_names = frozenset((static_argnames,) if isinstance(static_argnames, str)
@@ -272,11 +274,44 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     return x
 
 
-_COMPILERS = {"numpy": compile_jaxpr, "numba": compile_jaxpr_numba}
+HOT_SECONDS = 1.0  # time in numpy's code after which jit's default compiles with numba
+
+
+class _NumpyThenNumba:
+    """jit's default backend, "auto": numpy's code first, numba's once the program has
+    spent `HOT_SECONDS` in numpy's.
+
+    numba's first call compiles for half a second to 4 s (importing numba alone takes
+    half a second), numpy's code is ready in milliseconds: a script calling a jitted
+    step a hundred times (the README's, 60 ms in all) would be done long before numba
+    had compiled it, and a training loop that has run for about what compiling costs
+    will run for longer still. So this never takes much more than twice the time of
+    the better backend in hindsight (the rent-or-buy rule). The switch may change a
+    result's last bits: the backends agree to 1e-12, not bit for bit."""
+
+    def __init__(self, jaxpr):
+        self.jaxpr = jaxpr
+        self.run = compile_jaxpr(jaxpr)
+        self.spent: float | None = 0.0  # seconds in numpy's code; None: numba's now
+
+    def __call__(self, consts, args) -> list:
+        if self.spent is None:
+            return self.run(consts, args)
+        start = time.perf_counter()
+        outs = self.run(consts, args)
+        self.spent += time.perf_counter() - start
+        if self.spent >= HOT_SECONDS and numba_available():
+            self.spent = None
+            self.run = compile_jaxpr_numba(self.jaxpr)
+            self.jaxpr = None
+        return outs
+
+
+_COMPILERS = {"numpy": compile_jaxpr, "numba": compile_jaxpr_numba, "auto": _NumpyThenNumba}
 
 
 def _compiler(backend: str | None) -> Callable:
-    backend = backend or os.environ.get("INERT_JIT_BACKEND") or "numba"
+    backend = backend or os.environ.get("INERT_JIT_BACKEND") or "auto"
     if backend not in _COMPILERS:
         raise ValueError(f"jit: unknown backend {backend!r}; choose one of {sorted(_COMPILERS)}")
     if backend == "numba" and not numba_available():

@@ -46,11 +46,8 @@ def pytest_generate_tests(metafunc):
 
 @pytest.fixture(autouse=True)
 def jit_backend(request, monkeypatch):
-    """The default backend of `jit` for this test: each one in turn where the test
-    calls `jit`; elsewhere (a transformation stack in a table, a notebook) numpy's,
-    unless `$INERT_JIT_BACKEND` says otherwise: numba would compile kernels for each
-    of hypothesis's random programs, which doubles the suite's time on a cold kernel
-    cache. `INERT_JIT_BACKEND=numba python -m pytest` runs those on numba too."""
-    backend = getattr(request, "param", None) or os.environ.get("INERT_JIT_BACKEND", "numpy")
-    monkeypatch.setenv("INERT_JIT_BACKEND", backend)
+    """The default backend of `jit` for this test (when parametrised)."""
+    backend = getattr(request, "param", None)
+    if backend is not None:
+        monkeypatch.setenv("INERT_JIT_BACKEND", backend)
     return backend
