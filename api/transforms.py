@@ -285,9 +285,10 @@ class _NumpyThenNumba:
     half a second), numpy's code is ready in milliseconds: a script calling a jitted
     step a hundred times (the README's, 60 ms in all) would be done long before numba
     had compiled it, and a training loop that has run for about what compiling costs
-    will run for longer still. So this never takes much more than twice the time of
-    the better backend in hindsight (the rent-or-buy rule). The switch may change a
-    result's last bits: the backends agree to 1e-12, not bit for bit."""
+    will likely run for longer still. So a function pays for numba's compile only once
+    it has run for about as long (the rent-or-buy rule), and a short script never
+    does. The switch may change a result's last bits: the backends agree to 1e-12,
+    not bit for bit."""
 
     def __init__(self, jaxpr):
         self.jaxpr = jaxpr

@@ -362,7 +362,7 @@ def store(f: Function, value: tuple[str, np.dtype], slot: int) -> None:
 
 
 _compile_lock = threading.Lock()
-_native: dict = {}  # (text, types) -> the compiled kernel and its frame layout
+_native: dict = {}  # (text, dtype signature) -> the compiled kernel and its frame layout
 
 
 def _native_kernel(text: str, types: dict[str, np.dtype], signature: str):

@@ -3,6 +3,10 @@ differences, transposes by the inner-product identity `<J v, u> = <v, Jᵀ u>`."
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 
 import inert
@@ -137,3 +141,11 @@ def check_jit_backends(f, args, rtol=None):
             tol = rtol or (1e-5 if g.dtype in (np.float32,) else 1e-12)
             np.testing.assert_allclose(g, w, rtol=tol, atol=tol, equal_nan=True,
                                        err_msg=f"jit backend {backend}")
+
+
+def printed_by_a_new_process(script: str, cache_dir) -> list[str]:
+    """The words `script` prints, run by a new Python with its kernel cache in
+    `cache_dir`: what a second process finds there."""
+    env = dict(os.environ, INERT_CACHE_DIR=str(cache_dir))
+    return subprocess.run([sys.executable, "-c", script], env=env, check=True,
+                          capture_output=True, text=True).stdout.split()

@@ -5,13 +5,11 @@ Each primitive's fused form is checked against numpy by its family's table
 reductions, broadcasting, dtypes, and the kernels' caches."""
 
 import os
-import subprocess
-import sys
 import warnings
 
 import numpy as np
 import pytest
-from harness import check_jit_backends
+from harness import check_jit_backends, printed_by_a_new_process
 
 import inert
 import inert.numpy as inp
@@ -198,11 +196,8 @@ def test_a_second_process_loads_the_kernels_from_disk(tmp_path):
         "from inert.interpreters import fusion\n"
         "hits = sum(sum(d.stats.cache_hits.values()) for d in fusion.loaded_kernels())\n"
         "print(hits)\n")
-    env = dict(os.environ, INERT_CACHE_DIR=str(tmp_path))
-    run = lambda: subprocess.run([sys.executable, "-c", script], env=env, check=True,
-                                 capture_output=True, text=True).stdout.split()[-1]
-    assert run() == "0"
-    assert int(run()) >= 1
+    assert printed_by_a_new_process(script, tmp_path)[-1] == "0"
+    assert int(printed_by_a_new_process(script, tmp_path)[-1]) >= 1
     assert any(name.endswith(".py") for name in os.listdir(tmp_path))
 
 

@@ -2,12 +2,10 @@
 chunk boundaries, and numba taking over what the translation does not cover."""
 
 import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
-from harness import check_jit_backends
+from harness import check_jit_backends, printed_by_a_new_process
 
 import inert
 import inert.numpy as inp
@@ -101,9 +99,6 @@ def test_a_second_process_loads_a_scalar_kernels_object_code_from_disk(tmp_path)
         "scalar_kernels.module_ir = lambda *a: translated.append(a) or real(*a)\n"
         "f = lambda x: inp.sin(x) * inp.cos(x * 3.0) + x\n"
         "print(repr(inert.jit(inert.grad(f), backend='numba')(0.3)), len(translated))\n")
-    env = dict(os.environ, INERT_CACHE_DIR=str(tmp_path))
-    run = lambda: subprocess.run([sys.executable, "-c", script], env=env, check=True,
-                                 capture_output=True, text=True).stdout.split()
-    first, second = run(), run()
+    first, second = (printed_by_a_new_process(script, tmp_path) for _ in range(2))
     assert first[1] == "1" and second == [first[0], "0"]
     assert any(name.endswith(".o") for name in os.listdir(tmp_path))
