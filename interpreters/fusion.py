@@ -490,17 +490,29 @@ def views_read_outside(cluster: Cluster, used_outside: set) -> list[JaxprEqn]:
             e.outputs[0] in used_outside and e.inputs[0] not in computed]
 
 
+def result_boxes(outputs) -> list:
+    """How each result leaves a compiled kernel: an array as it is (None), a 0-d value
+    as a numpy scalar of its dtype, or as a Python number where its type is weak, as
+    the numpy backend's impls leave it (a float32 array times `sin` of a Python float
+    stays float32)."""
+    return [None if v.aval.shape else _PYTHON_NUMBER[v.aval.dtype.kind]
+            if v.aval.weak_type else v.aval.dtype.type for v in outputs]
+
+
+_PYTHON_NUMBER = {"b": bool, "i": int, "u": int, "f": float}  # a weakly typed value's type
+
+
 def kernel_step(cluster: Cluster, source: KernelSource) -> Step:
     inputs, outputs = tuple(source.arguments), tuple(source.returned)
+    boxes = result_boxes(outputs)
     if not cluster.shape and not cluster.reductions:
         try:
             return Step(inputs, outputs, scalar_kernels.compile_kernel(
-                source.text(), source.types()), unpack=True, warns=False)
+                source.text(), source.types(), boxes), unpack=True, warns=False)
         except scalar_kernels.Unsupported:
             pass  # numba compiles it
     kernel = load_kernel(source.text())
     scalar_inputs = [not a.aval.shape for a in inputs]  # as numpy scalars or numbers
-    boxes = [v.aval.dtype.type if not v.aval.shape else None for v in outputs]
     if not any(scalar_inputs) and not any(boxes):
         return Step(inputs, outputs, kernel, unpack=True, warns=False, fresh=True)  # no wrapper
 

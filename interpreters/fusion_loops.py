@@ -56,6 +56,7 @@ from .fusion import (
     module_text,
     plan,
     program_compilers,
+    result_boxes,
     step_rules,
     used_outside_clusters,
 )
@@ -379,14 +380,14 @@ program_compilers.append(native_program)
 def entry(kernel: Callable, inputs, outputs, fallback: Callable) -> Callable:
     """`kernel` called from the driver: 0-d operands as numpy scalars of their dtype
     (a Python float would type as float64), arrays C-contiguous (what BLAS and one
-    compiled specialisation want); 0-d results boxed back into numpy scalars. numba
+    compiled specialisation want); 0-d results boxed as `result_boxes` says. numba
     compiles at the first call and may refuse what a rule emitted: `fallback` (the
     impl) runs instead, then and from then on (with checks on, as in the tests, the
     refusal is raised: a rule emitting what numba refuses is a bug). Any other error
     (an index out of bounds) is the program's, and the kernel stays. Neither warns
     (the fallback runs `quietly`), so the driver needs no `errstate` for the step."""
     scalars = [a.aval.dtype.type if not a.aval.shape else None for a in inputs]
-    boxes = [v.aval.dtype.type if not v.aval.shape else None for v in outputs]
+    boxes = result_boxes(outputs)
     state = {"kernel": kernel}
 
     def run(*args):

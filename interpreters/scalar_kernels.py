@@ -386,10 +386,12 @@ def _native_kernel(text: str, types: dict[str, np.dtype], signature: str):
 _engines: list = []  # compiled code lives as long as its engine
 
 
-def compile_kernel(text: str, types: dict[str, np.dtype]) -> Callable:
+def compile_kernel(text: str, types: dict[str, np.dtype],
+                   boxes: list[Callable] | None = None) -> Callable:
     """`run(*args) -> list` for the scalar kernel `text` whose locals and arguments
-    have `types`; raises Unsupported if the translation does not cover it. A loop
-    unrolled by Python makes the same kernel once per iteration: it compiles once."""
+    have `types`, returning numpy scalars of their dtypes, or what each of `boxes`
+    makes of its result; raises Unsupported if the translation does not cover it. A
+    loop unrolled by Python makes the same kernel once per iteration: it compiles once."""
     with _compile_lock:  # ast.parse is not safe to run in several threads at once
         signature = " ".join(f"{name}:{dtype.char}" for name, dtype in sorted(types.items()))
         key = (text, signature)  # (a dtype's repr takes microseconds: not for 20,000)
@@ -399,6 +401,7 @@ def compile_kernel(text: str, types: dict[str, np.dtype]) -> Callable:
     frame_size = len(crossing) + len(returned)
     arg_kinds = [types[n].kind for n in crossing[:n_args]]
     out_types = [types[n] for n in returned]
+    boxes = boxes or [t.type for t in out_types]
     local = threading.local()
 
     def run(*args):
@@ -415,8 +418,8 @@ def compile_kernel(text: str, types: dict[str, np.dtype]) -> Callable:
                 words[k] = a
         native(local.address)
         base = len(crossing)
-        return [t.type(frame[base + j] if t.kind == "f" else words[base + j])
-                for j, t in enumerate(out_types)]
+        return [box(frame[base + j] if t.kind == "f" else words[base + j])
+                for j, (t, box) in enumerate(zip(out_types, boxes))]
 
     return run
 

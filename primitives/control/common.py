@@ -241,9 +241,18 @@ def stage_with_promoted_carry(init_leaves: list, stage_for: Callable) -> tuple[l
             avals = [ShapedArray(a.shape, o.dtype) if a.weak_type and o.shape == a.shape
                      else a for a, o in zip(avals, outs)]
         result, _ = stage_for([a.strong() for a in avals])
-    leaves = [x if get_aval(x).dtype == a.dtype else convert_element_type(x, a.dtype)
+    leaves = [x if _is_strong(x, a.dtype) else convert_element_type(x, a.dtype)
               for x, a in zip(init_leaves, avals)]
     return leaves, result
+
+
+def _is_strong(x, dtype) -> bool:
+    """Whether `x` is of `dtype` already, and strongly typed: a weak initial carry is
+    converted, so the loop's impl, run eagerly or by jit's numpy backend, returns a
+    numpy value of its dtype as the staged types say (a Python float times a float32
+    array would be float32, where the loop's float64 result makes it float64)."""
+    aval = get_aval(x)
+    return aval.dtype == dtype and not aval.weak_type
 
 
 def check_same_types(what: str, expected: Sequence[ShapedArray], got: Sequence[ShapedArray],

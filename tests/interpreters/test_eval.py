@@ -82,7 +82,10 @@ def test_compiled_code_keeps_python_scalar_inputs_weakly_typed():
     gives one too, as when the program is interpreted (or the code run eagerly)."""
     f = lambda c, x: x * inp.sin(c)
     x = np.ones(3, np.float32)
-    assert inert.jit(f, backend="numpy")(0.5, x).dtype == f(0.5, x).dtype == np.float32
+    h = lambda c, x: x * inp.sin(c) ** 2
+    for backend in ("numpy", "numba"):  # numba: `sin` a scalar kernel's, `mul` numpy's
+        assert inert.jit(f, backend=backend)(0.5, x).dtype == f(0.5, x).dtype == np.float32
+        assert inert.jit(h, backend=backend)(0.5, x).dtype == np.float32
 
 
 def _rewritten_primitives(f, *args) -> list[str]:

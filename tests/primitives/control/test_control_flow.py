@@ -271,6 +271,18 @@ def test_a_weakly_typed_initial_carry_takes_the_body_dtype():
         fori_loop(0, 3, lambda i, c: c + 1.5, np.int64(0))
 
 
+def test_a_loop_over_a_python_float_gives_its_staged_dtype_everywhere():
+    """The carry of `while_loop(..., 0.5)` is float64, strong: eagerly, under jit on
+    either backend and in the staged types, a float32 array times it is float64."""
+    x = np.ones(3, np.float32)
+    for f in (lambda c, x: x * while_loop(lambda v: v < 10.0, lambda v: v * 2.0 + 1.0, c),
+              lambda c, x: x * fori_loop(0, 3, lambda i, v: v * 2.0, inp.sin(c))):
+        staged = inert.make_jaxpr(f)(0.5, x).jaxpr.outvars[0].aval.dtype
+        dtypes = {f(0.5, x).dtype, staged, *(inert.jit(f, backend=backend)(0.5, x).dtype
+                                             for backend in ("numpy", "numba"))}
+        assert dtypes == {np.dtype(np.float64)}
+
+
 def test_eager_cond_hands_branches_arrays():
     seen = []
     cond(True, lambda a: seen.append(a) or a, lambda a: a, 1.0)
