@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import inspect
 import os
+import threading
 import time
 from typing import Callable, Sequence
 
@@ -294,18 +295,31 @@ class _NumpyThenNumba:
         self.jaxpr = jaxpr
         self.run = compile_jaxpr(jaxpr)
         self.spent: float | None = 0.0  # seconds in numpy's code; None: numba's now
+        self.lock = threading.Lock()
 
     def __call__(self, consts, args) -> list:
+        run = self.run
         if self.spent is None:
-            return self.run(consts, args)
+            return run(consts, args)
         start = time.perf_counter()
-        outs = self.run(consts, args)
-        self.spent += time.perf_counter() - start
-        if self.spent >= HOT_SECONDS and numba_available():
-            self.spent = None
-            self.run = compile_jaxpr_numba(self.jaxpr)
-            self.jaxpr = None
+        outs = run(consts, args)
+        jaxpr = self._hot(time.perf_counter() - start)
+        if jaxpr is not None:
+            self.run = compile_jaxpr_numba(jaxpr)
         return outs
+
+    def _hot(self, seconds: float):
+        """Adds `seconds` to the time spent; the jaxpr to compile with numba if that makes
+        the program hot. Under the lock: threads calling at once count every call, and
+        one of them compiles (the others run numpy's code meanwhile)."""
+        with self.lock:
+            if self.spent is None:  # another thread switched while this one ran
+                return None
+            self.spent += seconds
+            if self.spent < HOT_SECONDS or not numba_available():
+                return None
+            self.spent, jaxpr, self.jaxpr = None, self.jaxpr, None
+            return jaxpr
 
 
 _COMPILERS = {"numpy": compile_jaxpr, "numba": compile_jaxpr_numba, "auto": _NumpyThenNumba}

@@ -145,3 +145,36 @@ def test_a_jitted_transform_reads_the_inactive_markers_as_it_would_eagerly(rng):
     np.testing.assert_allclose(jitted[0], eager[0], rtol=1e-12)
     jaxpr = inert.make_jaxpr(g)(x, inert.Inactive(y)).jaxpr
     assert len(jaxpr.outvars) == 1 and "cos" in [e.primitive.name for e in jaxpr.eqns]
+
+
+def test_threads_calling_the_default_backend_across_its_switch_to_numba(monkeypatch):
+    """One thread is still in numpy's code when another's call makes the program hot
+    and switches it to numba's: both calls return their values, and it compiles once."""
+    import concurrent.futures  # noqa: PLC0415
+    import threading  # noqa: PLC0415
+
+    from inert.api import transforms  # noqa: PLC0415
+
+    compiled = []
+    numba_compile = transforms.compile_jaxpr_numba
+    monkeypatch.setattr(transforms, "compile_jaxpr_numba",
+                        lambda jaxpr: compiled.append(jaxpr) or numba_compile(jaxpr))
+    monkeypatch.setattr(transforms, "HOT_SECONDS", 0.0)
+    monkeypatch.setattr(transforms, "numba_available", lambda: True)
+    auto = transforms._NumpyThenNumba(inert.make_jaxpr(lambda x: x * 2.0)(1.5).jaxpr)
+    numpys, inside, switched = auto.run, threading.Event(), threading.Event()
+
+    def held(consts, args):  # the first thread waits in numpy's code for the switch
+        inside.set()
+        switched.wait(10)
+        return numpys(consts, args)
+
+    auto.run = held
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        first = pool.submit(auto, [], [1.5])
+        inside.wait(10)
+        auto.run = numpys
+        assert auto([], [2.0]) == [4.0]  # hot at once: the switch
+        switched.set()
+        assert first.result() == [3.0]
+    assert auto([], [0.5]) == [1.0] and len(compiled) == 1
