@@ -2,9 +2,10 @@
 
 A kernel is a file named by the hash of what defines it, under `$INERT_CACHE_DIR` or
 `~/.cache/inert/kernels`: numba's loop kernels as their Python source (numba's own
-cache sits beside it), scalar kernels as LLVM object code. A file is written once,
-whole, and never rewritten: numba's cache checks the source file's time stamp, and a
-process reading a file another one is writing must never see half of it.
+cache sits beside it), scalar kernels as LLVM object code. A file is written whole (a
+process reading a file another one is writing must never see half of it); a loop
+kernel's source once, never rewritten: numba's cache checks its time stamp. An object
+file found not whole (a crash before its data reached the disk) is written again.
 """
 
 from __future__ import annotations
@@ -29,9 +30,13 @@ def digest(text: str) -> str:
 
 
 def write_once(path: str, data: bytes) -> None:
-    """`data` as the file `path`, unless it exists: written aside, then renamed."""
-    if os.path.exists(path):
-        return
+    """`data` as the file `path`, unless it exists."""
+    if not os.path.exists(path):
+        write_whole(path, data)
+
+
+def write_whole(path: str, data: bytes) -> None:
+    """`data` as the file `path`, written aside, then renamed: a reader sees all or none."""
     partial = f"{path}.{os.getpid()}.tmp"
     with open(partial, "wb") as f:
         f.write(data)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import ctypes
+import hashlib
 import importlib
 import itertools
 import json
@@ -37,7 +38,7 @@ from typing import Callable
 import numpy as np
 
 from . import vector_math
-from .kernel_cache import cache_dir, digest, write_once
+from .kernel_cache import cache_dir, digest, write_whole
 
 CHUNK = 500  # statements per LLVM function
 # LLVM's optimising code generator (SelectionDAG, the greedy register allocator) makes
@@ -371,16 +372,30 @@ def _native_kernel(text: str, types: dict[str, np.dtype], signature: str):
     llvm = _llvm()
     key = digest(f"{text}\n{signature}\n{llvm.llvm_version_info}{llvm.get_default_triple()}")
     path = os.path.join(cache_dir(), f"s{key}.o")
-    if os.path.exists(path):
-        with open(path, "rb") as f:
-            header, code = f.read().split(b"\n", 1)
-        crossing, returned, n_args = json.loads(header)
-    else:
+    saved = _saved(path)
+    if saved is None:
         ir, crossing, returned, n_args = module_ir(text, types)
         code = _object_code(ir)
-        write_once(path, json.dumps([crossing, returned, n_args]).encode() + b"\n" + code)
+        header = [crossing, returned, n_args, hashlib.sha1(code).hexdigest()]
+        write_whole(path, json.dumps(header).encode() + b"\n" + code)
+    else:
+        crossing, returned, n_args, code = saved
     native = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(_load(code))
     return native, crossing, returned, n_args
+
+
+def _saved(path: str):
+    """The frame layout and object code saved at `path`, or None: none is, or the file is
+    not whole (empty or cut short by a crash before its data reached the disk), which
+    LLVM would link into a crash."""
+    try:
+        with open(path, "rb") as f:
+            header, code = f.read().split(b"\n", 1)
+        crossing, returned, n_args, check = json.loads(header)
+    except (OSError, ValueError, TypeError):
+        return None
+    return (crossing, returned, n_args, code) if hashlib.sha1(code).hexdigest() == check \
+        else None
 
 
 _engines: list = []  # compiled code lives as long as its engine

@@ -102,3 +102,18 @@ def test_a_second_process_loads_a_scalar_kernels_object_code_from_disk(tmp_path)
     first, second = (printed_by_a_new_process(script, tmp_path) for _ in range(2))
     assert first[1] == "1" and second == [first[0], "0"]
     assert any(name.endswith(".o") for name in os.listdir(tmp_path))
+
+
+def test_a_cached_object_file_that_is_not_whole_is_compiled_again(tmp_path, monkeypatch):
+    """An empty, garbled or cut short file (a crash before its data reached the disk)
+    is neither loaded (LLVM would crash linking it) nor raised about: it is replaced."""
+    monkeypatch.setenv("INERT_CACHE_DIR", str(tmp_path))
+    text, types = scalar_kernel_text(lambda x: inp.sin(x) * 3.0 + x, 0.3)
+    layout = scalar_kernels._native_kernel(text, types, "a0:d t0:d")[1:]
+    (path,) = tmp_path.glob("s*.o")
+    whole = path.read_bytes()
+    for broken in (b"", b"[1]\n", whole[:len(whole) // 2], whole[:-1] + b"\0"):
+        path.write_bytes(broken)
+        assert scalar_kernels._native_kernel(text, types, "a0:d t0:d")[1:] == layout
+        assert path.read_bytes() == whole
+
