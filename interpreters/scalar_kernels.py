@@ -25,11 +25,13 @@ from __future__ import annotations
 
 import ast
 import ctypes
+import functools
 import hashlib
 import importlib
 import itertools
 import json
 import os
+import pathlib
 import re
 import struct
 import threading
@@ -368,9 +370,11 @@ _native: dict = {}  # (text, dtype signature) -> the compiled kernel and its fra
 
 def _native_kernel(text: str, types: dict[str, np.dtype], signature: str):
     """The compiled kernel and its frame layout: the object code an earlier process
-    saved in the cache folder, else the translation's, saved there."""
+    saved in the cache folder, else the translation's, saved there. The key holds the
+    translation's own source: a new version's translation is never an old one's."""
     llvm = _llvm()
-    key = digest(f"{text}\n{signature}\n{llvm.llvm_version_info}{llvm.get_default_triple()}")
+    key = digest(f"{_translator()}\n{text}\n{signature}\n{llvm.llvm_version_info}"
+                 f"{llvm.get_default_triple()}")
     path = os.path.join(cache_dir(), f"s{key}.o")
     saved = _saved(path)
     if saved is None:
@@ -382,6 +386,13 @@ def _native_kernel(text: str, types: dict[str, np.dtype], signature: str):
         crossing, returned, n_args, code = saved
     native = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(_load(code))
     return native, crossing, returned, n_args
+
+
+@functools.cache
+def _translator() -> str:
+    """A digest of what translates a kernel's text to LLVM: this module and `vector_math`."""
+    return digest("".join(pathlib.Path(path).read_text()
+                          for path in (__file__, vector_math.__file__)))
 
 
 def _saved(path: str):

@@ -117,3 +117,12 @@ def test_a_cached_object_file_that_is_not_whole_is_compiled_again(tmp_path, monk
         assert scalar_kernels._native_kernel(text, types, "a0:d t0:d")[1:] == layout
         assert path.read_bytes() == whole
 
+
+def test_object_files_are_keyed_by_the_translation_too(tmp_path, monkeypatch):
+    """A new version of the translation (a fixed bug) never links an old one's code."""
+    monkeypatch.setenv("INERT_CACHE_DIR", str(tmp_path))
+    text, types = scalar_kernel_text(lambda x: inp.cos(x) * 3.0 + x, 0.3)
+    scalar_kernels._native_kernel(text, types, "a0:d t0:d")
+    monkeypatch.setattr(scalar_kernels, "_translator", lambda: "another version")
+    scalar_kernels._native_kernel(text, types, "a0:d t0:d")
+    assert len(list(tmp_path.glob("s*.o"))) == 2
