@@ -254,14 +254,17 @@ def literal_text(value, dtype: np.dtype) -> str:
 
 def computation_dtype(eqn: JaxprEqn) -> np.dtype:
     """The dtype numpy computes an elementwise `eqn` in: the result's, or for a
-    comparison the promotion of its operands (weak types yielding, NEP 50). numba's
-    own scalar promotion differs (float32 + int64 is float32 there), so every operand
-    is cast to it first."""
+    comparison the promotion of its operands (NEP 50: a weakly typed one as a Python
+    number of its kind, which yields to a strong dtype of its kind or above, not to a
+    lower one: `int8 >= 0.5` compares in float64). numba's own scalar promotion differs
+    (float32 + int64 is float32 there), so every operand is cast to it first."""
     out = eqn.outputs[0].aval.dtype
     if out.kind != "b":
         return out
-    strong = [a.aval.dtype for a in eqn.inputs if not a.aval.weak_type]
-    return np.result_type(*strong) if strong else eqn.inputs[0].aval.dtype
+    avals = [a.aval for a in eqn.inputs]
+    if all(a.weak_type for a in avals):
+        return np.result_type(*(a.dtype for a in avals))
+    return np.result_type(*(a.dtype.type(0).item() if a.weak_type else a.dtype for a in avals))
 
 
 def operand_dtypes(eqn: JaxprEqn) -> list:

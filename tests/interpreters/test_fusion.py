@@ -103,6 +103,17 @@ def test_dtypes_are_the_numpy_backends_bit_for_bit(rng):
     check_jit_backends(f, (x32, i))
 
 
+def test_a_comparison_with_a_python_number_computes_in_numpys_promoted_dtype():
+    """NEP 50: a Python float does not yield to an integer, nor a Python int to a bool
+    (`int8(0) >= 0.5` compares 0.0 with 0.5, `True > 0` 1 with 0): never the literal
+    cast to the strong operand's dtype, in a loop kernel or a scalar one."""
+    i8, b = np.arange(-3, 3, dtype=np.int8), np.array([True, False] * 3)
+    check_jit_backends(lambda x: ((x >= 0.5) | (x < -1), (x > 0.5) & (x < 2.5)), (i8,))
+    check_jit_backends(lambda x: ((x > 0.5) | (x < -1), (x > 0) & (x < 2)), (b,))
+    for x in (np.int8(0), np.bool_(True), True):
+        check_jit_backends(lambda x: (x >= 0.5, (x > 0.5) | (x == 1.5)), (x,))
+
+
 def test_select_n_with_several_cases(rng):
     x = rng.standard_normal(7)
     which = np.array([0, 1, 2, 2, 1, 0, 1], np.int32)
