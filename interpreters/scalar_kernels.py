@@ -59,6 +59,8 @@ _FLOAT_COMPARE = {ast.Eq: "oeq", ast.NotEq: "une", ast.Lt: "olt", ast.LtE: "ole"
                   ast.Gt: "ogt", ast.GtE: "oge"}
 _INT_COMPARE = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "slt", ast.LtE: "sle", ast.Gt: "sgt",
                 ast.GtE: "sge"}
+# booleans unsigned: LLVM's i1 `true` is -1 signed, and numpy orders False < True
+_BOOL_COMPARE = {**_INT_COMPARE, ast.Lt: "ult", ast.LtE: "ule", ast.Gt: "ugt", ast.GtE: "uge"}
 _LIBM = {"sin", "cos", "tan", "sinh", "cosh", "tanh", "exp", "expm1", "log", "log1p", "asin",
          "acos", "atan", "asinh", "acosh", "atanh", "cbrt", "exp2"}
 _INTRINSICS = {"sqrt": "llvm.sqrt", "trunc": "llvm.trunc", "floor": "llvm.floor",
@@ -202,7 +204,8 @@ class Translation:
         if dtype.kind == "f":
             op = f"fcmp {_FLOAT_COMPARE[type(node.ops[0])]}"
         else:
-            op = f"icmp {_INT_COMPARE[type(node.ops[0])]}"
+            table = _BOOL_COMPARE if dtype.kind == "b" else _INT_COMPARE
+            op = f"icmp {table[type(node.ops[0])]}"
         return self.f.emit(f"{op} {dtype_type(dtype)} {a[0]}, {b[0]}", np.dtype(bool))
 
     def expr_IfExp(self, node):

@@ -126,3 +126,11 @@ def test_object_files_are_keyed_by_the_translation_too(tmp_path, monkeypatch):
     monkeypatch.setattr(scalar_kernels, "_translator", lambda: "another version")
     scalar_kernels._native_kernel(text, types, "a0:d t0:d")
     assert len(list(tmp_path.glob("s*.o"))) == 2
+
+
+def test_booleans_compare_as_numpy_orders_them():
+    """False < True, as 0 < 1: a boolean is LLVM's i1, whose signed order has true = -1."""
+    f = lambda x, y: (x > y, y < x, x >= y, x <= y, inp.where(x < y, 1.0, 2.0), y > True)
+    for x, y in ((np.bool_(True), np.bool_(False)), (np.bool_(False), np.bool_(True))):
+        scalar_kernels.compile_kernel(*scalar_kernel_text(f, x, y))  # translated, not numba's
+        check_jit_backends(f, (x, y))
