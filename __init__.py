@@ -23,6 +23,7 @@ from .api import (
     tree,
     tree_util,
 )
+from .api.compiled import device_put, jit
 from .api.control import checkpoint, custom_jvp, custom_vjp, remat
 from .api.experimental import ode as _experimental_ode
 from .api.gradients import grad, value_and_grad
@@ -39,8 +40,6 @@ from .api.scipy import signal as _scipy_signal
 from .api.scipy import special as _scipy_special
 from .api.scipy import stats as _scipy_stats
 from .api.transforms import (
-    device_put,
-    jit,
     jvp,
     linear_transpose,
     linearize,

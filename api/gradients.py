@@ -42,6 +42,7 @@ from ..interpreters.replay import (
     record,
     value_and_gradient,
 )
+from .compiled import signature
 from .numpy._array import returned_leaves
 from .transforms import (
     FlatArgs,
@@ -52,7 +53,6 @@ from .transforms import (
     flatten_args,
     linearized,
     pull_back,
-    signature,
 )
 
 

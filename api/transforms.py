@@ -13,10 +13,6 @@ it are applied to it. An inactive one is a ref from outside the transformation.
 from __future__ import annotations
 
 import functools
-import inspect
-import os
-import threading
-import time
 from typing import Callable, Sequence
 
 import attrs
@@ -28,11 +24,8 @@ from ..core.check import check_jaxpr, checks_enabled
 from ..core.ir import ClosedJaxpr
 from ..core.pytree import PyTreeDef, tree_flatten, tree_unflatten
 from ..core.staging import stage
-from ..core.trace import Tracer, current_dynamic, get_aval
+from ..core.trace import get_aval
 from ..interpreters.ad import jvp_flat
-from ..interpreters.dce import dce_jaxpr
-from ..interpreters.eval import compile_jaxpr, eval_jaxpr
-from ..interpreters.fusion import compile_jaxpr_numba, numba_available
 from ..interpreters.linearize import LinearFunction, linearize_flat
 from ..interpreters.transpose import backward_pass
 from ..primitives.state import refs as state
@@ -184,167 +177,12 @@ def trace_to_closed_jaxpr(f, args, static) -> tuple[ClosedJaxpr, list]:
     return closed, out_store
 
 
-def jit(f: Callable, static_argnums: int | Sequence[int] = (),
-        static_argnames: str | Sequence[str] = (), donate_argnums=(), donate_argnames=(),
-        backend: str | None = None):
-    """Trace `f` once per argument signature; later calls run the cached jaxpr, compiled
-    to a Python function (or interpreted, under another transformation).
-
-    Static arguments (by position or by name, either way as in JAX) are part of the
-    cache key instead of being traced; keyword arguments that are not static are
-    traced like positional ones. As a decorator with options:
-    `@functools.partial(jit, static_argnames="n")`. Donation is accepted and has no
-    effect: outputs are new numpy arrays, as JAX's are when it cannot reuse a buffer.
-
-    `backend` chooses the code generator: "numba" fuses elementwise clusters into
-    compiled loops and scalar code into native code (`interpreters.fusion`), "numpy"
-    calls numpy once per equation: no compile time, slower calls. The default,
-    `$INERT_JIT_BACKEND` or else "auto", runs numpy's code until the function has run
-    for a second, then numba's (`_NumpyThenNumba`); without numba installed, numpy's."""
-    del donate_argnums, donate_argnames
-    static_nums = as_tuple(static_argnums)
-    static_names = frozenset((static_argnames,) if isinstance(static_argnames, str)
-                             else static_argnames)
-    named_positions = _positions_of_names(f, static_names)
-    compile_for_backend = _compiler(backend)
-    cache: dict = {}
-
-    @functools.wraps(f)
-    def jitted(*args, **kwargs):
-        static_kw = tuple(sorted((k, v) for k, v in kwargs.items() if k in static_names))
-        dynamic_kw = {k: v for k, v in kwargs.items() if k not in static_names}
-        call = _with_keywords(f, len(args), dict(static_kw)) if kwargs else f
-        args = (*args, dynamic_kw) if kwargs else args
-        positions = _static_positions(static_nums, len(args)) | {
-            i for i in named_positions if i < len(args) - bool(kwargs)}
-        leaves, treedef = _jit_leaves(tuple(a for i, a in enumerate(args) if i not in positions))
-        key = (treedef, tuple(signature(x) for x in leaves),
-               tuple(args[i] for i in sorted(positions)), static_kw)
-        try:
-            entry = cache.get(key)
-        except TypeError:
-            raise TypeError(f"jit: static arguments must be hashable, got "
-                            f"{[type(args[i]).__name__ for i in sorted(positions)]} and "
-                            f"{[type(v).__name__ for _, v in static_kw]}") from None
-        if entry is None:
-            closed, out_store = trace_to_closed_jaxpr(call, args, positions)
-            jaxpr, _ = dce_jaxpr(closed.jaxpr, [True] * len(closed.jaxpr.outvars))
-            closed = ClosedJaxpr(jaxpr, closed.consts)
-            entry = cache[key] = (closed, out_store, compile_for_backend(jaxpr))
-        closed, out_store, compiled = entry
-        if current_dynamic().level == 0 and not any(isinstance(x, Tracer) for x in leaves):
-            outs = compiled(closed.consts, leaves)
-        else:
-            outs = eval_jaxpr(closed.jaxpr, closed.consts, leaves)
-        return tree_unflatten(out_store[0], returned_leaves(outs, leaves))
-
-    return jitted
-
-
-def _jit_leaves(dynamic: tuple) -> tuple[list, object]:
-    """The leaves `trace_to_closed_jaxpr` flattens the arguments to (an `Inactive`
-    marker's value flattened in its place), and a structure to key the cache by: one
-    flattening, plus one per marker (jit is called at every step of a training loop)."""
-    items, treedef = tree_flatten(list(dynamic), is_leaf=_is_inactive)
-    if not any(isinstance(x, Inactive) for x in items):
-        return items, treedef
-    flat = [tree_flatten(x.value) if isinstance(x, Inactive) else ([x], None) for x in items]
-    return [leaf for leaves, _ in flat for leaf in leaves], (treedef, tuple(d for _, d in flat))
-
-
-def _positions_of_names(f: Callable, names: frozenset) -> frozenset[int]:
-    """The positions of the parameters `names` of `f`, for arguments passed by position."""
-    if not names:
-        return frozenset()
-    try:
-        parameters = list(inspect.signature(f).parameters)
-    except (TypeError, ValueError):  # a builtin without a signature: names only
-        return frozenset()
-    return frozenset(i for i, p in enumerate(parameters) if p in names)
-
-
-def _with_keywords(f: Callable, nargs: int, static_kw: dict) -> Callable:
-    """`f` called with its positional arguments, then a dict of traced keyword arguments
-    (the last argument), then the static ones."""
-    return lambda *args: f(*args[:nargs], **args[nargs], **static_kw)
-
-
-def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
-    """jax.device_put: inert has one device, numpy's memory, so this is the identity."""
-    del device, src, donate, may_alias
-    return x
-
-
-HOT_SECONDS = 1.0  # time in numpy's code after which jit's default compiles with numba
-
-
-class _NumpyThenNumba:
-    """jit's default backend, "auto": numpy's code first, numba's once the program has
-    spent `HOT_SECONDS` in numpy's.
-
-    numba's first call compiles for half a second to 4 s (importing numba alone takes
-    half a second), numpy's code is ready in milliseconds: a script calling a jitted
-    step a hundred times (the README's, 60 ms in all) would be done long before numba
-    had compiled it, and a training loop that has run for about what compiling costs
-    will likely run for longer still. So a function pays for numba's compile only once
-    it has run for about as long (the rent-or-buy rule), and a short script never
-    does. The switch may change a result's last bits: the backends agree to 1e-12,
-    not bit for bit."""
-
-    def __init__(self, jaxpr):
-        self.jaxpr = jaxpr
-        self.run = compile_jaxpr(jaxpr)
-        self.spent: float | None = 0.0  # seconds in numpy's code; None: numba's now
-        self.lock = threading.Lock()
-
-    def __call__(self, consts, args) -> list:
-        run = self.run
-        if self.spent is None:
-            return run(consts, args)
-        start = time.perf_counter()
-        outs = run(consts, args)
-        jaxpr = self._hot(time.perf_counter() - start)
-        if jaxpr is not None:
-            self.run = compile_jaxpr_numba(jaxpr)
-        return outs
-
-    def _hot(self, seconds: float):
-        """Adds `seconds` to the time spent; the jaxpr to compile with numba if that makes
-        the program hot. Under the lock: threads calling at once count every call, and
-        one of them compiles (the others run numpy's code meanwhile)."""
-        with self.lock:
-            if self.spent is None:  # another thread switched while this one ran
-                return None
-            self.spent += seconds
-            if self.spent < HOT_SECONDS or not numba_available():
-                return None
-            self.spent, jaxpr, self.jaxpr = None, self.jaxpr, None
-            return jaxpr
-
-
-_COMPILERS = {"numpy": compile_jaxpr, "numba": compile_jaxpr_numba, "auto": _NumpyThenNumba}
-
-
-def _compiler(backend: str | None) -> Callable:
-    backend = backend or os.environ.get("INERT_JIT_BACKEND") or "auto"
-    if backend not in _COMPILERS:
-        raise ValueError(f"jit: unknown backend {backend!r}; choose one of {sorted(_COMPILERS)}")
-    if backend == "numba" and not numba_available():
-        backend = "numpy"
-    return _COMPILERS[backend]
-
-
 def _static_positions(static: tuple, nargs: int) -> frozenset[int]:
     for i in static:
         if not -nargs <= i < nargs:
             raise ValueError(f"static_argnums {i} is out of range for a function called "
                              f"with {nargs} positional arguments")
     return frozenset(i % nargs for i in static)
-
-
-def signature(x):
-    aval = get_aval(x)
-    return (type(aval), aval.shape, aval.dtype, aval.weak_type)
 
 
 def as_tuple(x) -> tuple:

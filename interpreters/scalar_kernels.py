@@ -9,7 +9,8 @@ llvmlite, numba's binding to LLVM. LLVM's time on one huge basic block grows fas
 than its length, so the code is cut into functions of `CHUNK` statements that pass
 the values crossing a cut through one buffer, the *frame*, which also carries the
 inputs in and the outputs out (8 bytes a value: floats as float64, integers and
-booleans as int64, exactly).
+booleans as int64, exactly). The functions are compiled `PART` at a time, each part
+in a thread while Python translates the next, and linked into one engine.
 
 The translation covers what scalar chains are made of: arithmetic, comparisons,
 selections, casts between float, signed-integer and boolean types, the math
@@ -24,6 +25,7 @@ and compiling nothing.
 from __future__ import annotations
 
 import ast
+import concurrent.futures
 import ctypes
 import functools
 import hashlib
@@ -35,21 +37,23 @@ import pathlib
 import re
 import struct
 import threading
-from typing import Callable
+from typing import Callable, Iterator
 
+import attrs
 import numpy as np
 
 from . import vector_math
 from .kernel_cache import cache_dir, digest, write_whole
 
 CHUNK = 500  # statements per LLVM function
+PART = 8  # chunks per object file (each compiles while the next is translated)
 # LLVM's optimising code generator (SelectionDAG, the greedy register allocator) makes
 # a third of the machine code its fast one does, and a long kernel's code is fetched
-# from beyond the first-level caches on every call: W7's gradient (8,000 lines of IR)
+# from beyond the first-level caches on every call: W7's gradient (4,000 statements)
 # takes 0.040 µs per operation rather than 0.063. It compiles 3 times slower, about
-# 25 µs a line, so past this many lines the fast one compiles (the 10,000-operation
-# chain's gradient, 40,000 lines: 0.33 s rather than 1 s)
-OPTIMISED_LINES = 10_000
+# 50 µs a statement, so past this many lines of kernel text the fast one compiles (the
+# 10,000-operation chain's gradient, 20,000 statements: 0.33 s rather than 1 s)
+OPTIMISED_LINES = 5_000
 
 _TYPES = {"float64": "double", "float32": "float", "int64": "i64", "int32": "i32",
           "int16": "i16", "int8": "i8", "bool": "i1"}
@@ -309,40 +313,65 @@ def _parsed_shape(line: str) -> ast.expr:
     return statement.value
 
 
-def module_ir(text: str, types: dict[str, np.dtype]) -> tuple[str, list[str], list[str], int]:
-    """LLVM IR of the kernel `text`: `@kernel(i64* frame)`, with its arguments in the
-    first frame slots, then the values crossing between chunks, then its results."""
+@attrs.frozen
+class Layout:
+    """The frame of a kernel: its arguments in the first slots, then the values that
+    cross between chunks, then its results."""
+
+    arguments: list[str]
+    crossing: list[str]
+    returned: list[str]
+
+    @property
+    def slots(self) -> dict[str, int]:
+        return {name: k for k, name in enumerate([*self.arguments, *self.crossing])}
+
+
+def translated(text: str, types: dict[str, np.dtype]) -> tuple[Layout, Iterator[str]]:
+    """The frame layout of the kernel `text`, and the LLVM IR of its parts, translated
+    as they are asked for: modules of `PART` chunks, each a function `@chunk<k>(i64*
+    frame)`, then the module of `@kernel(i64* frame)`, which calls them in order."""
     arguments, statements, returned = parse(text)
     chunks = [statements[i:i + CHUNK] for i in range(0, len(statements), CHUNK)] or [[]]
-    slots = {name: i for i, name in enumerate(arguments)}
-    declarations: set = set()
-    def slot(name: str) -> int:  # a value a later chunk reads gets the next slot
-        return slots.setdefault(name, len(slots))
+    layout = Layout(arguments, _crossing(chunks, returned), returned)
+    return layout, _parts(chunks, types, layout)
 
-    functions, assigned = [], []  # per chunk: its function, the values it defines
-    for chunk in chunks:
+
+def _crossing(chunks: list, returned: list[str]) -> list[str]:
+    """The values a chunk reads (or the kernel returns) that an earlier chunk defines."""
+    home: dict[str, int] = {}
+    crossing: dict[str, None] = {}
+    for k, chunk in enumerate(chunks):
+        for name, _, names in chunk:
+            crossing.update((n, None) for n in names[1:] if home.get(n, k) < k)
+            home[name] = k
+    crossing.update((n, None) for n in returned if home.get(n, len(chunks) - 1) < len(chunks) - 1)
+    return list(crossing)
+
+
+def _parts(chunks: list, types: dict[str, np.dtype], layout: Layout) -> Iterator[str]:
+    slots, crossing = layout.slots, set(layout.crossing)
+    bodies: list[str] = []
+    declarations: set = set()
+    for k, chunk in enumerate(chunks):
         f = Function(declarations)
-        translation = Translation(types, f, lambda name, f=f: load(f, slot(name), types[name]))
-        values = {}
+        translation = Translation(types, f, lambda name, f=f: load(f, slots[name], types[name]))
         for name, expression, names in chunk:
-            values[name] = translation.values[name] = f.convert(
+            value = translation.values[name] = f.convert(
                 translation.statement(expression, names), types[name])
-        functions.append(f)
-        assigned.append(values)
-    results = [translation.value(name) for name in returned]  # in the last chunk
-    for f, values in zip(functions, assigned):
-        for name, value in values.items():
-            if name in slots:  # read by a later chunk: its definer stores it
+            if name in crossing:
                 store(f, value, slots[name])
-    crossing = list(slots)
-    for j, value in enumerate(results):
-        store(functions[-1], value, len(crossing) + j)
-    bodies = [f"define internal void @chunk{k}(i64* %frame) noinline {{\n"
-              + "\n".join(f.lines) + "\n  ret void\n}" for k, f in enumerate(functions)]
+        if k == len(chunks) - 1:
+            for j, name in enumerate(layout.returned):
+                store(f, translation.value(name), len(slots) + j)
+        bodies.append(f"define void @chunk{k}(i64* %frame) noinline {{\n"
+                      + "\n".join(f.lines) + "\n  ret void\n}")
+        if len(bodies) == PART or k == len(chunks) - 1:
+            yield "\n".join(sorted(declarations)) + "\n\n" + "\n\n".join(bodies)
+            bodies, declarations = [], set()
     calls = "\n".join(f"  call void @chunk{k}(i64* %frame)" for k in range(len(chunks)))
-    kernel = f"define void @kernel(i64* %frame) {{\n{calls}\n  ret void\n}}"
-    ir = "\n".join(sorted(declarations)) + "\n\n" + "\n\n".join(bodies) + "\n\n" + kernel
-    return ir, crossing, returned, len(arguments)
+    yield "\n".join(f"declare void @chunk{k}(i64*)" for k in range(len(chunks))) + \
+        f"\n\ndefine void @kernel(i64* %frame) {{\n{calls}\n  ret void\n}}"
 
 
 def load(f: Function, slot: int, dtype: np.dtype) -> tuple[str, np.dtype]:
@@ -367,6 +396,7 @@ def store(f: Function, value: tuple[str, np.dtype], slot: int) -> None:
     f.lines.append(f"  store i64 {word}, i64* {pointer}")
 
 
+_FORMAT = 3  # of a cached kernel file: a JSON header (layout, objects' sizes, digest), the objects
 _compile_lock = threading.Lock()
 _native: dict = {}  # (text, dtype signature) -> the compiled kernel and its frame layout
 
@@ -377,18 +407,47 @@ def _native_kernel(text: str, types: dict[str, np.dtype], signature: str):
     translation's own source: a new version's translation is never an old one's."""
     llvm = _llvm()
     key = digest(f"{_translator()}\n{text}\n{signature}\n{llvm.llvm_version_info}"
-                 f"{llvm.get_default_triple()}")
+                 f"{llvm.get_default_triple()}{_FORMAT}")
     path = os.path.join(cache_dir(), f"s{key}.o")
     saved = _saved(path)
     if saved is None:
-        ir, crossing, returned, n_args = module_ir(text, types)
-        code = _object_code(ir)
-        header = [crossing, returned, n_args, hashlib.sha1(code).hexdigest()]
+        layout, objects = _compiled(text, types)
+        code = b"".join(objects)
+        header = [layout.arguments, layout.crossing, layout.returned, [len(o) for o in objects],
+                  hashlib.sha1(code).hexdigest()]
         write_whole(path, json.dumps(header).encode() + b"\n" + code)
     else:
-        crossing, returned, n_args, code = saved
-    native = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(_load(code))
-    return native, crossing, returned, n_args
+        layout, objects = saved
+    native = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(_load(objects))
+    return native, layout
+
+
+def _saved(path: str) -> tuple[Layout, list[bytes]] | None:
+    """The layout and object code saved at `path`, or None: none is, or the file is not
+    whole (empty or cut short by a crash before its data reached the disk), which LLVM
+    would link into a crash."""
+    try:
+        with open(path, "rb") as f:
+            header, code = f.read().split(b"\n", 1)
+        arguments, crossing, returned, sizes, check = json.loads(header)
+    except (OSError, ValueError, TypeError):
+        return None
+    if hashlib.sha1(code).hexdigest() != check or sum(sizes) != len(code):
+        return None
+    ends = list(itertools.accumulate(sizes))
+    return Layout(arguments, crossing, returned), [code[end - size:end]
+                                                   for size, end in zip(sizes, ends)]
+
+
+def _compiled(text: str, types: dict[str, np.dtype]) -> tuple[Layout, list[bytes]]:
+    """The kernel's layout and object code. LLVM compiles each part in a thread of its
+    own while Python translates the next (llvmlite lets go of the interpreter's lock
+    while LLVM works): a 10,000-operation chain's gradient compiles 0.3 s sooner."""
+    layout, parts = translated(text, types)
+    opt = 1 if text.count("\n") <= OPTIMISED_LINES else 0
+    with concurrent.futures.ThreadPoolExecutor(1, "inert-llvm") as thread:  # (not kept:
+        futures = [thread.submit(_object_code, ir, opt) for ir in parts]  # a fork kills it)
+    return layout, [future.result() for future in futures]
 
 
 @functools.cache
@@ -396,20 +455,6 @@ def _translator() -> str:
     """A digest of what translates a kernel's text to LLVM: this module and `vector_math`."""
     return digest("".join(pathlib.Path(path).read_text()
                           for path in (__file__, vector_math.__file__)))
-
-
-def _saved(path: str):
-    """The frame layout and object code saved at `path`, or None: none is, or the file is
-    not whole (empty or cut short by a crash before its data reached the disk), which
-    LLVM would link into a crash."""
-    try:
-        with open(path, "rb") as f:
-            header, code = f.read().split(b"\n", 1)
-        crossing, returned, n_args, check = json.loads(header)
-    except (OSError, ValueError, TypeError):
-        return None
-    return (crossing, returned, n_args, code) if hashlib.sha1(code).hexdigest() == check \
-        else None
 
 
 _engines: list = []  # compiled code lives as long as its engine
@@ -426,10 +471,11 @@ def compile_kernel(text: str, types: dict[str, np.dtype],
         key = (text, signature)  # (a dtype's repr takes microseconds: not for 20,000)
         if key not in _native:
             _native[key] = _native_kernel(text, types, signature)
-        native, crossing, returned, n_args = _native[key]
-    frame_size = len(crossing) + len(returned)
-    arg_kinds = [types[n].kind for n in crossing[:n_args]]
-    out_types = [types[n] for n in returned]
+        native, layout = _native[key]
+    base = len(layout.arguments) + len(layout.crossing)  # the results' first slot
+    frame_size = base + len(layout.returned)
+    arg_kinds = [types[n].kind for n in layout.arguments]
+    out_types = [types[n] for n in layout.returned]
     boxes = boxes or [t.type for t in out_types]
     local = threading.local()
 
@@ -446,7 +492,6 @@ def compile_kernel(text: str, types: dict[str, np.dtype],
             else:
                 words[k] = a
         native(local.address)
-        base = len(crossing)
         return [box(frame[base + j] if t.kind == "f" else words[base + j])
                 for j, (t, box) in enumerate(zip(out_types, boxes))]
 
@@ -467,17 +512,18 @@ def _machine(opt: int):
     return _llvm().Target.from_default_triple().create_target_machine(opt=opt)
 
 
-def _object_code(ir: str) -> bytes:
+def _object_code(ir: str, opt: int) -> bytes:
     module = _llvm().parse_assembly(ir)
     module.verify()
-    return _machine(1 if ir.count("\n") <= OPTIMISED_LINES else 0).emit_object(module)
+    return _machine(opt).emit_object(module)
 
 
-def _load(code: bytes) -> int:
-    """The address of `kernel` in the object `code`, linked into this process."""
+def _load(objects: list[bytes]) -> int:
+    """The address of `kernel` in the object code `objects`, linked into this process."""
     llvm = _llvm()
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), _machine(0))
-    engine.add_object_file(llvm.ObjectFileRef.from_data(code))
+    for code in objects:
+        engine.add_object_file(llvm.ObjectFileRef.from_data(code))
     engine.finalize_object()
     _engines.append(engine)
     return engine.get_function_address("kernel")

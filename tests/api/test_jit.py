@@ -153,15 +153,15 @@ def test_threads_calling_the_default_backend_across_its_switch_to_numba(monkeypa
     import concurrent.futures  # noqa: PLC0415
     import threading  # noqa: PLC0415
 
-    from inert.api import transforms  # noqa: PLC0415
+    from inert.api import compiled as jit_module  # noqa: PLC0415
 
-    compiled = []
-    numba_compile = transforms.compile_jaxpr_numba
-    monkeypatch.setattr(transforms, "compile_jaxpr_numba",
-                        lambda jaxpr: compiled.append(jaxpr) or numba_compile(jaxpr))
-    monkeypatch.setattr(transforms, "HOT_SECONDS", 0.0)
-    monkeypatch.setattr(transforms, "numba_available", lambda: True)
-    auto = transforms._NumpyThenNumba(inert.make_jaxpr(lambda x: x * 2.0)(1.5).jaxpr)
+    compiles = []
+    numba_compile = jit_module.compile_jaxpr_numba
+    monkeypatch.setattr(jit_module, "compile_jaxpr_numba",
+                        lambda jaxpr: compiles.append(jaxpr) or numba_compile(jaxpr))
+    monkeypatch.setattr(jit_module, "HOT_SECONDS", 0.0)
+    monkeypatch.setattr(jit_module, "numba_available", lambda: True)
+    auto = jit_module._NumpyThenNumba(inert.make_jaxpr(lambda x: x * 2.0)(1.5).jaxpr)
     numpys, inside, switched = auto.run, threading.Event(), threading.Event()
 
     def held(consts, args):  # the first thread waits in numpy's code for the switch
@@ -177,4 +177,4 @@ def test_threads_calling_the_default_backend_across_its_switch_to_numba(monkeypa
         assert auto([], [2.0]) == [4.0]  # hot at once: the switch
         switched.set()
         assert first.result() == [3.0]
-    assert auto([], [0.5]) == [1.0] and len(compiled) == 1
+    assert auto([], [0.5]) == [1.0] and len(compiles) == 1

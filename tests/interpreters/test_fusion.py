@@ -157,37 +157,37 @@ def test_a_failing_kernel_program_reports_like_numpy():
 @pytest.fixture
 def compilers_chosen(monkeypatch):
     """The backends jit's default compiles with, in order, with no `$INERT_JIT_BACKEND`."""
-    from inert.api import transforms  # noqa: PLC0415
+    from inert.api import compiled  # noqa: PLC0415
 
     monkeypatch.delenv("INERT_JIT_BACKEND", raising=False)
     chosen = []
     for name in ("compile_jaxpr", "compile_jaxpr_numba"):
-        compiler = getattr(transforms, name)
-        monkeypatch.setattr(transforms, name,
+        compiler = getattr(compiled, name)
+        monkeypatch.setattr(compiled, name,
                             lambda jaxpr, c=compiler, n=name: chosen.append(n) or c(jaxpr))
     return chosen
 
 
 def test_the_default_backend_switches_to_numba_once_numpys_code_has_run_long_enough(
         monkeypatch, compilers_chosen, rng):
-    from inert.api import transforms  # noqa: PLC0415
+    from inert.api import compiled  # noqa: PLC0415
 
     f = lambda x: inp.sum(inp.tanh(x) * x)
     x = rng.standard_normal(100)
     g = inert.jit(inert.grad(f))
     first = g(x)
     assert compilers_chosen == ["compile_jaxpr"]  # a second has not passed
-    monkeypatch.setattr(transforms, "HOT_SECONDS", 0.0)
+    monkeypatch.setattr(compiled, "HOT_SECONDS", 0.0)
     np.testing.assert_allclose(g(x), first, rtol=1e-12)  # numpy's, then the switch
     np.testing.assert_allclose(g(x), first, rtol=1e-12)  # numba's
     assert compilers_chosen == ["compile_jaxpr", "compile_jaxpr_numba"]
 
 
 def test_without_numba_the_default_backend_stays_numpys(monkeypatch, compilers_chosen):
-    from inert.api import transforms  # noqa: PLC0415
+    from inert.api import compiled  # noqa: PLC0415
 
-    monkeypatch.setattr(transforms, "HOT_SECONDS", 0.0)
-    monkeypatch.setattr(transforms, "numba_available", lambda: False)
+    monkeypatch.setattr(compiled, "HOT_SECONDS", 0.0)
+    monkeypatch.setattr(compiled, "numba_available", lambda: False)
     g = inert.jit(lambda x: x * 2.0)
     assert g(1.5) == 3.0 and g(2.0) == 4.0
     assert compilers_chosen == ["compile_jaxpr"]

@@ -84,10 +84,22 @@ def test_each_statement_shape_is_parsed_once(monkeypatch):
 
 
 @pytest.mark.parametrize("optimised_lines", [0, scalar_kernels.OPTIMISED_LINES])
-def test_both_code_generators_give_numpys_values(monkeypatch, optimised_lines):
+def test_both_code_generators_give_numpys_values(monkeypatch, tmp_path, optimised_lines):
+    monkeypatch.setenv("INERT_CACHE_DIR", str(tmp_path))  # compiled here, not found
     monkeypatch.setattr(scalar_kernels, "OPTIMISED_LINES", optimised_lines)
-    n = 50 + optimised_lines % 7  # a kernel of its own, compiled here
+    n = 50 + optimised_lines % 7  # a kernel of its own, not in memory
     check_jit_backends(inert.value_and_grad(lambda x: chain(x, n)), (0.3,))
+
+
+def test_a_kernel_of_many_parts_runs_them_in_order(monkeypatch, tmp_path):
+    """Parts compile while the next is translated; values cross them by the frame."""
+    monkeypatch.setenv("INERT_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(scalar_kernels, "CHUNK", 7)
+    monkeypatch.setattr(scalar_kernels, "PART", 2)
+    f = lambda x, y: chain(x, 61) * y + chain(y, 5)  # an argument read by many chunks
+    layout, parts = scalar_kernels.translated(*scalar_kernel_text(inert.grad(f), 0.3, 0.4))
+    assert len(list(parts)) > 5 and layout.crossing
+    check_jit_backends(inert.value_and_grad(f, argnums=(0, 1)), (0.3, 0.4))
 
 
 def test_a_second_process_loads_a_scalar_kernels_object_code_from_disk(tmp_path):
@@ -95,8 +107,8 @@ def test_a_second_process_loads_a_scalar_kernels_object_code_from_disk(tmp_path)
         "import inert, inert.numpy as inp\n"
         "from inert.interpreters import scalar_kernels\n"
         "translated = []\n"
-        "real = scalar_kernels.module_ir\n"
-        "scalar_kernels.module_ir = lambda *a: translated.append(a) or real(*a)\n"
+        "real = scalar_kernels.translated\n"
+        "scalar_kernels.translated = lambda *a: translated.append(a) or real(*a)\n"
         "f = lambda x: inp.sin(x) * inp.cos(x * 3.0) + x\n"
         "print(repr(inert.jit(inert.grad(f), backend='numba')(0.3)), len(translated))\n")
     first, second = (printed_by_a_new_process(script, tmp_path) for _ in range(2))
