@@ -453,8 +453,8 @@ def _compiled(text: str, types: dict[str, np.dtype]) -> tuple[Layout, list[bytes
 @functools.cache
 def _translator() -> str:
     """A digest of what translates a kernel's text to LLVM: this module and `vector_math`."""
-    return digest("".join(pathlib.Path(path).read_text()
-                          for path in (__file__, vector_math.__file__)))
+    return hashlib.sha1(b"".join(pathlib.Path(path).read_bytes()  # (not text: no decoding)
+                                 for path in (__file__, vector_math.__file__))).hexdigest()[:20]
 
 
 _engines: list = []  # compiled code lives as long as its engine
