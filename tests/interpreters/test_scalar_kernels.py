@@ -6,6 +6,8 @@ import os
 import numpy as np
 import pytest
 from harness import check_jit_backends, printed_by_a_new_process
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 import inert
 import inert.numpy as inp
@@ -146,3 +148,37 @@ def test_booleans_compare_as_numpy_orders_them():
     for x, y in ((np.bool_(True), np.bool_(False)), (np.bool_(False), np.bool_(True))):
         scalar_kernels.compile_kernel(*scalar_kernel_text(f, x, y))  # translated, not numba's
         check_jit_backends(f, (x, y))
+
+
+_UNARY = [lambda a: a + 0.5, lambda a: a * 2, lambda a: a - True, lambda a: a > 0.5,
+          lambda a: a >= 1, lambda a: inp.sin(a), lambda a: inp.abs(a), lambda a: -a,
+          lambda a: a.astype(np.float32), lambda a: a.astype(np.int32),
+          lambda a: inp.where(a > 0, a, 1.5), lambda a: inp.sqrt(inp.abs(a))]
+_BINARY = [lambda a, b: a + b, lambda a, b: a * b, lambda a, b: a < b, lambda a, b: a == b,
+           lambda a, b: inp.where(a > b, a, b), lambda a, b: inp.maximum(a, b)]
+_SCALARS = [np.float64(0.7), np.float32(-1.3), np.int8(3), np.int32(-2), np.int64(5),
+            np.bool_(True), np.bool_(False)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(_SCALARS), min_size=1, max_size=2),
+       st.lists(st.tuples(st.booleans(), st.integers(0, 11), st.integers(0, 5),
+                          st.integers(0, 5)), min_size=1, max_size=4))
+def test_random_scalar_programs_of_mixed_dtypes_agree_with_numpy_and_the_staged_types(
+        args, steps):
+    """Scalar programs over numpy scalars of several dtypes, with weakly typed literals:
+    each backend's values and dtypes are eager numpy's, and the staged types say them."""
+    def f(*xs):
+        values = [inp.asarray(x) for x in xs]
+        for unary, op, i, j in steps:
+            a, b = values[i % len(values)], values[j % len(values)]
+            values.append(_UNARY[op](a) if unary else _BINARY[op % len(_BINARY)](a, b))
+        return values[len(xs):]
+
+    try:
+        f(*args)
+    except Exception:  # noqa: BLE001 — an operation the dtypes do not allow
+        assume(False)
+    check_jit_backends(f, tuple(args))
+    staged = [v.aval.dtype for v in inert.make_jaxpr(f)(*args).jaxpr.outvars]
+    assert staged == [np.asarray(v).dtype for v in f(*args)]
