@@ -331,6 +331,8 @@ def translated(text: str, types: dict[str, np.dtype]) -> tuple[Layout, Iterator[
     """The frame layout of the kernel `text`, and the LLVM IR of its parts, translated
     as they are asked for: modules of `PART` chunks, each a function `@chunk<k>(i64*
     frame)`, then the module of `@kernel(i64* frame)`, which calls them in order."""
+    for dtype in set(types.values()):  # (an unsigned integer would load as a bool)
+        dtype_type(dtype)  # raises Unsupported for a dtype the translation does not cover
     arguments, statements, returned = parse(text)
     chunks = [statements[i:i + CHUNK] for i in range(0, len(statements), CHUNK)] or [[]]
     layout = Layout(arguments, _crossing(chunks, returned), returned)

@@ -182,3 +182,13 @@ def test_random_scalar_programs_of_mixed_dtypes_agree_with_numpy_and_the_staged_
     check_jit_backends(f, tuple(args))
     staged = [v.aval.dtype for v in inert.make_jaxpr(f)(*args).jaxpr.outvars]
     assert staged == [np.asarray(v).dtype for v in f(*args)]
+
+
+def test_unsigned_integers_go_to_numba():
+    """The translation covers signed integers only: an unsigned one was read as a bool
+    (`sum(uint8 array) * 1.0` was 1.0)."""
+    text, types = scalar_kernel_text(lambda x: x * 1.0 + 2.0, np.uint64(57))
+    with pytest.raises(scalar_kernels.Unsupported):
+        scalar_kernels.compile_kernel(text, types)
+    x = np.arange(7, 13, dtype=np.uint8)
+    check_jit_backends(lambda x: (inp.sum(x) * 1.0, inp.sin(inp.max(x) * 2.0)), (x,))
