@@ -227,32 +227,40 @@ def split_list(xs: Sequence, sizes: Sequence[int]) -> list[list]:
 
 def stage_with_promoted_carry(init_leaves: list, stage_for: Callable) -> tuple[list, object]:
     """JAX's rule for loop carries: a weakly typed initial value (a Python scalar) is
-    staged weakly typed and then takes the dtype the body gives it, so
+    staged weakly typed and then takes the type the body gives it, so
     `fori_loop(0, n, lambda i, c: c + 1.5, 0)` is a float loop and `c * x32` from
-    `1.0` a float32 one. `stage_for(carry_avals)` stages the loop for those carry types
-    and returns `(result, the avals the body gives the carry)`. Returns the initial
-    leaves (converted to the carry types) and the result staged for strong carry types;
-    strongly typed carries never change (a mismatch is check_same_types' error)."""
+    `1.0` a float32 one, while `fori_loop(..., lambda i, c: c * 2.0, 0.5)` stays weakly
+    typed (a float32 array times it is float32). `stage_for(carry_avals)` stages the
+    loop for those carry types and returns `(result, the avals the body gives the
+    carry)`. Returns the initial leaves (converted to the carry types) and the result
+    staged for them; strongly typed carries never change (a mismatch is
+    check_same_types' error)."""
     avals = [get_aval(x) for x in init_leaves]
-    result, outs = stage_for(avals if any(a.weak_type for a in avals) else
-                             [a.strong() for a in avals])
-    if any(a.weak_type for a in avals):
-        if len(outs) == len(avals):
-            avals = [ShapedArray(a.shape, o.dtype) if a.weak_type and o.shape == a.shape
-                     else a for a, o in zip(avals, outs)]
-        result, _ = stage_for([a.strong() for a in avals])
-    leaves = [x if _is_strong(x, a.dtype) else convert_element_type(x, a.dtype)
+    result, outs = stage_for(avals)
+    if any(a.weak_type for a in avals) and len(outs) == len(avals):
+        promoted = [ShapedArray(a.shape, o.dtype) if a.weak_type and o.shape == a.shape and (
+            not o.weak_type or o.dtype != a.dtype) else a for a, o in zip(avals, outs)]
+        if promoted != avals:
+            avals = promoted
+            result, _ = stage_for(avals)
+    leaves = [x if _typed_as(x, a) else convert_element_type(x, a.dtype)
               for x, a in zip(init_leaves, avals)]
     return leaves, result
 
 
-def _is_strong(x, dtype) -> bool:
-    """Whether `x` is of `dtype` already, and strongly typed: a weak initial carry is
-    converted, so the loop's impl, run eagerly or by jit's numpy backend, returns a
-    numpy value of its dtype as the staged types say (a Python float times a float32
-    array would be float32, where the loop's float64 result makes it float64)."""
-    aval = get_aval(x)
-    return aval.dtype == dtype and not aval.weak_type
+def _typed_as(x, aval: ShapedArray) -> bool:
+    """Whether `x` has the carry type `aval` already: a weak initial value the body
+    makes strong is converted, so that the loop's impl, run eagerly or by jit's numpy
+    backend, returns a numpy value of that dtype, as the staged types say."""
+    own = get_aval(x)
+    return own.dtype == aval.dtype and (aval.weak_type or not own.weak_type)
+
+
+def carry_out_avals(carry: Sequence[ShapedArray], body_outs: Sequence) -> list:
+    """A loop's carry results: weakly typed where the initial value and the body's
+    result both are (a loop of no iterations returns the initial value)."""
+    return [a if a.weak_type and v.aval.weak_type else a.strong()
+            for a, v in zip(carry, body_outs)]
 
 
 def check_same_types(what: str, expected: Sequence[ShapedArray], got: Sequence[ShapedArray],

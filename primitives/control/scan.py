@@ -44,6 +44,7 @@ from ..shape.structural import expand_dims, matchaxis, moveaxis, reshape
 from .common import (
     batch_jaxpr,
     carry_fixpoint,
+    carry_out_avals,
     check_same_types,
     inline_jaxpr,
     reorder,
@@ -151,7 +152,7 @@ def scan_abstract_eval(*avals, jaxpr, num_consts, num_carry, length, reverse):
                          f"axis {length}")
     check_same_types("scan operands", [v.aval.strong() for v in jaxpr.invars],
                      [a.strong() for a in expected])
-    return [*(a.strong() for a in carry),
+    return [*carry_out_avals(carry, jaxpr.outvars[:num_carry]),
             *(ShapedArray((length, *v.aval.shape), v.aval.dtype)
               for v in jaxpr.outvars[num_carry:])]
 

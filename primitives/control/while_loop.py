@@ -41,6 +41,7 @@ from ..shape.structural import batch_axis_first, iota, matchaxis
 from .common import (
     batch_jaxpr,
     carry_fixpoint,
+    carry_out_avals,
     check_same_types,
     over_refs,
     reorder,
@@ -128,7 +129,7 @@ defnative_loop(while_p, while_native)
 
 def while_abstract_eval(*avals, cond_jaxpr, body_jaxpr, cond_nconsts, body_nconsts):
     _, _, carry = split_list(avals, [cond_nconsts, body_nconsts])
-    return [a.strong() for a in carry]
+    return carry_out_avals(carry, body_jaxpr.outvars)
 
 
 abstract_eval_rules[while_p] = while_abstract_eval

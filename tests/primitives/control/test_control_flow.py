@@ -271,16 +271,24 @@ def test_a_weakly_typed_initial_carry_takes_the_body_dtype():
         fori_loop(0, 3, lambda i, c: c + 1.5, np.int64(0))
 
 
-def test_a_loop_over_a_python_float_gives_its_staged_dtype_everywhere():
-    """The carry of `while_loop(..., 0.5)` is float64, strong: eagerly, under jit on
-    either backend and in the staged types, a float32 array times it is float64."""
+def test_a_loop_over_a_python_float_stays_weakly_typed_as_in_jax():
+    """A carry that starts as a Python float and stays weakly typed through the body is
+    weakly typed after the loop: a float32 array times it is float32 (JAX's dtypes),
+    eagerly, under jit on either backend and in the staged types. A strong body result
+    makes the carry strong."""
     x = np.ones(3, np.float32)
-    for f in (lambda c, x: x * while_loop(lambda v: v < 10.0, lambda v: v * 2.0 + 1.0, c),
-              lambda c, x: x * fori_loop(0, 3, lambda i, v: v * 2.0, inp.sin(c))):
+    cases = [
+        (lambda c, x: x * while_loop(lambda v: v < 10.0, lambda v: v * 2.0 + 1.0, c),
+         np.float32),
+        (lambda c, x: x * fori_loop(0, 3, lambda i, v: v * 2.0, inp.sin(c)), np.float32),
+        (lambda c, x: x * scan(lambda v, _: (v * 2.0, None), c, length=3)[0], np.float32),
+        (lambda c, x: x * fori_loop(0, 3, lambda i, v: v * np.float64(2.0), c), np.float64),
+    ]
+    for f, want in cases:
         staged = inert.make_jaxpr(f)(0.5, x).jaxpr.outvars[0].aval.dtype
         dtypes = {f(0.5, x).dtype, staged, *(inert.jit(f, backend=backend)(0.5, x).dtype
                                              for backend in ("numpy", "numba"))}
-        assert dtypes == {np.dtype(np.float64)}
+        assert dtypes == {np.dtype(want)}
 
 
 def test_eager_cond_hands_branches_arrays():
