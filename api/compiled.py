@@ -163,8 +163,9 @@ class _NumpyThenNumba:
 
     def __call__(self, consts, args) -> list:
         run = self.run
-        if self.spent is None:
-            return run(consts, args)
+        if self.spent is None or not all(type(a) in _ARRAY_TYPES for a in args):
+            return run(consts, args)  # (Dask's, CuPy's or masked arrays: numba's code
+            # would not run them faster, or at all, so their time does not count)
         start = time.perf_counter()
         outs = run(consts, args)
         jaxpr = self._hot(time.perf_counter() - start)

@@ -183,6 +183,17 @@ def test_the_default_backend_switches_to_numba_once_numpys_code_has_run_long_eno
     assert compilers_chosen == ["compile_jaxpr", "compile_jaxpr_numba"]
 
 
+def test_time_on_arrays_numba_would_not_run_does_not_count(monkeypatch, compilers_chosen):
+    from inert.api import compiled  # noqa: PLC0415
+
+    monkeypatch.setattr(compiled, "HOT_SECONDS", 0.0)
+    g = inert.jit(lambda x: x * 2.0)
+    masked = np.ma.masked_array(np.arange(3.0))  # numpy's code runs it, numba's refuses
+    for _ in range(3):
+        np.testing.assert_array_equal(g(masked), [0.0, 2.0, 4.0])
+    assert compilers_chosen == ["compile_jaxpr"]
+
+
 def test_without_numba_the_default_backend_stays_numpys(monkeypatch, compilers_chosen):
     from inert.api import compiled  # noqa: PLC0415
 
