@@ -112,10 +112,18 @@ _MATH = {
     "arccosh": "acosh", "arctanh": "atanh"}
 
 
+# numpy's maximum and minimum give the second operand on a tie (-0.0 and 0.0: x86's
+# maxsd), numba's np.maximum the first, so the operands are swapped: 1 / maximum(0.0, -0.0)
+# is numpy's -inf on both backends (a NaN in either operand propagates either way)
+_SWAPPED = {"maximum", "minimum"}
+
+
 def ufunc_expr(ufunc: np.ufunc) -> Callable:
     name = ufunc.__name__
     if name in _OPERATORS:
         return lambda x, y: f"({x} {_OPERATORS[name]} {y})"
+    if name in _SWAPPED:
+        return lambda x, y: f"np.{name}({y}, {x})"
     if name == "negative":
         return lambda x: f"(-{x})"
     if name in _MATH:
@@ -520,8 +528,9 @@ def kernel_step(cluster: Cluster, source: KernelSource) -> Step:
         return Step(inputs, outputs, kernel, unpack=True, warns=False, fresh=True)  # no wrapper
 
     def run(*args):
-        # 0-d arrays enter as numpy scalars; scalars leave as Python numbers: box them
-        args = [a[()] if s and type(a) is np.ndarray else a
+        # 0-d arrays (inert's immutable ones too) enter as numpy scalars; 0-d results
+        # leave boxed as `result_boxes` says
+        args = [a[()] if s and isinstance(a, np.ndarray) else a
                 for a, s in zip(args, scalar_inputs)]
         return [box(r) if box else r for r, box in zip(kernel(*args), boxes)]
 

@@ -59,6 +59,7 @@ _TYPES = {"float64": "double", "float32": "float", "int64": "i64", "int32": "i32
           "int16": "i16", "int8": "i8", "bool": "i1"}
 _FLOAT_BINOPS = {ast.Add: "fadd", ast.Sub: "fsub", ast.Mult: "fmul", ast.Div: "fdiv"}
 _INT_BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul"}
+_NP_SELECTIONS = {"maximum": "oge", "minimum": "ole"}
 _FLOAT_COMPARE = {ast.Eq: "oeq", ast.NotEq: "une", ast.Lt: "olt", ast.LtE: "ole",
                   ast.Gt: "ogt", ast.GtE: "oge"}
 _INT_COMPARE = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "slt", ast.LtE: "sle", ast.Gt: "sgt",
@@ -69,10 +70,10 @@ _LIBM = {"sin", "cos", "tan", "sinh", "cosh", "tanh", "exp", "expm1", "log", "lo
          "acos", "atan", "asinh", "acosh", "atanh", "cbrt", "exp2"}
 _INTRINSICS = {"sqrt": "llvm.sqrt", "trunc": "llvm.trunc", "floor": "llvm.floor",
                "ceil": "llvm.ceil", "rint": "llvm.rint", "absolute": "llvm.fabs"}
-_NP_BINARY = {"maximum": "llvm.maximum", "minimum": "llvm.minimum"}
 
 
 F64 = np.dtype(np.float64)
+B = np.dtype(bool)
 
 
 class Unsupported(Exception):
@@ -264,8 +265,13 @@ class Translation:
             raise Unsupported(f"np.{name} on {dtype}")
         if name in _INTRINSICS and len(values) == 1:
             return self.f.call(_INTRINSICS[name], values, dtype)
-        if name in _NP_BINARY and len(values) == 2:
-            return self.f.call(_NP_BINARY[name], values, dtype)
+        if name in _NP_SELECTIONS:  # numba's np.maximum: the first operand on a tie
+            a, b = values
+            t = dtype_type(dtype)
+            picked, _ = self.f.emit(f"fcmp {_NP_SELECTIONS[name]} {t} {a[0]}, {b[0]}", B)
+            nan, _ = self.f.emit(f"fcmp uno {t} {a[0]}, {a[0]}", B)
+            first, _ = self.f.emit(f"or i1 {picked}, {nan}", B)
+            return self.f.emit(f"select i1 {first}, {t} {a[0]}, {t} {b[0]}", dtype)
         if name == "fmod":
             return self.f.emit(f"frem {dtype_type(dtype)} {values[0][0]}, {values[1][0]}",
                                dtype)

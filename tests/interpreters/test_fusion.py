@@ -342,3 +342,16 @@ def test_a_program_of_kernels_runs_without_an_errstate_and_warns_nothing():
             warnings.simplefilter("error")
             inert.jit(f, backend="numba")(x)
         check_jit_backends(f, (x,))
+
+
+@pytest.mark.parametrize("size", [None, 2000])  # a scalar kernel, a numba loop
+def test_maximum_and_minimum_break_ties_of_zeros_and_propagate_nan_as_numpy_does(size):
+    zeros = np.array([-0.0, 0.0, np.nan, 1.0])
+    x, y = (a.ravel() for a in np.meshgrid(zeros, zeros))
+    for i in range(len(x)):
+        a, b = (np.full(size, v) if size else np.float64(v) for v in (x[i], y[i]))
+        f = lambda a, b: (1.0 / inp.maximum(a, b), 1.0 / inp.minimum(a, b))
+        want = (1.0 / np.maximum(a, b), 1.0 / np.minimum(a, b))
+        for backend in ("numpy", "numba"):
+            for got, w in zip(inert.jit(f, backend=backend)(a, b), want):
+                np.testing.assert_array_equal(got, w, err_msg=f"{backend} {x[i]} {y[i]}")
