@@ -133,9 +133,9 @@ def impl_step(eqn) -> Step:
 
 def _plain_ufunc(eqn, fn) -> np.ufunc | None:
     """The numpy ufunc `eqn`'s impl `fn` is, called on its operands as they are."""
-    ufunc = fn if isinstance(fn, np.ufunc) else getattr(fn, "ufunc", None)
-    return ufunc if ufunc is not None and not eqn.params and not eqn.primitive.multiple_results \
-        else None
+    if eqn.params or eqn.primitive.multiple_results:
+        return None
+    return fn if isinstance(fn, np.ufunc) else getattr(fn, "ufunc", None)
 
 
 _compiled: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

@@ -260,6 +260,9 @@ def literal_text(value, dtype: np.dtype) -> str:
     return f"{cast(dtype)}({text})"
 
 
+_PYTHON_NUMBER = {"b": bool, "i": int, "u": int, "f": float}  # a weakly typed value's type
+
+
 def computation_dtype(eqn: JaxprEqn) -> np.dtype:
     """The dtype numpy computes an elementwise `eqn` in: the result's, or for a
     comparison the promotion of its operands (NEP 50: a weakly typed one as a Python
@@ -272,7 +275,8 @@ def computation_dtype(eqn: JaxprEqn) -> np.dtype:
     avals = [a.aval for a in eqn.inputs]
     if all(a.weak_type for a in avals):
         return np.result_type(*(a.dtype for a in avals))
-    return np.result_type(*(a.dtype.type(0).item() if a.weak_type else a.dtype for a in avals))
+    return np.result_type(*(_PYTHON_NUMBER[a.dtype.kind](0) if a.weak_type else a.dtype
+                            for a in avals))
 
 
 def operand_dtypes(eqn: JaxprEqn) -> list:
@@ -508,9 +512,6 @@ def result_boxes(outputs) -> list:
     stays float32)."""
     return [None if v.aval.shape else _PYTHON_NUMBER[v.aval.dtype.kind]
             if v.aval.weak_type else v.aval.dtype.type for v in outputs]
-
-
-_PYTHON_NUMBER = {"b": bool, "i": int, "u": int, "f": float}  # a weakly typed value's type
 
 
 def kernel_step(cluster: Cluster, source: KernelSource) -> Step:

@@ -73,7 +73,7 @@ _INTRINSICS = {"sqrt": "llvm.sqrt", "trunc": "llvm.trunc", "floor": "llvm.floor"
 
 
 F64 = np.dtype(np.float64)
-B = np.dtype(bool)
+BOOL = np.dtype(bool)
 
 
 class Unsupported(Exception):
@@ -211,20 +211,20 @@ class Translation:
         else:
             table = _BOOL_COMPARE if dtype.kind == "b" else _INT_COMPARE
             op = f"icmp {table[type(node.ops[0])]}"
-        return self.f.emit(f"{op} {dtype_type(dtype)} {a[0]}, {b[0]}", np.dtype(bool))
+        return self.f.emit(f"{op} {dtype_type(dtype)} {a[0]}, {b[0]}", BOOL)
 
     def expr_IfExp(self, node):
-        test = self.f.convert(self.expr(node.test), np.dtype(bool))
+        test = self.f.convert(self.expr(node.test), BOOL)
         (yes, no), dtype = self.promoted(node.body, node.orelse)
         t = dtype_type(dtype)
         return self.f.emit(f"select i1 {test[0]}, {t} {yes[0]}, {t} {no[0]}", dtype)
 
     def expr_BoolOp(self, node):
-        values = [self.f.convert(self.expr(v), np.dtype(bool)) for v in node.values]
+        values = [self.f.convert(self.expr(v), BOOL) for v in node.values]
         op = "and" if isinstance(node.op, ast.And) else "or"
         result = values[0]
         for v in values[1:]:
-            result = self.f.emit(f"{op} i1 {result[0]}, {v[0]}", np.dtype(bool))
+            result = self.f.emit(f"{op} i1 {result[0]}, {v[0]}", BOOL)
         return result
 
     def expr_Call(self, node):
@@ -268,9 +268,9 @@ class Translation:
         if name in _NP_SELECTIONS:  # numba's np.maximum: the first operand on a tie
             a, b = values
             t = dtype_type(dtype)
-            picked, _ = self.f.emit(f"fcmp {_NP_SELECTIONS[name]} {t} {a[0]}, {b[0]}", B)
-            nan, _ = self.f.emit(f"fcmp uno {t} {a[0]}, {a[0]}", B)
-            first, _ = self.f.emit(f"or i1 {picked}, {nan}", B)
+            picked, _ = self.f.emit(f"fcmp {_NP_SELECTIONS[name]} {t} {a[0]}, {b[0]}", BOOL)
+            nan, _ = self.f.emit(f"fcmp uno {t} {a[0]}, {a[0]}", BOOL)
+            first, _ = self.f.emit(f"or i1 {picked}, {nan}", BOOL)
             return self.f.emit(f"select i1 {first}, {t} {a[0]}, {t} {b[0]}", dtype)
         if name == "fmod":
             return self.f.emit(f"frem {dtype_type(dtype)} {values[0][0]}, {values[1][0]}",
@@ -386,16 +386,16 @@ def load(f: Function, slot: int, dtype: np.dtype) -> tuple[str, np.dtype]:
     pointer, _ = f.emit(f"getelementptr i64, i64* %frame, i64 {slot}", dtype)
     word, _ = f.emit(f"load i64, i64* {pointer}", np.dtype(np.int64))
     if dtype.kind == "f":
-        value = f.emit(f"bitcast i64 {word} to double", np.dtype(np.float64))
+        value = f.emit(f"bitcast i64 {word} to double", F64)
         return f.convert(value, dtype)
     return f.convert((word, np.dtype(np.int64)), dtype) if dtype.kind == "i" else f.emit(
-        f"icmp ne i64 {word}, 0", np.dtype(bool))
+        f"icmp ne i64 {word}, 0", BOOL)
 
 
 def store(f: Function, value: tuple[str, np.dtype], slot: int) -> None:
     register, dtype = value
     if dtype.kind == "f":
-        register, _ = f.convert(value, np.dtype(np.float64))
+        register, _ = f.convert(value, F64)
         word, _ = f.emit(f"bitcast double {register} to i64", np.dtype(np.int64))
     else:
         word, _ = f.convert(value, np.dtype(np.int64)) if dtype.kind == "i" else f.emit(
