@@ -9,6 +9,8 @@ at the repository root would shadow the real numpy.
 
 import sys as _sys
 
+__version__ = "0.1.0"  # the release; pyproject.toml reads it from here
+
 from .api import (
     example_libraries,
     experimental,
@@ -82,4 +84,5 @@ __all__ = [
     "print_saved_residuals", "saved_residuals", "scipy", "stop_gradient", "tree_util",
     "value_and_grad", "vjp", "vmap", "new_ref", "empty_ref", "freeze", "ref",
     "device_put", "example_libraries", "flatten_util", "nn", "random", "test_util", "tree",
+    "__version__",
 ]

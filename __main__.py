@@ -1,6 +1,8 @@
 """`python -m inert`: a short tour — a function, its jaxpr, its value, its gradient,
 and what activity analysis saves between the forward and the backward pass."""
 
+import argparse
+
 import numpy as np
 
 import inert
@@ -11,7 +13,10 @@ def loss(w, x):
     return inp.sum(inp.tanh(x * w) * x)
 
 
-def main() -> None:
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m inert", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"inert {inert.__version__}")
+    parser.parse_args(argv)
     w, x = np.linspace(-1.0, 1.0, 4), np.linspace(0.5, 2.0, 4)
     print("f(w, x) = sum(tanh(x * w) * x)\n")
     print("its jaxpr:")

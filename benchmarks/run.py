@@ -312,9 +312,10 @@ def keep_freed_memory() -> bool:
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m inert.benchmarks",
+                                     description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0,
-                        help="array sizes relative to BENCHMARKS.md (1.0)")
+                        help="array sizes relative to docs/benchmarks.md's (1.0)")
     parser.add_argument("--repeat", type=int, default=7, help="runs per median")
     parser.add_argument("--default-malloc", action="store_true",
                         help="leave glibc's memory trimming as it is (see keep_freed_memory)")

@@ -2,7 +2,7 @@
 
 A workload builds its arguments at a given size, says which are active (the others
 are passed `Inactive`), computes the analytic minimum of residual bytes by the rules
-of BENCHMARKS.md, and has a hand-written numpy gradient to time against. Sizes are
+of docs/benchmarks.md, and has a hand-written numpy gradient to time against. Sizes are
 parameters so the test suite can check the residual ratios on small instances.
 """
 
@@ -298,7 +298,7 @@ def _size(a) -> int:
 
 
 def workloads(scale: float = 1.0, seed: int = 0) -> list[Workload]:
-    """The workloads; `scale` shrinks the array sizes (1.0 is BENCHMARKS.md's)."""
+    """The workloads; `scale` shrinks the array sizes (1.0 is docs/benchmarks.md's)."""
     rng = np.random.default_rng(seed)
     n = max(10, int(10**6 * scale))
     batch, width = max(4, int(256 * scale)), max(4, int(512 * scale))

@@ -60,7 +60,7 @@ class JaxprEqn:
     source_info: SourceInfo | None = None
 
 
-@attrs.frozen(eq=False)
+@attrs.frozen(eq=False, repr=False)
 class Jaxpr:
     """A typed, first-order program in A-normal form.
 
@@ -84,8 +84,10 @@ class Jaxpr:
     def __str__(self) -> str:
         return pp_jaxpr(self)
 
+    __repr__ = __str__  # what `make_jaxpr(f)(x)` shows at the REPL: the program, as printed
 
-@attrs.frozen(eq=False)
+
+@attrs.frozen(eq=False, repr=False)
 class ClosedJaxpr:
     """A jaxpr with values for its constvars: a self-contained function."""
 
@@ -102,6 +104,8 @@ class ClosedJaxpr:
 
     def __str__(self) -> str:
         return str(self.jaxpr)
+
+    __repr__ = __str__
 
 
 def literal(val) -> Literal:
