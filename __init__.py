@@ -29,11 +29,12 @@ from .api.compiled import device_put, jit
 from .api.control import checkpoint, custom_jvp, custom_vjp, remat
 from .api.experimental import ode as _experimental_ode
 from .api.gradients import grad, value_and_grad
-from .api.jacobian import hessian, jacfwd, jacrev
+from .api.jacobian import hessian, jacfwd, jacobian, jacrev
 from .api.lax import linalg as _lax_linalg
 from .api.lax import stop_gradient
 from .api.numpy import _methods  # noqa: F401 — installs operators on tracers
 from .api.numpy import linalg as _numpy_linalg
+from .api.numpy._array import Array
 from .api.ref import empty_ref, freeze, new_ref
 from .api.residuals import activity_jaxpr, print_activity, print_saved_residuals, saved_residuals
 from .api.scipy import integrate as _scipy_integrate
@@ -41,6 +42,7 @@ from .api.scipy import linalg as _scipy_linalg
 from .api.scipy import signal as _scipy_signal
 from .api.scipy import special as _scipy_special
 from .api.scipy import stats as _scipy_stats
+from .api.shapes import ShapeDtypeStruct, eval_shape
 from .api.transforms import (
     jvp,
     linear_transpose,
@@ -84,5 +86,5 @@ __all__ = [
     "print_saved_residuals", "saved_residuals", "scipy", "stop_gradient", "tree_util",
     "value_and_grad", "vjp", "vmap", "new_ref", "empty_ref", "freeze", "ref",
     "device_put", "example_libraries", "flatten_util", "nn", "random", "test_util", "tree",
-    "__version__",
+    "__version__", "Array", "ShapeDtypeStruct", "eval_shape", "jacobian",
 ]

@@ -46,6 +46,9 @@ def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False)
     return _jacobian(f, argnums, has_aux, _jacobian_rows_rev)
 
 
+jacobian = jacrev  # jax.jacobian is jacrev
+
+
 def hessian(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
     """Forward-over-reverse: the Jacobian of the gradient."""
     return jacfwd(jacrev(f, argnums, has_aux), argnums, has_aux)

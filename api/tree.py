@@ -9,11 +9,12 @@ from ..core.pytree import tree_map as map  # noqa: A004
 from ..core.pytree import tree_map_with_path as map_with_path
 from ..core.pytree import tree_reduce as reduce
 from ..core.pytree import tree_structure as structure
+from ..core.pytree import tree_transpose as transpose
 from ..core.pytree import tree_unflatten as unflatten
 
 __all__ = [
     "all", "flatten", "flatten_with_path", "leaves", "leaves_with_path", "map",
-    "map_with_path", "reduce", "structure", "unflatten",
+    "map_with_path", "reduce", "structure", "transpose", "unflatten",
 ]
 
 

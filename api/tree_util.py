@@ -8,8 +8,11 @@ from ..core.pytree import (  # noqa: F401
     PyTreeDef,
     SequenceKey,
     keystr,
+    register_dataclass,
     register_pytree_node,
     register_pytree_node_class,
+    register_pytree_with_keys,
+    register_static,
     tree_all,
     tree_flatten,
     tree_flatten_with_path,
@@ -19,14 +22,16 @@ from ..core.pytree import (  # noqa: F401
     tree_map_with_path,
     tree_reduce,
     tree_structure,
+    tree_transpose,
     tree_unflatten,
 )
 
 __all__ = [
     "DictKey", "FlattenedIndexKey", "GetAttrKey", "Partial", "PyTreeDef", "SequenceKey",
-    "keystr", "register_pytree_node", "register_pytree_node_class", "tree_all",
-    "tree_flatten", "tree_flatten_with_path", "tree_leaves", "tree_leaves_with_path",
-    "tree_map", "tree_map_with_path", "tree_reduce", "tree_structure", "tree_unflatten",
+    "keystr", "register_dataclass", "register_pytree_node", "register_pytree_node_class",
+    "register_pytree_with_keys", "register_static", "tree_all", "tree_flatten",
+    "tree_flatten_with_path", "tree_leaves", "tree_leaves_with_path", "tree_map",
+    "tree_map_with_path", "tree_reduce", "tree_structure", "tree_transpose", "tree_unflatten",
 ]
 
 

@@ -1,13 +1,15 @@
 """Pytrees: nested containers of arrays, flattened to lists at the API edge.
 
 Tuples, lists, dicts (sorted by key, as JAX does), None, namedtuples and attrs
-classes are containers; `register_pytree_node` adds more. Everything else is a leaf.
-Interpreters only ever see the flat lists. Paths (`tree_flatten_with_path`) name each
-leaf by JAX's key classes; `Partial` is a function with bound arguments as a pytree.
+classes are containers; `register_pytree_node` adds more (`register_pytree_with_keys`
+with a key per child, `register_dataclass`, `register_static`). Everything else is a
+leaf. Interpreters only ever see the flat lists. Paths (`tree_flatten_with_path`) name
+each leaf by JAX's key classes; `Partial` is a function with bound arguments as a pytree.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from typing import Any, Callable, NamedTuple
 
@@ -206,6 +208,8 @@ class FlattenedIndexKey:
 
 def _child_keys(treedef: PyTreeDef) -> list:
     cls = treedef.node_type
+    if cls in _keyed:
+        return list(treedef.node_data.keys)
     if cls is dict:
         return [DictKey(k) for k in treedef.node_data]
     if cls in (tuple, list):
@@ -265,6 +269,86 @@ register_pytree_node(
     Partial,
     lambda p: ([p.args, p.keywords], p.func),
     lambda func, children: Partial(func, *children[0], **children[1]))
+
+
+# ---------------------------------------------------------------------------------
+# Nodes registered with keys, dataclasses, static classes
+
+
+class _KeyedAux(NamedTuple):
+    """A keyed node's aux data: its children's keys ride in the treedef, so paths are
+    read from the structure alone, as for the built-in containers."""
+
+    keys: tuple
+    aux: Any
+
+
+_keyed: set[type] = set()
+
+
+def register_pytree_with_keys(nodetype: type, flatten_with_keys, unflatten_func,
+                              flatten_func=None) -> None:
+    """jax.tree_util.register_pytree_with_keys: `flatten_with_keys(x) -> ([(key, child),
+    ...], aux)` names each child for `tree_flatten_with_path`; `unflatten_func(aux,
+    children)`. `flatten_func`, JAX's faster path without keys, is accepted: the keys
+    are kept in the structure, so every flattening asks for them."""
+    del flatten_func
+
+    def flatten(x):
+        keyed, aux = flatten_with_keys(x)
+        return [child for _, child in keyed], _KeyedAux(tuple(k for k, _ in keyed), aux)
+
+    register_pytree_node(nodetype, flatten, lambda kaux, children: unflatten_func(
+        kaux.aux, children))
+    _keyed.add(nodetype)
+
+
+def register_dataclass(nodetype: type, data_fields=None, meta_fields=None, drop_fields=()):
+    """jax.tree_util.register_dataclass: the `data_fields` are children, the
+    `meta_fields` static (part of the structure, so hashable); without either, a
+    dataclass's fields with `metadata=dict(static=True)` are static and the others
+    data. Returns `nodetype`, so it works as a class decorator."""
+    if data_fields is None and meta_fields is None:
+        if not dataclasses.is_dataclass(nodetype):
+            raise TypeError(f"register_dataclass: {nodetype.__name__} is not a dataclass; "
+                            "name its data_fields and meta_fields")
+        fields = [f for f in dataclasses.fields(nodetype) if f.init and f.name not in drop_fields]
+        meta_fields = [f.name for f in fields if f.metadata.get("static", False)]
+        data_fields = [f.name for f in fields if not f.metadata.get("static", False)]
+    elif data_fields is None or meta_fields is None:
+        raise TypeError("register_dataclass: give both data_fields and meta_fields, or neither")
+    data, meta = tuple(data_fields), tuple(meta_fields)
+
+    def unflatten(aux, children):
+        return nodetype(**dict(zip(meta, aux)), **dict(zip(data, children)))
+
+    register_pytree_with_keys(
+        nodetype,
+        lambda x: ([(GetAttrKey(n), getattr(x, n)) for n in data],
+                   tuple(getattr(x, n) for n in meta)),
+        unflatten)
+    return nodetype
+
+
+def register_static(cls: type) -> type:
+    """jax.tree_util.register_static: instances of `cls` are pytrees with no leaves,
+    the instance itself the structure (so it must be hashable); a class decorator."""
+    register_pytree_node(cls, lambda x: ([], x), lambda x, _: x)
+    return cls
+
+
+def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None,
+                   pytree_to_transpose):
+    """An outer tree of inner trees as an inner tree of outer trees (jax.tree.transpose);
+    `inner_treedef` None: the structure of the first inner tree."""
+    subtrees = flatten_up_to(outer_treedef, pytree_to_transpose)
+    if inner_treedef is None:
+        inner_treedef = tree_structure(subtrees[0]) if subtrees else _LEAF
+    columns = [flatten_up_to(inner_treedef, sub) for sub in subtrees]
+    if inner_treedef.num_leaves and not columns:
+        raise ValueError("tree_transpose: the outer structure has no leaves")
+    rows = zip(*columns) if columns else [[] for _ in range(inner_treedef.num_leaves)]
+    return tree_unflatten(inner_treedef, [tree_unflatten(outer_treedef, row) for row in rows])
 
 
 def register_pytree_node_class(cls: type) -> type:

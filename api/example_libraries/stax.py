@@ -20,7 +20,20 @@ import numpy as np
 
 from .. import lax, random
 from .. import numpy as jnp
-from ..scipy import special
+from ..nn import (
+    elu,
+    gelu,
+    leaky_relu,
+    log_softmax,
+    relu,
+    selu,
+    sigmoid,
+    softmax,
+    softplus,
+    standardize,
+)
+
+logsoftmax = log_softmax  # stax's own name for it, as in JAX
 
 # ---------------------------------------------------------------------------------
 # Keys and initialisers
@@ -176,36 +189,17 @@ def elementwise(fun, **fun_kwargs):
     return init_fun, apply_fun
 
 
-def _relu(x):
-    return jnp.where(x > 0, x, 0.0)
-
-
-def _leaky_relu(x, negative_slope=0.01):
-    return jnp.where(x >= 0, x, negative_slope * x)
-
-
-def _elu(x, alpha=1.0):
-    return jnp.where(x > 0, x, alpha * jnp.expm1(jnp.where(x > 0, 0.0, x)))
-
-
-def _gelu(x):
-    """The tanh approximation (jax.nn.gelu's default)."""
-    return 0.5 * x * (1 + jnp.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x * x * x)))
-
-
-_SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
-
 Tanh = elementwise(jnp.tanh)
-Relu = elementwise(_relu)
+Relu = elementwise(relu)
 Exp = elementwise(jnp.exp)
-LogSoftmax = elementwise(special.log_softmax, axis=-1)
-Softmax = elementwise(special.softmax, axis=-1)
-Softplus = elementwise(lambda x: jnp.logaddexp(x, 0.0))
-Sigmoid = elementwise(lax.logistic)
-Elu = elementwise(_elu)
-LeakyRelu = elementwise(_leaky_relu)
-Selu = elementwise(lambda x: _SELU_SCALE * _elu(x, _SELU_ALPHA))
-Gelu = elementwise(_gelu)
+LogSoftmax = elementwise(log_softmax, axis=-1)
+Softmax = elementwise(softmax, axis=-1)
+Softplus = elementwise(softplus)
+Sigmoid = elementwise(sigmoid)
+Elu = elementwise(elu)
+LeakyRelu = elementwise(leaky_relu)
+Selu = elementwise(selu)
+Gelu = elementwise(gelu)
 
 
 def _pooling_layer(reducer, init_val, rescaler=None):
@@ -372,9 +366,10 @@ __all__ = [
     "AvgPool", "BatchNorm", "Conv", "Conv1DTranspose", "ConvTranspose", "Dense", "Dropout",
     "Elu", "Exp", "FanInConcat", "FanInSum", "FanOut", "Flatten", "Gelu", "GeneralConv",
     "GeneralConvTranspose", "Identity", "LeakyRelu", "LogSoftmax", "MaxPool", "Relu", "Selu",
-    "Sigmoid", "Softmax", "Softplus", "SumPool", "Tanh", "elementwise", "glorot",
-    "glorot_normal", "normal", "ones", "parallel", "randn", "serial", "shape_dependent",
-    "zeros",
+    "Sigmoid", "Softmax", "Softplus", "SumPool", "Tanh", "elementwise", "elu", "gelu",
+    "glorot", "glorot_normal", "leaky_relu", "log_softmax", "logsoftmax", "normal", "ones",
+    "parallel", "randn", "relu", "selu", "serial", "shape_dependent", "sigmoid", "softmax",
+    "softplus", "standardize", "zeros",
 ]
 
 

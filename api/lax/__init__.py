@@ -104,6 +104,8 @@ from ...primitives.special import betainc as regularized_incomplete_beta
 from ...primitives.special import digamma, erf, erfc, erfinv, igamma, igammac, polygamma, zeta
 from ...primitives.special import gammaln as lgamma
 from ..numpy._array import return_arrays_from
+from ..numpy._shape import take_along_axis
+from ..numpy._sorting import argsort
 from . import linalg
 from ._convolution import (
     ConvDimensionNumbers,
@@ -118,6 +120,7 @@ from ._convolution import (
     reduce_window,
     reduce_window_shape_tuple,
 )
+from ._scans import associative_scan, map
 
 
 def select(pred, on_true, on_false):
@@ -156,11 +159,45 @@ def iota(dtype, size):
 
 broadcasted_iota = structural.iota
 
+
+def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0):
+    """`dynamic_slice` along one axis; the start clamped so the slice fits, as in JAX."""
+    shape = get_aval(operand).shape
+    starts = [start_index if i == axis else 0 for i in range(len(shape))]
+    return dynamic_slice(operand, starts, [slice_size if i == axis else d
+                                           for i, d in enumerate(shape)])
+
+
+def dynamic_index_in_dim(operand, index, axis: int = 0, keepdims: bool = True):
+    """The slice at `index` along `axis`, that axis kept (size 1) or dropped."""
+    block = dynamic_slice_in_dim(operand, index, 1, axis)
+    return block if keepdims else squeeze(block, (axis,))
+
+
+def dynamic_update_slice_in_dim(operand, update, start_index, axis: int):
+    """`dynamic_update_slice` at `start_index` along `axis`, 0 along the others."""
+    starts = [start_index if i == axis else 0 for i in range(get_aval(operand).ndim)]
+    return dynamic_update_slice(operand, update, starts)
+
+
+def top_k(operand, k: int):
+    """jax.lax.top_k: the `k` largest entries along the last axis, largest first, and
+    their indices; equal entries in their order in `operand` (a stable sort). The
+    values are a gather of `operand`, so they are differentiable."""
+    n = get_aval(operand).shape[-1]
+    if not 0 <= k <= n:
+        raise ValueError(f"top_k: k={k} must be between 0 and the last axis' size {n}")
+    indices = slice_in_dim(argsort(operand, axis=-1, descending=True), 0, k, 1,
+                           get_aval(operand).ndim - 1)
+    return take_along_axis(operand, indices, -1), convert_element_type(indices, np.int32)
+
 __all__ = [
     "ConvDimensionNumbers", "conv", "conv_dimension_numbers", "conv_general_dilated",
     "conv_general_shape_tuple", "conv_transpose", "conv_transpose_shape_tuple",
     "conv_with_general_padding", "padtype_to_pads", "reduce_window", "reduce_window_shape_tuple",
     "RoundingMethod", "abs", "acos", "acosh", "add", "and_", "argmax", "argmin", "asin",
+    "associative_scan", "dynamic_index_in_dim", "dynamic_slice_in_dim",
+    "dynamic_update_slice_in_dim", "map", "top_k",
     "asinh", "atan", "atan2", "atanh", "broadcast", "broadcast_in_dim", "broadcasted_iota",
     "cbrt", "ceil", "clamp", "concatenate", "cond", "convert_element_type", "cos", "cosh",
     "cummax", "cummin", "cumprod", "cumsum", "digamma", "div", "dot", "dot_general",

@@ -1,6 +1,8 @@
 """Pytree utilities: tree_map over several trees (prefix structures, is_leaf), paths
-and keystr, reduce/all, Partial through transforms, and inert.tree's short names."""
+and keystr, reduce/all, Partial through transforms, registering dataclasses, keyed
+and static nodes, transposing trees, and inert.tree's short names."""
 
+import dataclasses
 from typing import NamedTuple
 
 import attrs
@@ -104,6 +106,78 @@ def test_inert_tree_short_names_are_the_tree_util_functions():
     assert jtree.all is tu.tree_all and jtree.flatten_with_path is tu.tree_flatten_with_path
     leaves, treedef = jtree.flatten({"a": 1, "b": (2, 3)})
     assert jtree.unflatten(treedef, [x * 2 for x in leaves]) == {"a": 2, "b": (4, 6)}
+
+
+@dataclasses.dataclass
+class Params:
+    w: object
+    b: object
+    activation: str = dataclasses.field(default="tanh", metadata=dict(static=True))
+
+
+tu.register_dataclass(Params)
+
+
+def test_a_registered_dataclass_has_its_data_as_leaves_and_its_static_fields_in_the_structure():
+    params = Params(np.ones(2), 0.5, "relu")
+    leaves, treedef = tu.tree_flatten(params)
+    assert len(leaves) == 2 and leaves[1] == 0.5
+    assert treedef != tu.tree_structure(Params(np.ones(2), 0.5, "tanh"))
+    doubled = tu.tree_map(lambda x: x * 2, params)
+    assert isinstance(doubled, Params) and doubled.activation == "relu" and doubled.b == 1.0
+    assert [tu.keystr(p) for p, _ in tu.tree_flatten_with_path(params)[0]] == [".w", ".b"]
+    grads = inert.grad(lambda p: inert.numpy.sum(p.w * p.b))(params)
+    assert grads.activation == "relu"
+    np.testing.assert_allclose(grads.w, [0.5, 0.5])
+    np.testing.assert_allclose(grads.b, 2.0)
+
+
+def test_register_dataclass_with_explicit_fields_and_its_errors():
+    class Pair:
+        def __init__(self, lo, hi, name):
+            self.lo, self.hi, self.name = lo, hi, name
+
+    tu.register_dataclass(Pair, data_fields=["lo", "hi"], meta_fields=["name"])
+    out = tu.tree_map(lambda x: x + 1, Pair(1, 2, "p"))
+    assert (out.lo, out.hi, out.name) == (2, 3, "p")
+    with pytest.raises(TypeError, match="not a dataclass"):
+        tu.register_dataclass(type("Plain", (), {}))
+    with pytest.raises(TypeError, match="both data_fields and meta_fields"):
+        tu.register_dataclass(type("Half", (), {}), data_fields=["a"])
+
+
+def test_nodes_registered_with_keys_name_their_children_by_those_keys():
+    class Box:
+        def __init__(self, items):
+            self.items = dict(items)
+
+    tu.register_pytree_with_keys(
+        Box, lambda b: ([(tu.DictKey(k), v) for k, v in sorted(b.items.items())], None),
+        lambda _, children: Box(zip(["p", "q"], children)))
+    tree = [Box({"q": 2.0, "p": 1.0})]
+    assert [tu.keystr(p) for p, _ in tu.tree_flatten_with_path(tree)[0]] == ["[0]['p']",
+                                                                              "[0]['q']"]
+    assert tu.tree_map(lambda x: -x, tree)[0].items == {"p": -1.0, "q": -2.0}
+
+
+def test_a_static_class_has_no_leaves_and_is_its_own_structure():
+    @tu.register_static
+    @dataclasses.dataclass(frozen=True)
+    class Config:
+        depth: int
+
+    leaves, treedef = tu.tree_flatten((Config(3), 1.0))
+    assert leaves == [1.0] and treedef != tu.tree_structure((Config(4), 1.0))
+    assert tu.tree_unflatten(treedef, [2.0]) == (Config(3), 2.0)
+    assert inert.grad(lambda c, x: x * c.depth, argnums=1)(Config(3), 1.0) == 3.0
+
+
+def test_tree_transpose_swaps_an_outer_and_an_inner_structure():
+    outer, inner = tu.tree_structure([0, 0, 0]), tu.tree_structure((0, 0))
+    assert tu.tree_transpose(outer, inner, [(1, 2), (3, 4), (5, 6)]) == ([1, 3, 5], [2, 4, 6])
+    assert jtree.transpose(outer, None, [(1, 2), (3, 4), (5, 6)]) == ([1, 3, 5], [2, 4, 6])
+    with pytest.raises(ValueError, match="tree structures differ"):
+        tu.tree_transpose(outer, inner, [(1, 2), (3, 4), (5, 6, 7)])
 
 
 # ---------------------------------------------------------------------------------

@@ -170,3 +170,11 @@ def test_dropout_keeps_the_rate_scaled_and_is_the_identity_outside_training():
         apply(params, x)
     g = inert.grad(lambda x: inert.numpy.sum(apply(params, x, rng=random.PRNGKey(1))))(x)
     np.testing.assert_allclose(g, np.where(kept, 1 / 0.8, 0.0))
+
+
+def test_stax_reexports_jax_nns_activations_and_logsoftmax():
+    x = np.array([[1.0, 2.0, 3.0], [0.0, -1.0, 4.0]])
+    want = x - np.log(np.exp(x).sum(-1, keepdims=True))
+    np.testing.assert_allclose(stax.logsoftmax(x), want, rtol=1e-12)
+    assert stax.logsoftmax is stax.log_softmax is inert.nn.log_softmax
+    assert stax.relu is inert.nn.relu and stax.Relu[1]((), x)[1, 1] == 0.0
