@@ -101,7 +101,17 @@ from ...primitives.shape.structural import (
     transpose,
 )
 from ...primitives.special import betainc as regularized_incomplete_beta
-from ...primitives.special import digamma, erf, erfc, erfinv, igamma, igammac, polygamma, zeta
+from ...primitives.special import (
+    digamma,
+    erf,
+    erfc,
+    erfinv,
+    igamma,
+    igamma_grad_a,
+    igammac,
+    polygamma,
+    zeta,
+)
 from ...primitives.special import gammaln as lgamma
 from ..numpy._array import return_arrays_from
 from ..numpy._shape import take_along_axis
@@ -203,6 +213,7 @@ __all__ = [
     "cummax", "cummin", "cumprod", "cumsum", "digamma", "div", "dot", "dot_general",
     "dynamic_slice", "dynamic_update_slice", "eq", "erf", "erfc", "erfinv", "exp", "exp2",
     "expand_dims", "expm1", "floor", "fori_loop", "full", "full_like", "ge", "gt", "igamma",
+    "igamma_grad_a",
     "igammac", "integer_pow", "iota", "is_finite", "le", "lgamma", "linalg", "log", "log1p",
     "logistic", "lt", "max", "min", "mul", "ne", "neg", "not_", "or_", "pad", "polygamma",
     "pow", "reduce_and", "reduce_max", "reduce_min", "reduce_or", "reduce_prod",

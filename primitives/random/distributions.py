@@ -3,21 +3,16 @@ Poisson and binomial.
 
 Drawing a Gamma(a) sample as `x = F_a⁻¹(u)` for a uniform `u` from a key makes it a
 pure, elementwise function of `(a, u)`: scipy's `gammaincinv` computes it, and its
-derivative in `a` at fixed `u` is the implicit-reparameterisation derivative JAX
-uses, by the implicit function theorem applied to `F_a(x) = u`:
+derivative in `a` at fixed `u` is the implicit-reparameterisation derivative JAX uses,
+by the implicit function theorem applied to `F_a(x) = u`:
 
     dx/da = -(dF/da)(a, x) / f(a, x),   f the Gamma(a) density.
 
-scipy has no dF/da of the regularised incomplete gamma function, so
-`random_gamma_grad` computes it by Richardson-extrapolated central differences in
-`a` of whichever tail (`P = gammainc` or `Q = gammaincc`, with dP/da = -dQ/da) is
-the smaller at `x`: scipy evaluates both to near full relative precision, and the
-smaller one never loses its digits to a leading 1. At fixed x the tails vary in `a`
-on the scale s = min(a, sqrt(a)) (the spread of Gamma(a) is sqrt(a)); with step
-h = 2e-3 s the truncation error is O((h/s)^4) ~ 1e-11 and the rounding error
-~ eps s / h ~ 1e-13, relative. The density is exact. `u` comes from a key, so it is inactive by
-construction; an active `u` is an error, as is differentiating `random_gamma_grad`
-again (second derivatives in the shape are not built).
+dF/da is `igamma_grad_a`'s, the derivative of the incomplete gamma function's own
+expansions (`primitives/special/incomplete_gamma.py`); the density is exact. `u` comes
+from a key, so it is inactive by construction; an active `u` is an error, as is
+differentiating `random_gamma_grad` again (second derivatives in the shape are not
+built).
 
 Gamma samples whose value underflows (shape `a` below ~0.01 with a small `u`) are 0,
 and so is their derivative; `inert.random.loggamma` (and with it `beta` and
@@ -39,8 +34,7 @@ from ..elementwise.ufunc_rules import (
     defjvp_elementwise,
     ufunc_abstract_eval,
 )
-
-_RELATIVE_STEP = 2e-3
+from ..special.incomplete_gamma import gammainc_slope_a
 
 # ---------------------------------------------------------------------------------
 random_gamma_p = Primitive("random_gamma", operand_names=("a", "u"))
@@ -68,21 +62,6 @@ def random_gamma_grad(a, x):
     return random_gamma_grad_p.bind(a, x)
 
 
-def _tail_slope(a, x):
-    """dP/da (P = gammainc) by Richardson extrapolation of central differences of the
-    smaller tail."""
-    upper = sc.gammainc(a, x) > 0.5
-    tail = np.where(upper, -1.0, 1.0)
-
-    def central(h):
-        plus = np.where(upper, sc.gammaincc(a + h, x), sc.gammainc(a + h, x))
-        minus = np.where(upper, sc.gammaincc(a - h, x), sc.gammainc(a - h, x))
-        return tail * (plus - minus) / (2 * h)
-
-    h = _RELATIVE_STEP * np.minimum(a, np.sqrt(a))
-    return (4 * central(h / 2) - central(h)) / 3
-
-
 def random_gamma_grad_impl(a, x):
     dtype = abstract_eval_rules[random_gamma_grad_p](get_aval(a), get_aval(x)).dtype
     a64, x64 = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(x, np.float64))
@@ -90,7 +69,7 @@ def random_gamma_grad_impl(a, x):
     a_safe, x_safe = np.where(valid, a64, 1.0), np.where(valid, x64, 1.0)
     log_density = sc.xlogy(a_safe - 1, x_safe) - x_safe - sc.gammaln(a_safe)
     with np.errstate(over="ignore"):  # a density that underflows: the slope is infinite
-        slope = -_tail_slope(a_safe, x_safe) * np.exp(-log_density)
+        slope = -gammainc_slope_a(a_safe, x_safe) * np.exp(-log_density)
     out = np.where(valid, slope, np.where(a64 > 0, 0.0, np.nan))  # an underflowed x: 0
     return out.astype(dtype)
 

@@ -5,11 +5,12 @@ dtypes from the scipy ufunc's own type resolution, so float32 stays float32 wher
 scipy keeps it. The derivative rules are the textbook identities, written with bind
 wrappers so that they are staged and differentiable again.
 
-Several functions have an operand with no derivative: the order of a Bessel function
-or of polygamma, `a` of the incomplete gamma functions, `a` and `b` of betainc, `x`
-of zeta. Its jvp rule is `None`: the operand may be anything inactive (a Python
-scalar, a numpy array, an `Inactive` argument, a `stop_gradient` value), and an active
-one raises NonDifferentiableError naming the primitive and the operand.
+Several functions have an operand with no derivative: the order of a Bessel function or
+of polygamma, `a` and `b` of betainc, `x` of zeta (the incomplete gamma functions' `a`
+has one, `igamma_grad_a`, itself without a derivative in `a`). Its jvp rule is `None`:
+the operand may be anything inactive (a Python scalar, a numpy array, an `Inactive`
+argument, a `stop_gradient` value), and an active one raises NonDifferentiableError
+naming the primitive and the operand.
 
 A rule that computes with such a parameter first converts it to the result's real
 dtype (`param_like`): evaluated on its own, arithmetic on a Python scalar gives a
@@ -115,6 +116,7 @@ from .gamma_functions import (
     gammasgn,
     gammasgn_p,
     igamma,
+    igamma_grad_a,
     igamma_p,
     igammac,
     igammac_p,

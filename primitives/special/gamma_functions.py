@@ -3,8 +3,10 @@ polygamma, the beta function, the incomplete gamma and beta functions and zeta.
 
 Derivatives by the identities Gamma' = Gamma psi, psi^(n)' = psi^(n+1), B_a = B (psi(a) -
 psi(a + b)), and the densities for the incomplete functions' last operand. The
-shape parameters of the incomplete functions, the order of polygamma and `x` of zeta
-have no derivative here (their jvp rule is `None`, see the package docstring).
+incomplete gamma functions' derivative in their shape `a` is the primitive
+`igamma_grad_a` (`incomplete_gamma`: scipy has none), as in JAX; the incomplete beta
+function's shapes, the order of polygamma and `x` of zeta have no derivative here
+(their jvp rule is `None`, see the package docstring).
 """
 
 from __future__ import annotations
@@ -14,9 +16,10 @@ import scipy.special as sc
 from ...core.trace import Primitive, abstract_eval_rules, impl_rules
 from ...interpreters.ad import defjvp_zero
 from ...interpreters.batching import defvectorized
-from ..elementwise import add, exp, mul, neg, sub
+from ..elementwise import add, exp, log, mul, neg, sub
 from ..elementwise.ufunc_rules import defbroadcasting, defjvp_elementwise, ufunc_abstract_eval
 from .common import def_unary, param_like, real_function_impl
+from .incomplete_gamma import gammainc_slope_a
 from .logarithmic import xlog1py, xlogy
 
 # not linear in any operand: no transposes in this module
@@ -175,7 +178,8 @@ def igamma(a, x):
 
 impl_rules[igamma_p] = sc.gammainc
 abstract_eval_rules[igamma_p] = ufunc_abstract_eval(sc.gammainc, "igamma")
-defjvp_elementwise(igamma_p, None, lambda t, out, a, x: mul(t, _gamma_density(a, x, out)))
+defjvp_elementwise(igamma_p, lambda t, out, a, x: mul(t, igamma_grad_a(a, x)),
+                   lambda t, out, a, x: mul(t, _gamma_density(a, x, out)))
 defbroadcasting(igamma_p)
 
 igammac_p = Primitive("igammac", operand_names=("a", "x"))
@@ -188,8 +192,26 @@ def igammac(a, x):
 
 impl_rules[igammac_p] = sc.gammaincc
 abstract_eval_rules[igammac_p] = ufunc_abstract_eval(sc.gammaincc, "igammac")
-defjvp_elementwise(igammac_p, None, lambda t, out, a, x: neg(mul(t, _gamma_density(a, x, out))))
+defjvp_elementwise(igammac_p, lambda t, out, a, x: neg(mul(t, igamma_grad_a(a, x))),
+                   lambda t, out, a, x: neg(mul(t, _gamma_density(a, x, out))))
 defbroadcasting(igammac_p)
+
+igamma_grad_a_p = Primitive("igamma_grad_a", operand_names=("a", "x"))
+
+
+def igamma_grad_a(a, x):
+    """d gammainc(a, x) / da (JAX's `lax.igamma_grad_a`); d gammaincc / da is its negative."""
+    return igamma_grad_a_p.bind(a, x)
+
+
+impl_rules[igamma_grad_a_p] = real_function_impl(
+    gammainc_slope_a, ufunc_abstract_eval(sc.gammainc, "igamma_grad_a"))
+abstract_eval_rules[igamma_grad_a_p] = ufunc_abstract_eval(sc.gammainc, "igamma_grad_a")
+# d/dx of dP/da is d/da of the density: density * (log x - psi(a)); a second derivative
+# in `a` is not built (as in JAX)
+defjvp_elementwise(igamma_grad_a_p, None, lambda t, out, a, x: mul(t, mul(
+    _gamma_density(a, x, out), sub(log(x), digamma(param_like(a, out))))))
+defbroadcasting(igamma_grad_a_p)
 
 
 def _beta_density(a, b, x, out):

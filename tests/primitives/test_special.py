@@ -213,7 +213,11 @@ def test_nested_grad_of_jv_in_z():
 # ---------------------------------------------------------------------------------
 # Non-differentiable operands: anything inactive works, an active one is an error
 
-PARAM_CASES = [(c, i) for c in CASES for i, d in enumerate(c.domains) if type(d) is Param]
+# igamma's and igammac's `a` is differentiable once (its derivative, igamma_grad_a, is
+# not again: tests/primitives/test_incomplete_gamma.py); the table holds it fixed
+DIFFERENTIABLE_ONCE = {sp.igamma_p, sp.igammac_p}
+PARAM_CASES = [(c, i) for c in CASES for i, d in enumerate(c.domains)
+               if type(d) is Param and c.prim not in DIFFERENTIABLE_ONCE]
 by_param = pytest.mark.parametrize(
     "case, i", PARAM_CASES, ids=[f"{c.name}-{c.prim.operand_names[i]}" for c, i in PARAM_CASES])
 

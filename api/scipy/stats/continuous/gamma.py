@@ -1,8 +1,7 @@
 """`inert.scipy.stats.gamma`: the gamma distribution with shape `a`.
 
-The density is differentiable in x, a, loc and scale. The cdf family is the
-regularized incomplete gamma function, which has no derivative in `a` here: an active
-`a` raises NonDifferentiableError there (igamma's `a`), as the activity rule says.
+Every function is differentiable in x, a, loc and scale: the cdf family is the
+regularized incomplete gamma function, whose derivative in `a` is `igamma_grad_a`'s.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """`inert.scipy.stats.gennorm`: the generalized normal distribution with shape `beta`
 (2: a normal, 1: a Laplace), density beta / (2 Gamma(1/beta)) e^(-|z|^beta).
 
-The cdf is the regularized upper incomplete gamma function of |z|^beta, without a
-derivative in its `a` = 1/beta here: an active beta raises NonDifferentiableError
-there. |z|^beta is e^(beta log|z|), 0 at z = 0 (with a zero derivative in beta there,
-where the power form's log 0 would make it nan).
+The cdf is the regularized upper incomplete gamma function of |z|^beta, differentiable
+in its `a` = 1/beta too (`igamma_grad_a`). |z|^beta is e^(beta log|z|), 0 at z = 0
+(with a zero derivative in beta there, where the power form's log 0 would make it nan).
 """
 
 from __future__ import annotations
