@@ -27,18 +27,18 @@ def _replaced(a, identity):
 
 
 def nansum(a, axis=None, dtype=None, keepdims=False):
-    return sum(_replaced(a, 0)[0], axis, dtype, keepdims)
+    return sum(_replaced(a, 0)[0], axis, dtype, keepdims=keepdims)
 
 
 def nanprod(a, axis=None, dtype=None, keepdims=False):
-    return prod(_replaced(a, 1)[0], axis, dtype, keepdims)
+    return prod(_replaced(a, 1)[0], axis, dtype, keepdims=keepdims)
 
 
 def _extremum(reduce, identity, a, axis, keepdims):
     """max/min over the non-NaN elements; NaN where all of a lane is NaN (numpy warns
     there, inert does not)."""
     replaced, nan = _replaced(a, identity)
-    out = reduce(replaced, axis, keepdims)
+    out = reduce(replaced, axis, keepdims=keepdims)
     if nan is None:
         return out
     all_nan = ew.eq(sum(logical_not(nan), axis, keepdims=keepdims), 0)
@@ -80,7 +80,7 @@ def nanmean(a, axis=None, dtype=None, keepdims=False):
     """The mean of the non-NaN elements (NaN for a lane of NaNs only)."""
     replaced, count = _count(a, axis, keepdims)
     total = sum(replaced, axis, dtype if dtype is not None else
-                (None if is_float(get_aval(replaced).dtype) else np.float64), keepdims)
+                (None if is_float(get_aval(replaced).dtype) else np.float64), keepdims=keepdims)
     return ew.div(total, where(ew.eq(count, 0), np.nan, count))
 
 

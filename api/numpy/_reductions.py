@@ -25,6 +25,7 @@ from ._arrays import (
     promote,
 )
 from ._ufuncs import not_equal
+from ._ufuncs import where as _where
 
 
 def _accumulator_dtype(dtype: np.dtype) -> np.dtype:
@@ -51,35 +52,88 @@ def _count(a, axis, name: str) -> int:
     return math.prod(shape[i] for i in normalize_axes(axis, len(shape), name))
 
 
-def sum(a, axis=None, dtype=None, keepdims=False):  # noqa: A001 — numpy's name
+def _no_out(out, name: str) -> None:
+    if out is not None:
+        raise NotImplementedError(f"{name}: out= is not supported (inert's arrays are "
+                                  "immutable, as JAX's are); use the returned value")
+
+
+def _masked(a, where, identity, name: str):
+    """`a` with the elements `where` is False replaced by the reduction's `identity`
+    (None: the reduction has none, so `initial` must be given, as numpy and JAX say)."""
+    if where is None:
+        return a
+    if identity is None:
+        raise ValueError(f"{name}: the reduction has no identity, so to use a where mask "
+                         "one has to specify 'initial'")
+    return _where(where, a, identity)
+
+
+def _reduction(reducer, name: str, identity, a, axis, dtype, keepdims, initial, where, fold):
+    """A reduction with numpy's `initial` (folded into the result by `fold`) and `where`
+    (masked elements replaced by the identity, or by `initial` where there is none)."""
     a = operand(a)
-    dtype = _accumulator_dtype(get_aval(a).dtype) if dtype is None else dtype
-    return _reduce(st.reduce_sum, "sum", a, axis, keepdims, dtype)
+    if dtype is not None:
+        a = cast(a, dtype)
+    a = _masked(a, where, initial if identity is None else identity, name)
+    out = _reduce(reducer, name, a, axis, keepdims)
+    return out if initial is None else fold(out, initial)
 
 
-def prod(a, axis=None, dtype=None, keepdims=False):
+def _integer_reduction(reducer, name, identity, a, axis, dtype, keepdims, initial, where, fold,
+                       promote_integers: bool):
+    """sum or prod: the primitives accumulate small integers and bools in int64, as numpy
+    does; `promote_integers=False` (JAX's) casts an integer result back, which wraps as
+    accumulating in the narrow type would."""
     a = operand(a)
-    dtype = _accumulator_dtype(get_aval(a).dtype) if dtype is None else dtype
-    return _reduce(red.reduce_prod, "prod", a, axis, keepdims, dtype)
+    out = _reduction(reducer, name, identity, a, axis, dtype, keepdims, initial, where, fold)
+    narrow = get_aval(a).dtype
+    if dtype is None and not promote_integers and narrow.kind in "iu":
+        return cast(out, narrow)
+    return out
 
 
-def max(a, axis=None, keepdims=False):  # noqa: A001 — numpy's name
-    return _reduce(red.reduce_max, "max", a, axis, keepdims)
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None,  # noqa: A001
+        where=None, promote_integers=True):
+    """numpy.sum; small integers and bools sum in int64 (JAX's `promote_integers`;
+    False keeps an integer dtype)."""
+    _no_out(out, "sum")
+    return _integer_reduction(st.reduce_sum, "sum", 0, a, axis, dtype, keepdims, initial,
+                              where, ew.add, promote_integers)
 
 
-def min(a, axis=None, keepdims=False):  # noqa: A001 — numpy's name
-    return _reduce(red.reduce_min, "min", a, axis, keepdims)
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
+         promote_integers=True):
+    _no_out(out, "prod")
+    return _integer_reduction(red.reduce_prod, "prod", 1, a, axis, dtype, keepdims, initial,
+                              where, ew.mul, promote_integers)
+
+
+def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
+    _no_out(out, "max")
+    return _reduction(red.reduce_max, "max", None, a, axis, None, keepdims, initial, where,
+                      ew.max)
+
+
+def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
+    _no_out(out, "min")
+    return _reduction(red.reduce_min, "min", None, a, axis, None, keepdims, initial, where,
+                      ew.min)
 
 
 amax, amin = max, min
 
 
-def any(a, axis=None, keepdims=False):  # noqa: A001 — numpy's name
-    return _reduce(red.reduce_or, "any", _as_bool(a), axis, keepdims)
+def any(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
+    _no_out(out, "any")
+    return _reduction(red.reduce_or, "any", False, _as_bool(a), axis, None, keepdims, None,
+                      where, None)
 
 
-def all(a, axis=None, keepdims=False):  # noqa: A001 — numpy's name
-    return _reduce(red.reduce_and, "all", _as_bool(a), axis, keepdims)
+def all(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
+    _no_out(out, "all")
+    return _reduction(red.reduce_and, "all", True, _as_bool(a), axis, None, keepdims, None,
+                      where, None)
 
 
 def _as_bool(a):
@@ -91,13 +145,22 @@ def count_nonzero(a, axis=None, keepdims=False):
     return sum(_as_bool(a), axis, keepdims=keepdims)
 
 
-def mean(a, axis=None, dtype=None, keepdims=False):
+def _counted(a, axis, keepdims: bool, where, name: str):
+    """How many elements each reduction combines: a Python number, or with `where` the
+    count of its True elements (broadcast to `a`) as an array."""
+    if where is None:
+        return float(_count(a, axis, name))
+    return sum(broadcast_to(where, get_aval(a).shape), axis, np.float64, keepdims=keepdims)
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     """The sum divided by the count; integers average in float64, as in numpy."""
+    _no_out(out, "mean")
     a = operand(a)
     if dtype is None and not is_float(get_aval(a).dtype):
         dtype = np.float64
-    total = sum(a, axis, dtype, keepdims)
-    return ew.div(total, float(_count(a, axis, "mean")))
+    total = sum(a, axis, dtype, keepdims=keepdims, where=where)
+    return ew.div(total, _counted(a, axis, keepdims, where, "mean"))
 
 
 def average(a, axis=None, weights=None, keepdims=False):
@@ -114,16 +177,17 @@ def average(a, axis=None, weights=None, keepdims=False):
                   sum(weights, axis, keepdims=keepdims))
 
 
-def var(a, axis=None, dtype=None, ddof=0, keepdims=False):
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None):
     """The mean squared deviation, divided by `count - ddof` as numpy does."""
+    _no_out(out, "var")
     a = operand(a)
-    deviation = ew.sub(a, mean(a, axis, dtype, keepdims=True))
-    squares = sum(ew.mul(deviation, deviation), axis, keepdims=keepdims)
-    return ew.div(squares, float(_count(a, axis, "var") - ddof))
+    deviation = ew.sub(a, mean(a, axis, dtype, keepdims=True, where=where))
+    squares = sum(ew.mul(deviation, deviation), axis, keepdims=keepdims, where=where)
+    return ew.div(squares, ew.sub(_counted(a, axis, keepdims, where, "var"), float(ddof)))
 
 
-def std(a, axis=None, dtype=None, ddof=0, keepdims=False):
-    return ew.sqrt(var(a, axis, dtype, ddof, keepdims))
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None):
+    return ew.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where))
 
 
 def _arg_reduce(reducer, name: str, a, axis, keepdims: bool):
@@ -167,7 +231,7 @@ def cumprod(a, axis=None, dtype=None):
 
 def ptp(a, axis=None, keepdims=False):
     """The range, max - min."""
-    return ew.sub(max(a, axis, keepdims), min(a, axis, keepdims))
+    return ew.sub(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))
 
 
 def _cumulative(scan, identity, name: str, x, axis, dtype, include_initial: bool):

@@ -96,3 +96,46 @@ def test_reductions_of_traced_values_are_staged():
     assert "reduce_sum" in str(jaxpr.jaxpr)
     assert_like_numpy(inert.jit(lambda x: x.std(axis=0))(np.arange(6.0).reshape(2, 3)),
                       np.arange(6.0).reshape(2, 3).std(axis=0))
+
+
+# ---------------------------------------------------------------------------------
+# where= and initial=, as numpy and JAX take them
+
+WHERE_CASES = [("sum", {}), ("prod", {}), ("mean", {}), ("var", {"ddof": 0}), ("std", {}),
+               ("max", {"initial": -1.0}), ("min", {"initial": 9.0}), ("any", {}), ("all", {})]
+
+
+@pytest.mark.parametrize("name, kwargs", WHERE_CASES, ids=[c[0] for c in WHERE_CASES])
+@pytest.mark.parametrize("axis", [None, 0, 1])
+def test_reductions_with_a_where_mask_match_numpy(name, kwargs, axis):
+    x = np.arange(1.0, 7.0).reshape(2, 3)
+    mask = np.array([[True, False, True], [True, True, False]])
+    operand = x > 2.5 if name in ("any", "all") else x
+    got = getattr(inp, name)(operand, axis=axis, where=mask, **kwargs)
+    want = getattr(np, name)(operand, axis=axis, where=mask, **kwargs)
+    np.testing.assert_allclose(got, want, rtol=1e-13)
+    assert np.asarray(got).dtype == np.asarray(want).dtype
+    jitted = inert.jit(lambda v: getattr(inp, name)(v, axis=axis, where=mask, **kwargs))
+    np.testing.assert_allclose(jitted(operand), want, rtol=1e-13)
+
+
+def test_a_where_mask_gives_masked_elements_no_gradient_and_initial_folds_in():
+    x = np.arange(1.0, 7.0).reshape(2, 3)
+    mask = x > 2.5
+    g = inert.grad(lambda v: inp.mean(v, where=mask))(x)
+    np.testing.assert_allclose(g, np.where(mask, 1 / mask.sum(), 0.0))
+    np.testing.assert_allclose(inp.sum(x, axis=0, initial=10.0), x.sum(0) + 10.0)
+    np.testing.assert_allclose(inp.max(x, initial=100.0), 100.0)
+    np.testing.assert_allclose(inp.prod(x, where=mask, initial=2.0), np.prod(x, where=mask,
+                                                                             initial=2.0))
+    with pytest.raises(ValueError, match="specify 'initial'"):
+        inp.max(x, where=mask)
+    with pytest.raises(NotImplementedError, match="out= is not supported"):
+        inp.sum(x, out=np.empty(()))
+
+
+def test_promote_integers_false_keeps_the_integer_dtype_and_wraps():
+    x = np.full(3, 100, np.int8)
+    assert inp.sum(x).dtype == np.int64 and inp.sum(x) == 300
+    got = inp.sum(x, promote_integers=False)
+    assert got.dtype == np.int8 and got == np.int8(44)  # 300 mod 256
