@@ -1,5 +1,5 @@
 """numpy's finite differences, integration and interpolation on inert values: diff,
-ediff1d, gradient, trapezoid, cross, interp, and histogram (values only).
+ediff1d, gradient, trapezoid, cross, interp, and histogram.
 
 All are compositions of slices, gathers and arithmetic, so they are differentiable
 in every float argument (interp in x, xp and fp alike).
@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.trace import get_aval
+from ...core.errors import ConcretizationError
+from ...core.trace import Tracer, get_aval
 from ...primitives import elementwise as ew
 from ._arrays import (
     astype,
@@ -21,9 +22,9 @@ from ._arrays import (
     stack,
 )
 from ._dot import matmul
-from ._reductions import mean, sum
+from ._reductions import amax, amin, mean, sum
 from ._shape import _slice_axis, diagonal, moveaxis, ravel, reshape, take
-from ._sorting import _known, searchsorted
+from ._sorting import _known, bincount, searchsorted
 from ._ufuncs import clip, where
 
 
@@ -135,11 +136,41 @@ def interp(x, xp, fp, left=None, right=None, period=None):
 
 
 def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
-    """numpy.histogram of values known at call time (eagerly or under grad): counts
-    (or weight sums) and edges, without derivatives (the counts are step functions)."""
-    a = _known(a, "histogram")
-    weights = None if weights is None else _known(weights, "histogram")
-    return np.histogram(a, bins, range, weights=weights, density=density)
+    """numpy.histogram: counts (or weight sums) and edges. Known values (eagerly, under
+    grad) are numpy's own; traced ones (jit, vmap) need the number of edges to be
+    known, as in JAX: `bins` an int or an array of edges. The counts are step functions
+    of `a` (no derivative); weight sums are differentiable in the weights."""
+    if not isinstance(weights, Tracer):  # (traced weights: the weight sums' derivative)
+        try:
+            return np.histogram(_known(a, "histogram"), _known(bins, "histogram"), range,
+                                weights=None if weights is None else np.asarray(weights),
+                                density=density)
+        except ConcretizationError:
+            pass
+    a = ravel(_floating(a))
+    edges = _edges(a, bins, range)
+    n = get_aval(edges).shape[0]
+    # bin i holds edges[i-1] <= a < edges[i]; the last bin is closed, so a == edges[-1]
+    # goes in it; below and above the range: bins 0 and n, dropped
+    index = where(ew.eq(a, edges[n - 1]), n - 1, searchsorted(edges, a, side="right"))
+    counts = bincount(index, None if weights is None else ravel(weights), length=n + 1)
+    counts = counts[1:n]
+    if density:
+        counts = ew.div(ew.div(astype(counts, np.float64), diff(edges)), sum(counts))
+    return counts, edges
+
+
+def _edges(a, bins, range):  # noqa: A002
+    """The bin edges: `bins` itself, or `bins` + 1 of them evenly over `range` (else
+    over a's min and max, widened by 0.5 each way when equal, as numpy does)."""
+    if not isinstance(bins, (int, np.integer)):
+        return _floating(bins)
+    lo, hi = (amin(a), amax(a)) if range is None else (_floating(v) for v in range)
+    equal = ew.eq(lo, hi)
+    lo, hi = where(equal, ew.sub(lo, 0.5), lo), where(equal, ew.add(hi, 0.5), hi)
+    k = np.arange(int(bins) + 1, dtype=np.float64)  # as numpy.linspace: k * step + lo, hi last
+    evenly = ew.add(ew.mul(k, ew.div(ew.sub(hi, lo), float(bins))), lo)
+    return where(k == bins, hi, evenly)
 
 
 def cov(m, y=None, rowvar=True, bias=False, ddof=None):

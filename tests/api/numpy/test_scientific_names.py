@@ -219,6 +219,31 @@ def test_piecewise_and_histogram():
     np.testing.assert_allclose(edges, want[1])
 
 
+HISTOGRAMS = [dict(bins=3, range=(0, 6)), dict(bins=7), dict(bins=4, density=True),
+              dict(bins=np.array([-1.0, 0.0, 0.5, 2.0, 6.0])),
+              dict(bins=5, range=(0, 6), weights=np.arange(54.0)), dict(bins=3, range=(2, 2))]
+
+
+@pytest.mark.parametrize("kwargs", HISTOGRAMS)
+def test_histogram_under_jit_and_vmap_is_numpys(kwargs, rng):
+    """Values at the edges (0, 6, 3 with 3 bins over (0, 6)) land where numpy puts them."""
+    x = np.concatenate([rng.normal(size=50) * 2, [0.0, 6.0, 2.0, 3.0]])
+    counts, edges = inert.jit(lambda x: inp.histogram(x, **kwargs))(x)
+    want = np.histogram(x, **kwargs)
+    np.testing.assert_allclose(counts, want[0], rtol=1e-13)
+    np.testing.assert_array_equal(edges, want[1])
+    assert np.asarray(counts).dtype == want[0].dtype
+    if "weights" not in kwargs:
+        lanes = inert.vmap(lambda x: inp.histogram(x, **kwargs)[0])(np.stack([x, -x]))
+        np.testing.assert_allclose(lanes[1], np.histogram(-x, **kwargs)[0], rtol=1e-13)
+
+
+def test_histogram_weight_sums_are_differentiable_in_the_weights():
+    x = np.array([0.5, 1.5, 1.7, 5.0])
+    g = inert.grad(lambda w: inp.histogram(x, 3, (0, 6), weights=w)[0][0])(np.ones(4))
+    np.testing.assert_array_equal(g, [1.0, 1.0, 1.0, 0.0])
+
+
 def test_complex_input_is_refused():
     for fn in (inp.real, inp.imag, inp.conj, inp.angle):
         with pytest.raises(DTypeError, match="complex input"):
