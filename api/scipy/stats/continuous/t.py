@@ -2,9 +2,9 @@
 
 The normalising constant is log poch(df/2, 1/2) = log Gamma((df+1)/2) - log Gamma(df/2),
 as scipy computes it: the difference of two gammaln values loses digits for large df.
-The cdf is the regularized incomplete beta function of df / (df + z^2), which has no
-derivative in df here: cdf is differentiable in x, loc and scale, and an active df
-raises NonDifferentiableError (betainc's `a`).
+The cdf family is the regularized incomplete beta function of df / (df + z^2), which
+has no derivative in df here: it is differentiable in x, loc and scale, and an active
+df raises NonDifferentiableError (betainc's `a`).
 """
 
 from __future__ import annotations
@@ -35,13 +35,35 @@ def pdf(x, df, loc=0, scale=1):
     return inp.exp(logpdf(x, df, loc, scale))
 
 
-def cdf(x, df, loc=0, scale=1):
+def _tail(x, df, loc, scale):
+    """(P(T > |z|), z < 0, valid): the far tail, to full relative precision."""
     z, _, df, valid = _standardized(x, df, loc, scale)
-    tail = 0.5 * betainc(0.5 * df, 0.5, df / (df + inp.square(z)))
-    return nan_unless(valid, inp.where(inp.less(z, 0), tail, 1.0 - tail))
+    return 0.5 * betainc(0.5 * df, 0.5, df / (df + inp.square(z))), inp.less(z, 0), valid
 
 
-__all__ = ["cdf", "logpdf", "pdf"]
+def cdf(x, df, loc=0, scale=1):
+    tail, left, valid = _tail(x, df, loc, scale)
+    return nan_unless(valid, inp.where(left, tail, 1.0 - tail))
+
+
+def sf(x, df, loc=0, scale=1):
+    tail, left, valid = _tail(x, df, loc, scale)
+    return nan_unless(valid, inp.where(left, 1.0 - tail, tail))
+
+
+def logcdf(x, df, loc=0, scale=1):
+    """log of the cdf: of the tail itself on the left, log1p(-tail) on the right, so
+    neither end loses its digits (scipy's log(cdf) is -0 past z ~ 1e8, this is not)."""
+    tail, left, valid = _tail(x, df, loc, scale)
+    return nan_unless(valid, inp.where(left, inp.log(tail), inp.log1p(-tail)))
+
+
+def logsf(x, df, loc=0, scale=1):
+    tail, left, valid = _tail(x, df, loc, scale)
+    return nan_unless(valid, inp.where(left, inp.log1p(-tail), inp.log(tail)))
+
+
+__all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]
 
 
 def __dir__():
