@@ -19,17 +19,19 @@ from ...primitives.linalg import cholesky as ch
 from ...primitives.linalg import eigh as eg
 from ...primitives.linalg import expm as ex
 from ...primitives.linalg import lu as lu_prims
+from ...primitives.linalg import sylvester as sy
 from ...primitives.linalg.matrices import mT, permutation_matrix, triu
 from ...primitives.shape import structural as st
 from ..numpy._array import return_arrays_from
 from ..numpy._arrays import cast, concatenate, operand, shape_error, zeros
 from ..numpy._dot import matmul
+from ..numpy._ufuncs import where
 from ..numpy.linalg import _linalg as nl
 
 __all__ = [
     "block_diag", "cho_factor", "cho_solve", "cholesky", "det", "eigh", "expm",
-    "expm_frechet", "inv", "lu", "lu_factor", "lu_solve", "qr", "solve", "solve_triangular",
-    "svd",
+    "expm_frechet", "inv", "lu", "lu_factor", "lu_solve", "qr", "solve", "solve_banded",
+    "solve_sylvester", "solve_triangular", "sqrtm", "svd",
 ]
 
 
@@ -188,6 +190,38 @@ def expm_frechet(A, E, method=None, compute_expm=True, check_finite=True):  # no
     A, E = nl.float_matrices("expm_frechet", A, E)  # noqa: N806
     frechet = ex.expm_frechet(A, E)
     return (ex.expm(A), frechet) if compute_expm else frechet
+
+
+def sqrtm(A, disp=True, blocksize=64):  # noqa: N803 — scipy's name
+    """The principal square root (scipy's); its derivative solves X Ẋ + Ẋ X = Ȧ, so the
+    backward pass keeps the root alone. A matrix without a real root (an eigenvalue
+    below 0) raises LinAlgError: complex results are not supported."""
+    return sy.sqrtm(nl.float_matrices("sqrtm", A))
+
+
+def solve_sylvester(a, b, q):
+    """X with a X + X b = q (scipy's Bartels–Stewart), differentiable in all three."""
+    a, b = nl.float_matrices("solve_sylvester", a, b)
+    q = nl.float_matrices("solve_sylvester", q, square=False)
+    return sy.solve_sylvester(a, b, q)
+
+
+def solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_finite=True):
+    """x with a x = b for the banded a that scipy's `ab` stores (`ab[u + i - j, j] ==
+    a[i, j]`): the dense matrix is gathered from the bands and solved by LU, so it
+    costs O(n^3) (scipy's banded solver O(n (l + u)^2)); the derivative reaches `ab`
+    through the gather, zero outside the bands."""
+    lower, upper = (int(k) for k in l_and_u)
+    ab = nl.float_matrices("solve_banded", ab, square=False)
+    rows, n = get_aval(ab).shape
+    if rows != lower + upper + 1:
+        raise shape_error(f"solve_banded: ab must have l + u + 1 = {lower + upper + 1} rows "
+                          f"for (l, u) = {(lower, upper)}, got {get_aval(ab).shape}")
+    i, j = np.indices((n, n))
+    band = upper + i - j
+    inside = (band >= 0) & (band < rows)
+    dense = where(inside, ab[np.clip(band, 0, rows - 1), j], 0.0)
+    return solve(dense, b)
 
 
 def block_diag(*arrs):

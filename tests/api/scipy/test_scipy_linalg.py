@@ -40,6 +40,17 @@ class Case:
     vmap: bool = True
 
 
+def _banded(rng, lower, upper, n):
+    """scipy's band storage of a diagonally dominant matrix (the unused corners zero)."""
+    ab = rng.standard_normal((lower + upper + 1, n))
+    ab[upper] += 4.0
+    for k in range(upper):
+        ab[k, :upper - k] = 0.0
+    for k in range(lower):
+        ab[upper + 1 + k, n - 1 - k:] = 0.0
+    return ab
+
+
 def _lu_solve(a, b, trans=0):
     return isl.lu_solve(isl.lu_factor(a), b, trans=trans)
 
@@ -88,6 +99,13 @@ CASES = [
     Case("expm_frechet", lambda a, e: isl.expm_frechet(a, e),
          lambda a, e: sl.expm_frechet(a, e), lambda r: (r.standard_normal((3, 3)),
                                                         r.standard_normal((3, 3)))),
+    Case("sqrtm", isl.sqrtm, sl.sqrtm, lambda r: (spd(r, 3),)),
+    Case("solve_sylvester", isl.solve_sylvester, sl.solve_sylvester,
+         lambda r: (general(r, 3, 3), general(r, 2, 2), r.standard_normal((3, 2)))),
+    *(Case(f"solve_banded-{lu}", lambda ab, b, lu=lu: isl.solve_banded(lu, ab, b),
+           lambda ab, b, lu=lu: sl.solve_banded(lu, ab, b),
+           lambda r, lu=lu: (_banded(r, *lu, 5), r.standard_normal((5, 2))), vmap=False)
+      for lu in ((1, 1), (2, 0), (0, 1))),
     Case("block_diag", isl.block_diag, sl.block_diag,
          lambda r: (r.standard_normal((2, 2)), r.standard_normal(3), r.standard_normal((1, 2))),
          vmap=False),
@@ -162,3 +180,13 @@ def test_lax_linalg_follows_jax_conventions(rng):
     assert q.shape == (3, 3)
     factors, pivots, perm = lax.linalg.lu(a)
     np.testing.assert_array_equal(lax.linalg.lu_pivots_to_permutation(pivots, 3), perm)
+
+
+def test_sqrtm_keeps_only_the_root_and_refuses_a_matrix_without_a_real_one(rng):
+    a = spd(rng, 4)
+    kept = inert.saved_residuals(lambda a: inert.numpy.sum(isl.sqrtm(a) ** 2), a)
+    assert [(r.aval.shape, r.origin) for r in kept] == [((4, 4), "sqrtm")]  # the root alone
+    with pytest.raises(inert.errors.LinAlgError, match="no real square root"):
+        isl.sqrtm(-a)
+    with pytest.raises(ShapeError, match="solve_banded: ab must have l \\+ u \\+ 1 = 3"):
+        isl.solve_banded((1, 1), np.ones((2, 4)), np.ones(4))

@@ -25,6 +25,7 @@ from inert.primitives.linalg import expm as ex
 from inert.primitives.linalg import lu as lu_mod
 from inert.primitives.linalg import qr as qr_mod
 from inert.primitives.linalg import svd as svd_mod
+from inert.primitives.linalg import sylvester as sy
 from inert.primitives.linalg.matrices import matmul, mT
 
 
@@ -118,6 +119,9 @@ CASES = [
     Case("expm", ex.expm, (general,), ((3, 3),), scipy.linalg.expm),
     Case("expm_frechet", ex.expm_frechet, (general, general), ((3, 3), (3, 3)),
          lambda a, e: scipy.linalg.expm_frechet(a, e, compute_expm=False), order=1),
+    Case("sqrtm", sy.sqrtm, (spd,), ((3, 3),), scipy.linalg.sqrtm),
+    Case("solve_sylvester", sy.solve_sylvester, (general, general, general),
+         ((3, 3), (2, 2), (3, 2)), scipy.linalg.solve_sylvester),
     Case("lu-factors", lambda a: lu_mod.lu(a)[0], (general,), ((4, 4),),
          lambda a: scipy.linalg.lu_factor(a)[0]),
     Case("solve", lu_mod.solve, (general, general), ((4, 4), (4, 2)), np.linalg.solve),
@@ -196,6 +200,8 @@ def _lane(out, i):
     (eg.eigh_p, ("symmetric",), {"lower": True}),
     (ex.expm_p, ("general",), {}),
     (ex.expm_frechet_p, ("general", "general"), {}),
+    (sy.sqrtm_p, ("spd",), {}),
+    (sy.solve_sylvester_p, ("general", "small", "rhs"), {}),
     (eg.eigvalsh_p, ("symmetric",), {"lower": True}),
     (svd_mod.svd_p, ("tall",), {"full_matrices": True, "compute_uv": True}),
     (svd_mod.svd_p, ("tall",), {"full_matrices": False, "compute_uv": False}),
@@ -204,6 +210,7 @@ def _lane(out, i):
 def test_abstract_eval_matches_impl(prim, args, params, dtype, rng):
     makers = {"spd": lambda: spd(rng, (2, 3, 3)), "general": lambda: general(rng, (2, 3, 3)),
               "rhs": lambda: general(rng, (2, 3, 2)), "tall": lambda: general(rng, (2, 4, 3)),
+              "small": lambda: general(rng, (2, 2, 2)),
               "symmetric": lambda: symmetric(rng, (2, 3, 3))}
     check_abstract_eval(prim, tuple(makers[a]().astype(dtype) for a in args), params)
 
