@@ -1,11 +1,12 @@
 """QR decompositions: `qr`, numpy's batched Householder QR on stacks `(..., m, n)`.
 
-Domain of the jvp: real matrices with m ≥ n and the reduced factors (or square
-ones), of full column rank (it solves with R). The complete factors of a tall matrix
-are not unique in their last m - n columns, and a wide matrix's Q depends on how its
-first m columns were factored: both raise NonDifferentiableError, as JAX refuses
-them. The signs of R's diagonal are LAPACK's, which vary smoothly, so the tangent is
-that of the function numpy computes.
+Domain of the jvp: real matrices whose first min(m, n) columns have full rank (it
+solves with their R). A wide matrix [X | Y] (m < n) has the Q of its square part X,
+as Householder QR only reflects by the first m columns, and R = [R_X | Qᵀ Y]: its
+tangent is X's, with Ṙ_Y = Q̇ᵀ Y + Qᵀ Ẏ (as JAX has it). The complete factors of a
+tall matrix are not unique in their last m - n columns: they raise
+NonDifferentiableError, as JAX refuses them. The signs of R's diagonal are LAPACK's,
+which vary smoothly, so the tangent is that of the function numpy computes.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules, 
 from ...interpreters.ad import jvp_rules
 from ...interpreters.batching import batch_rules
 from ..elementwise import add, sub
+from ..shape.slicing import concatenate, slice
 from ..shape.structural import checked_impl, moveaxis
 from .cholesky import triangular_solve
 from .matrices import matmul, matrix_aval, mT, tril
@@ -48,23 +50,35 @@ impl_rules[qr_p] = checked_impl(qr_impl, abstract_eval_rules[qr_p])
 
 
 def qr_jvp(primals, tangents, *, full_matrices):
-    """With C = Qᵀ Ȧ R⁻¹ and Ω the skew-symmetric matrix of C's strict lower triangle:
-    Q̇ = Q (Ω - C) + Ȧ R⁻¹ and Ṙ = (C - Ω) R (C - Ω is upper triangular)."""
     (a,), (da,) = primals, tangents
     m, n = get_aval(a).shape[-2:]
-    if m < n or (full_matrices and m != n):
+    if full_matrices and m > n:
         raise NonDifferentiableError(
-            f"qr: the derivative needs m >= n and reduced factors, got a matrix {m}x{n}"
-            f"{' with full_matrices=True' if full_matrices else ''}"
-        ).with_source(user_source_info())
+            f"qr: the complete factors of a tall {m}x{n} matrix are not unique, and have "
+            "no derivative (as in JAX); use full_matrices=False").with_source(user_source_info())
     q, r = qr(a, full_matrices=full_matrices)
+    if m >= n:
+        return [q, r], list(_qr_tangents(q, r, da))
+    square, rest = (_columns(x, 0, m) for x in (r, da)), _columns(a, m, n)
+    dq, dr_square = _qr_tangents(q, *square)
+    dr_rest = add(matmul(mT(dq), rest), matmul(mT(q), _columns(da, m, n)))
+    return [q, r], [dq, concatenate([dr_square, dr_rest], get_aval(a).ndim - 1)]
+
+
+def _qr_tangents(q, r, da):
+    """With C = Qᵀ Ȧ R⁻¹ and Ω the skew-symmetric matrix of C's strict lower triangle:
+    Q̇ = Q (Ω - C) + Ȧ R⁻¹ and Ṙ = (C - Ω) R (C - Ω is upper triangular)."""
     da_rinv = triangular_solve(r, da, left_side=False, lower=False)
     c = matmul(mT(q), da_rinv)
     below = tril(c, -1)
     omega = sub(below, mT(below))
-    dq = add(matmul(q, sub(omega, c)), da_rinv)
-    dr = matmul(sub(c, omega), r)
-    return [q, r], [dq, dr]
+    return add(matmul(q, sub(omega, c)), da_rinv), matmul(sub(c, omega), r)
+
+
+def _columns(x, start: int, stop: int):
+    shape = get_aval(x).shape
+    return slice(x, (0,) * len(shape), (*shape[:-1], stop)) if start == 0 else slice(
+        x, (0,) * (len(shape) - 1) + (start,), shape)
 
 
 jvp_rules[qr_p] = qr_jvp

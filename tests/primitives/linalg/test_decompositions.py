@@ -127,6 +127,9 @@ CASES = [
     Case("solve", lu_mod.solve, (general, general), ((4, 4), (4, 2)), np.linalg.solve),
     Case("qr-square", qr_mod.qr, (general,), ((4, 4),), np.linalg.qr),
     Case("qr-tall", qr_mod.qr, (general,), ((5, 3),), np.linalg.qr),
+    Case("qr-wide", qr_mod.qr, (general,), ((3, 5),), np.linalg.qr),
+    Case("qr-wide-complete", lambda a: qr_mod.qr(a, full_matrices=True), (general,),
+         ((2, 4),), lambda a: np.linalg.qr(a, mode="complete"), order=1),
     Case("qr-square-complete", lambda a: qr_mod.qr(a, full_matrices=True), (general,),
          ((3, 3),), lambda a: np.linalg.qr(a, mode="complete"), order=1),
     Case("eigh-eigenvalues", lambda a: eg.eigh(a)[1], (symmetric,), ((4, 4),),
@@ -303,7 +306,7 @@ def test_complex_and_integer_matrices_are_refused():
 
 
 @pytest.mark.parametrize("f, shape", [
-    (qr_mod.qr, (3, 5)), (lambda a: qr_mod.qr(a, full_matrices=True), (5, 3)),
+    (lambda a: qr_mod.qr(a, full_matrices=True), (5, 3)),
     (lambda a: svd_mod.svd(a, full_matrices=True)[1], (5, 3))])
 def test_underivable_factors_are_refused_when_differentiated(f, shape, rng):
     a = general(rng, shape)
