@@ -9,7 +9,10 @@ Reverse mode is a `custom_vjp`: the backward pass solves the adjoint system
 a' = -a ∂f/∂y, g' = -a ∂f/∂args backwards from each requested time to the previous
 one, together with y itself (restarted from the stored solution at each requested
 time). So the backward pass keeps only the solution at the requested times, the
-times and the arguments, never the solver's internal steps. Being a custom_vjp, this
+times and the arguments, never the solver's internal steps. As in JAX, `fwd` and each
+backward interval call the adjoint solver itself, so an outer derivative of the
+solution or of the adjoint solve goes through the adjoint method again: grad of grad
+works. Being a custom_vjp, this
 version refuses forward mode, as JAX's does; `odeint(..., differentiation="forward")`
 is the solver itself, whose jvp differentiates it through its loops (forward mode,
 jacfwd), and which refuses reverse mode (a while loop keeps no history).
@@ -83,8 +86,8 @@ def _adjoint_solver(fun, options):
     def forward_solve(y0, t, *args):
         return solve(lambda y, s: fun(y, s, *args), y0, t, *options)
 
-    def fwd(y0, t, *args):
-        ys = forward_solve(y0, t, *args)
+    def fwd(y0, t, *args):  # (the solver itself: an outer derivative of ys uses bwd too)
+        ys = solver(y0, t, *args)
         return ys, (ys, t, args)
 
     def bwd(residuals, ct):
@@ -99,30 +102,37 @@ def _adjoint_solver(fun, options):
 def _adjoint(fun, options, ys, t, args, ct):
     """The cotangents of (y0, t, *args) given those of the solution ys at the times t:
     the adjoint a and the argument gradient g, integrated backwards between
-    consecutive times together with y (s = -t, so that time increases)."""
+    consecutive times together with y (s = -t, so that time increases). Each interval
+    is solved by the adjoint solver again, its arguments passed as arguments: so the
+    backward pass has a backward pass of its own, and grad of grad works (as in JAX)."""
     leaves, args_tree = tree_flatten(args)
     floats = [i for i, x in enumerate(leaves) if is_float(get_aval(x).dtype)]
     params, unravel_params = _ravel([leaves[i] for i in floats])
     n, m = get_aval(ys).shape[1], get_aval(params).shape[0]
 
-    def with_params(p):
-        full = list(leaves)
-        for i, x in zip(floats, unravel_params(p)):
-            full[i] = x
-        return tree_unflatten(args_tree, full)
+    def augmented(z, s, *args):
+        leaves = tree_flatten(args)[0]
 
-    def augmented(z, s):
+        def with_params(p):
+            full = list(leaves)
+            for i, x in zip(floats, unravel_params(p)):
+                full[i] = x
+            return tree_unflatten(args_tree, full)
+
         y, a = z[:n], z[n:2 * n]
-        f, pullback = vjp(lambda y, p: fun(y, -s, *with_params(p)), y, params)
+        f, pullback = vjp(lambda y, p: fun(y, -s, *with_params(p)), y,
+                          _ravel([leaves[i] for i in floats])[0])
         ct_y, ct_p = pullback(a)
         return inp.concatenate([-f, ct_y, ct_p])
+
+    backwards = _adjoint_solver(augmented, options)
 
     def interval(carry, x):
         a, g = carry
         y_end, ct_end, t_end, t_start = x
         a = a + ct_end
-        z = solve(augmented, inp.concatenate([y_end, a, g]),
-                  inp.stack([-t_end, -t_start]), *options)[1]
+        z = backwards(inp.concatenate([y_end, a, g]), inp.stack([-t_end, -t_start]),
+                      *args)[1]
         t_ct = inp.vdot(ct_end, fun(y_end, t_end, *args))
         return (z[n:2 * n], z[2 * n:]), t_ct
 
