@@ -45,9 +45,6 @@ from __future__ import annotations
 
 import importlib.util
 import math
-import sys
-import threading
-import types
 from typing import Callable
 
 import attrs
@@ -55,9 +52,9 @@ import numpy as np
 
 from ..core.ir import Jaxpr, JaxprEqn, Literal, Var
 from ..core.rules import RuleTable
-from . import kernel_cache, scalar_kernels, vector_math
+from . import scalar_kernels, vector_math
 from .eval import Step, compile_steps, impl_step
-from .kernel_cache import digest
+from .kernel_cache import has_kernel, load_kernel
 
 SMALL = 1024  # elements below which a libm call per element beats a numpy call
 # numba compiles an array kernel in about 0.15 s, plus 25 ms per equation (its type
@@ -415,101 +412,6 @@ def kernel_source(cluster: Cluster, used_outside: set, into=frozenset()) -> Kern
     for eqn in cluster.eqns:
         source.add(eqn)
     return source
-
-
-# ---------------------------------------------------------------------------------
-# Loading kernels, cached in memory and on disk
-
-
-def _dropped(key: str, kernel: Callable) -> None:
-    sys.modules.pop(_module_name(key), None)
-
-
-_kernels = kernel_cache.Recent(_dropped)  # source digest -> numba dispatcher, of those used last
-_load_lock = threading.Lock()
-
-
-def has_kernel(text: str) -> bool:
-    """Whether the kernel `text` is loaded in this process already."""
-    return digest(text) in _kernels
-
-
-def loaded_kernels() -> list:
-    return _kernels.values()
-
-
-def load_kernel(text: str) -> Callable:
-    """The numba dispatcher defined by `text`: numba's cache keeps its compiled code in
-    the cache folder, beside a file holding `text`, so a second process compiles
-    nothing; without the folder, compiled in memory."""
-    key = digest(text)
-    with _load_lock:
-        kernel = _kernels.get(key)
-        if kernel is None:
-            kernel = _import_kernel(key, text)
-            _kernels.put(key, kernel)
-    return kernel
-
-
-def _module_name(key: str) -> str:
-    return f"inert_kernel_{key}"
-
-
-def _import_kernel(key: str, text: str) -> Callable:
-    """The kernel of the module `text`. What runs is always `text`, compiled here, never
-    what a file holds: the file (`kernel_cache.source_file`, checked to hold `text`)
-    only names the source for numba's cache. Its module stays in `sys.modules` while
-    the kernel is in `_kernels`: numba's cache looks a kernel's module up by name when
-    it loads the kernel's code."""
-    name = _module_name(key)
-    path = kernel_cache.source_file(f"k{key}.py", text)
-    if path is not None:
-        module = sys.modules[name] = types.ModuleType(name)
-        module.__file__ = path
-        try:
-            exec(compile(text, path, "exec"), vars(module))
-            for value in vars(module).values():
-                if hasattr(value, "enable_caching"):  # a numba dispatcher
-                    value._cache = _GuardedCache(value._cache, f"k{key}.py")
-            return module.kernel
-        except (OSError, RuntimeError) as error:  # numba's cache refused the folder
-            sys.modules.pop(name, None)
-            kernel_cache.failed(error)
-    module = types.ModuleType(name)
-    exec(compile(_uncached(text), f"<inert kernel {key}>", "exec"), vars(module))
-    return module.kernel
-
-
-def _uncached(text: str) -> str:
-    """`text` with numba's cache off: it needs a source file (the decorators `fusion`,
-    `fusion_loops` and `vector_math` write all start so)."""
-    return text.replace("@numba.njit(cache=True", "@numba.njit(cache=False")
-
-
-class _GuardedCache:
-    """numba's cache of one function of a kernel, whose failures cost a compile, never
-    the call: a file numba cannot read (cut short, garbled) is removed, one it cannot
-    write (a full disk) leaves the kernel compiled in memory; either warns once."""
-
-    def __init__(self, cache, source: str):
-        self._cache, self._source = cache, source
-
-    def load_overload(self, sig, target_context):
-        try:
-            return self._cache.load_overload(sig, target_context)
-        except Exception:  # noqa: BLE001 — whatever unpickling a damaged file raises
-            kernel_cache.damaged(self._cache.cache_path)
-            kernel_cache.forget(self._source)
-            return None
-
-    def save_overload(self, sig, data) -> None:
-        try:
-            self._cache.save_overload(sig, data)
-        except OSError as error:
-            kernel_cache.failed(error)
-
-    def __getattr__(self, name):
-        return getattr(self._cache, name)
 
 
 def cluster_steps(cluster: Cluster, used_outside: set, budget: list[int]) -> list[Step]:

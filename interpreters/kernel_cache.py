@@ -1,4 +1,6 @@
-"""Where jit's numba backend keeps compiled kernels, in memory and between processes.
+"""Where jit's numba backend keeps compiled kernels, in memory and between processes,
+and how it loads numba's loop kernels (`load_kernel`; `scalar_kernels` loads its own
+object code through `load_sealed` and `save_sealed`).
 
 **Location.** `$INERT_CACHE_DIR`, else `$XDG_CACHE_HOME/inert/kernels`, else
 `~/.cache/inert/kernels`: numba's loop kernels as their Python source `k<digest>.py`
@@ -49,9 +51,13 @@ import hashlib
 import hmac
 import os
 import stat
+import sys
 import tempfile
+import threading
 import time
+import types
 import warnings
+from typing import Callable
 
 from ..core.config import config
 from ..core.errors import KernelCacheWarning
@@ -239,7 +245,7 @@ def source_file(name: str, text: str) -> str | None:
     if found is not None or os.path.lexists(path):
         damaged(path)
         forget(name)
-    return path if write(path, data) and folder() is not None else None
+    return path if write(path, data) else None
 
 
 def load_sealed(name: str) -> bytes | None:
@@ -282,7 +288,7 @@ def secret() -> bytes | None:
         if found is None or len(found) != KEY_BYTES:
             write(path, os.urandom(KEY_BYTES), replace=os.path.lexists(path))
             found = read(path, private=True)
-        if found is None or len(found) != KEY_BYTES or folder() is None:
+        if found is None or len(found) != KEY_BYTES:
             return None
         _secrets[where] = found
     return _secrets[where]
@@ -373,3 +379,98 @@ def _measure(entry: os.DirEntry, kernels: dict) -> None:
                 os.unlink(entry.path)
         return
     kernels[entry.name.split(".", 1)[0]].append((entry.path, st.st_size, used))
+
+
+# ---------------------------------------------------------------------------------
+# numba's loop kernels, in memory and in the folder
+
+
+def _dropped(key: str, kernel: Callable) -> None:
+    sys.modules.pop(_module_name(key), None)
+
+
+_kernels = Recent(_dropped)  # source digest -> numba dispatcher, of those used last
+_load_lock = threading.Lock()
+
+
+def has_kernel(text: str) -> bool:
+    """Whether the kernel `text` is loaded in this process already."""
+    return digest(text) in _kernels
+
+
+def loaded_kernels() -> list:
+    return _kernels.values()
+
+
+def load_kernel(text: str) -> Callable:
+    """The numba dispatcher defined by `text`: numba's cache keeps its compiled code in
+    the cache folder, beside a file holding `text`, so a second process compiles
+    nothing; without the folder, compiled in memory."""
+    key = digest(text)
+    with _load_lock:
+        kernel = _kernels.get(key)
+        if kernel is None:
+            kernel = _import_kernel(key, text)
+            _kernels.put(key, kernel)
+    return kernel
+
+
+def _module_name(key: str) -> str:
+    return f"inert_kernel_{key}"
+
+
+def _import_kernel(key: str, text: str) -> Callable:
+    """The kernel of the module `text`. What runs is always `text`, compiled here, never
+    what a file holds: the file (`source_file`, checked to hold `text`)
+    only names the source for numba's cache. Its module stays in `sys.modules` while
+    the kernel is in `_kernels`: numba's cache looks a kernel's module up by name when
+    it loads the kernel's code."""
+    name = _module_name(key)
+    path = source_file(f"k{key}.py", text)
+    if path is not None:
+        module = sys.modules[name] = types.ModuleType(name)
+        module.__file__ = path
+        try:
+            exec(compile(text, path, "exec"), vars(module))
+            for value in vars(module).values():
+                if hasattr(value, "enable_caching"):  # a numba dispatcher
+                    value._cache = _GuardedCache(value._cache, f"k{key}.py")
+            return module.kernel
+        except (OSError, RuntimeError) as error:  # numba's cache refused the folder
+            sys.modules.pop(name, None)
+            failed(error)
+    module = types.ModuleType(name)
+    exec(compile(_uncached(text), f"<inert kernel {key}>", "exec"), vars(module))
+    return module.kernel
+
+
+def _uncached(text: str) -> str:
+    """`text` with numba's cache off: it needs a source file (the decorators `fusion`,
+    `fusion_loops` and `vector_math` write all start so)."""
+    return text.replace("@numba.njit(cache=True", "@numba.njit(cache=False")
+
+
+class _GuardedCache:
+    """numba's cache of one function of a kernel, whose failures cost a compile, never
+    the call: a file numba cannot read (cut short, garbled) is removed, one it cannot
+    write (a full disk) leaves the kernel compiled in memory; either warns once."""
+
+    def __init__(self, cache, source: str):
+        self._cache, self._source = cache, source
+
+    def load_overload(self, sig, target_context):
+        try:
+            return self._cache.load_overload(sig, target_context)
+        except Exception:  # noqa: BLE001 — whatever unpickling a damaged file raises
+            damaged(self._cache.cache_path)
+            forget(self._source)
+            return None
+
+    def save_overload(self, sig, data) -> None:
+        try:
+            self._cache.save_overload(sig, data)
+        except OSError as error:
+            failed(error)
+
+    def __getattr__(self, name):
+        return getattr(self._cache, name)

@@ -18,7 +18,7 @@ import pytest
 import inert
 import inert.numpy as inp
 from inert.errors import KernelCacheWarning
-from inert.interpreters import fusion, kernel_cache, scalar_kernels
+from inert.interpreters import kernel_cache, scalar_kernels
 
 X = np.linspace(0.0, 1.0, 8)
 SOAK = int(os.environ.get("INERT_KERNEL_SOAK", "1000"))  # 10,000 measured: see test_soak
@@ -37,7 +37,7 @@ def fresh(tmp_path, monkeypatch):
 
 def forget_loaded(monkeypatch):
     """As a new process: no kernel in memory, so the next ones load from the folder."""
-    monkeypatch.setattr(fusion, "_kernels", kernel_cache.Recent(fusion._dropped))
+    monkeypatch.setattr(kernel_cache, "_kernels", kernel_cache.Recent(kernel_cache._dropped))
     monkeypatch.setattr(scalar_kernels, "_native", kernel_cache.Recent())
 
 
@@ -278,7 +278,7 @@ def test_the_memory_bound_releases_scalar_kernels_and_numbas_modules(monkeypatch
     for c in (1.25, 2.25, 3.25):
         run_both(c)
     modules = {m for m in sys.modules if m.startswith("inert_kernel_")} - before
-    assert len(fusion.loaded_kernels()) == 2 and len(modules) == 2
+    assert len(kernel_cache.loaded_kernels()) == 2 and len(modules) == 2
     assert len(scalar_kernels._native.values()) == 2
     assert kept(X, 2.0)[1] == 2.0 * 0.25 + 1.0
 
