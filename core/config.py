@@ -13,6 +13,15 @@
   recorded program and run its compiled gradient (`interpreters/replay.py`); False
   differentiates every call afresh, as the first call does.
 
+* `inert_kernels_in_memory` (256): how many compiled kernels of each kind (numba's
+  loop kernels, scalar kernels) jit's numba backend keeps for reuse beyond those its
+  live jitted functions hold (`interpreters/kernel_cache.py`). A scalar kernel holds
+  about 55 KB, so 256 of them hold 14 MB. numba's hold 1 to 2.5 MB each (measured),
+  which numba never gives back (its target context keeps every function it compiled),
+  so for them a smaller count releases only the module and the reference.
+* `inert_kernel_cache_bytes` (512 MiB): the size past which the kernel cache folder
+  (`$INERT_CACHE_DIR` or `~/.cache/inert/kernels`) loses the kernels used longest ago.
+
 `inert.debug_nans(True)` is a context manager setting `jax_debug_nans` for a block.
 """
 
@@ -30,6 +39,8 @@ class Config:
         self.jax_enable_x64 = True
         self.jax_debug_nans = False
         self.inert_grad_replay = True
+        self.inert_kernels_in_memory = 256
+        self.inert_kernel_cache_bytes = 512 * 2**20
 
     def update(self, name: str, value) -> None:
         if name not in vars(self):
@@ -39,7 +50,7 @@ class Config:
             raise ValueError("inert.config: jax_enable_x64=False (32-bit default dtypes) is "
                              "not supported: inert computes in numpy's dtypes, float64 by "
                              "default; pass float32 arrays to compute in single precision")
-        setattr(self, name, bool(value))
+        setattr(self, name, type(getattr(self, name))(value))  # a flag's bool, a size's int
 
     def __repr__(self) -> str:
         return f"inert.config({', '.join(f'{k}={v}' for k, v in vars(self).items())})"

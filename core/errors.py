@@ -81,3 +81,8 @@ class NaNError(InertError, FloatingPointError):
 class BackendError(InertError, TypeError):
     """A primitive has no implementation for an array library (Dask, CuPy, an Array-API
     library), its operands mix libraries, or its impl left the operands' library."""
+
+
+class KernelCacheWarning(UserWarning):
+    """jit's kernel cache folder is not used (another user could write it, or a read or
+    write in it failed): kernels are compiled in memory, the results are the same."""

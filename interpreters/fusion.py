@@ -35,18 +35,16 @@ so that sums vectorise, `x ** 3` is `x * x * x` (libm's `pow` per element is 50 
 slower), and the tests hold float64 results to 1e-12 relative. Kernels never warn, so
 a program of kernels alone runs without numpy's `errstate`.
 
-Kernels are cached per source text: in memory, and on disk through numba's cache
-(the source is written once to a file under the cache folder, `$INERT_CACHE_DIR` or
-`~/.cache/inert/kernels`), so a second process compiles nothing.
+Kernels are cached per source text: in memory (the `config.inert_kernels_in_memory`
+used last, and those live jitted functions hold), and on disk through numba's cache,
+beside a file holding the source in the cache folder (`kernel_cache`: where it is,
+when it is trusted, what happens when it fails), so a second process compiles nothing.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import math
-import os
-import sys
-import threading
 from typing import Callable
 
 import attrs
@@ -56,7 +54,7 @@ from ..core.ir import Jaxpr, JaxprEqn, Literal, Var
 from ..core.rules import RuleTable
 from . import scalar_kernels, vector_math
 from .eval import Step, compile_steps, impl_step
-from .kernel_cache import cache_dir, digest, write_once
+from .kernel_cache import has_kernel, load_kernel
 
 SMALL = 1024  # elements below which a libm call per element beats a numpy call
 # numba compiles an array kernel in about 0.15 s, plus 25 ms per equation (its type
@@ -414,43 +412,6 @@ def kernel_source(cluster: Cluster, used_outside: set, into=frozenset()) -> Kern
     for eqn in cluster.eqns:
         source.add(eqn)
     return source
-
-
-# ---------------------------------------------------------------------------------
-# Loading kernels, cached in memory and on disk
-
-
-_kernels: dict[str, Callable] = {}  # source digest -> numba dispatcher
-_load_lock = threading.Lock()
-
-
-def has_kernel(text: str) -> bool:
-    """Whether the kernel `text` is loaded in this process already."""
-    return digest(text) in _kernels
-
-
-def loaded_kernels() -> list:
-    return list(_kernels.values())
-
-
-def load_kernel(text: str) -> Callable:
-    """The numba dispatcher defined by `text`, from a file named by its hash (written
-    once, so numba's on-disk cache, which checks the file's time stamp, stays valid)."""
-    key = digest(text)
-    with _load_lock:
-        if key not in _kernels:
-            _kernels[key] = _import_kernel(key, text)
-    return _kernels[key]
-
-
-def _import_kernel(key: str, text: str) -> Callable:
-    path = os.path.join(cache_dir(), f"k{key}.py")
-    write_once(path, text.encode())
-    name = f"inert_kernel_{key}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = sys.modules[name] = importlib.util.module_from_spec(spec)  # numba's cache
-    spec.loader.exec_module(module)  # finds a kernel's module by name when it loads it
-    return module.kernel
 
 
 def cluster_steps(cluster: Cluster, used_outside: set, budget: list[int]) -> list[Step]:

@@ -17,9 +17,11 @@ selections, casts between float, signed-integer and boolean types, the math
 functions (libm's, as numba calls them) and a few numpy ufuncs. Anything else raises
 `Unsupported`, and the kernel goes to numba instead.
 
-The object code is saved in the kernel cache folder (`kernel_cache`), keyed by the
-kernel's text and types and LLVM's version: a second process links it, translating
-and compiling nothing.
+The object code is saved in the kernel cache folder (`kernel_cache`), named by a
+digest of the kernel's text and types, the translation's source and LLVM's version
+(`object_name`) and signed by this user: a second process links it, translating and
+compiling nothing. The `config.inert_kernels_in_memory` kernels used last stay linked;
+the others go with the jitted functions using them, and their memory with them.
 """
 
 from __future__ import annotations
@@ -32,7 +34,6 @@ import hashlib
 import importlib
 import itertools
 import json
-import os
 import pathlib
 import re
 import struct
@@ -42,8 +43,8 @@ from typing import Callable, Iterator
 import attrs
 import numpy as np
 
-from . import vector_math
-from .kernel_cache import cache_dir, digest, write_whole
+from . import kernel_cache, vector_math
+from .kernel_cache import digest
 
 CHUNK = 500  # statements per LLVM function
 PART = 8  # chunks per object file (each compiles while the next is translated)
@@ -404,43 +405,49 @@ def store(f: Function, value: tuple[str, np.dtype], slot: int) -> None:
     f.lines.append(f"  store i64 {word}, i64* {pointer}")
 
 
-_FORMAT = 3  # of a cached kernel file: a JSON header (layout, objects' sizes, digest), the objects
+_FORMAT = 4  # of a cached kernel file: a JSON header (layout, objects' sizes), the objects
 _compile_lock = threading.Lock()
-_native: dict = {}  # (text, dtype signature) -> the compiled kernel and its frame layout
+# (text, dtype signature) -> the compiled kernel and its frame layout, of those used last
+_native = kernel_cache.Recent()
+
+
+def object_name(text: str, signature: str) -> str:
+    """The name of a kernel's object file: a digest of all that its code depends on, the
+    kernel's text and argument types, the translation's own source (a new version's
+    translation is never an old one's), LLVM's version, the platform and the file's
+    format. Its content is authenticated besides (`kernel_cache.load_sealed`): the name
+    says what a file should hold, the signature that this user's inert wrote it."""
+    llvm = _llvm()
+    return "s" + digest(f"{_translator()}\n{text}\n{signature}\n{llvm.llvm_version_info}"
+                        f"{llvm.get_default_triple()}{_FORMAT}") + ".o"
 
 
 def _native_kernel(text: str, types: dict[str, np.dtype], signature: str):
     """The compiled kernel and its frame layout: the object code an earlier process
-    saved in the cache folder, else the translation's, saved there. The key holds the
-    translation's own source: a new version's translation is never an old one's."""
-    llvm = _llvm()
-    key = digest(f"{_translator()}\n{text}\n{signature}\n{llvm.llvm_version_info}"
-                 f"{llvm.get_default_triple()}{_FORMAT}")
-    path = os.path.join(cache_dir(), f"s{key}.o")
-    saved = _saved(path)
+    saved in the cache folder, else the translation's, saved there."""
+    name = object_name(text, signature)
+    saved = _saved(name)
     if saved is None:
         layout, objects = _compiled(text, types)
-        code = b"".join(objects)
-        header = [layout.arguments, layout.crossing, layout.returned, [len(o) for o in objects],
-                  hashlib.sha1(code).hexdigest()]
-        write_whole(path, json.dumps(header).encode() + b"\n" + code)
+        header = [layout.arguments, layout.crossing, layout.returned, [len(o) for o in objects]]
+        kernel_cache.save_sealed(name, json.dumps(header).encode() + b"\n" + b"".join(objects))
     else:
         layout, objects = saved
-    native = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(_load(objects))
-    return native, layout
+    return _load(objects), layout
 
 
-def _saved(path: str) -> tuple[Layout, list[bytes]] | None:
-    """The layout and object code saved at `path`, or None: none is, or the file is not
-    whole (empty or cut short by a crash before its data reached the disk), which LLVM
-    would link into a crash."""
-    try:
-        with open(path, "rb") as f:
-            header, code = f.read().split(b"\n", 1)
-        arguments, crossing, returned, sizes, check = json.loads(header)
-    except (OSError, ValueError, TypeError):
+def _saved(name: str) -> tuple[Layout, list[bytes]] | None:
+    """The layout and object code saved as `name`, or None: none is, or not by this
+    user's inert for this kernel (`kernel_cache.load_sealed`)."""
+    payload = kernel_cache.load_sealed(name)
+    if payload is None:
         return None
-    if hashlib.sha1(code).hexdigest() != check or sum(sizes) != len(code):
+    try:
+        header, code = payload.split(b"\n", 1)
+        arguments, crossing, returned, sizes = json.loads(header)
+    except (ValueError, TypeError):
+        return None
+    if sum(sizes) != len(code):
         return None
     ends = list(itertools.accumulate(sizes))
     return Layout(arguments, crossing, returned), [code[end - size:end]
@@ -465,9 +472,6 @@ def _translator() -> str:
                                  for path in (__file__, vector_math.__file__))).hexdigest()[:20]
 
 
-_engines: list = []  # compiled code lives as long as its engine
-
-
 def compile_kernel(text: str, types: dict[str, np.dtype],
                    boxes: list[Callable] | None = None) -> Callable:
     """`run(*args) -> list` for the scalar kernel `text` whose locals and arguments
@@ -478,8 +482,8 @@ def compile_kernel(text: str, types: dict[str, np.dtype],
         signature = " ".join(f"{name}:{dtype.char}" for name, dtype in sorted(types.items()))
         key = (text, signature)  # (a dtype's repr takes microseconds: not for 20,000)
         if key not in _native:
-            _native[key] = _native_kernel(text, types, signature)
-        native, layout = _native[key]
+            _native.put(key, _native_kernel(text, types, signature))
+        native, layout = _native.get(key)
     base = len(layout.arguments) + len(layout.crossing)  # the results' first slot
     frame_size = base + len(layout.returned)
     arg_kinds = [types[n].kind for n in layout.arguments]
@@ -506,11 +510,11 @@ def compile_kernel(text: str, types: dict[str, np.dtype],
     return run
 
 
+@functools.cache
 def _llvm():
     llvm = importlib.import_module("llvmlite.binding")  # with numba, when first needed
-    if not _engines:
-        llvm.initialize_native_target()
-        llvm.initialize_native_asmprinter()
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
     return llvm
 
 
@@ -526,12 +530,15 @@ def _object_code(ir: str, opt: int) -> bytes:
     return _machine(opt).emit_object(module)
 
 
-def _load(objects: list[bytes]) -> int:
-    """The address of `kernel` in the object code `objects`, linked into this process."""
+def _load(objects: list[bytes]) -> Callable:
+    """`kernel` in the object code `objects`, linked into this process. The function
+    holds the engine its code lives in: both go when the last jitted function using
+    it and `_native` have let go of it (measured: RSS comes back)."""
     llvm = _llvm()
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), _machine(0))
     for code in objects:
         engine.add_object_file(llvm.ObjectFileRef.from_data(code))
     engine.finalize_object()
-    _engines.append(engine)
-    return engine.get_function_address("kernel")
+    native = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(engine.get_function_address("kernel"))
+    native.engine = engine
+    return native

@@ -15,6 +15,7 @@ import inert
 import inert.numpy as inp
 from inert import lax
 from inert.core.trace import impl_rules
+from inert.interpreters import kernel_cache
 from inert.interpreters.fusion import (
     Cluster,
     compile_jaxpr_numba,
@@ -215,8 +216,8 @@ def test_a_second_process_loads_the_kernels_from_disk(tmp_path):
         "import numpy as np, inert, inert.numpy as inp\n"
         "f = inert.jit(lambda x: inp.sum(inp.sin(x) * 3.0 + x), backend='numba')\n"
         "f(np.ones(4))\n"
-        "from inert.interpreters import fusion\n"
-        "hits = sum(sum(d.stats.cache_hits.values()) for d in fusion.loaded_kernels())\n"
+        "from inert.interpreters import kernel_cache\n"
+        "hits = sum(sum(d.stats.cache_hits.values()) for d in kernel_cache.loaded_kernels())\n"
         "print(hits)\n")
     assert printed_by_a_new_process(script, tmp_path)[-1] == "0"
     assert int(printed_by_a_new_process(script, tmp_path)[-1]) >= 1
@@ -266,13 +267,13 @@ def test_a_program_compiles_a_bounded_number_of_new_array_kernels(monkeypatch, r
     # room for two windows' kernels (slice, mul, add, reduce_sum) of the ten
     monkeypatch.setattr(fusion, "MAX_NEW_KERNEL_COST", 2 * fusion.compile_cost(text))
 
-    before = len(fusion.loaded_kernels())
+    before = len(kernel_cache.loaded_kernels())
     check_jit_backends(windows, (x,))
-    assert len(fusion.loaded_kernels()) - before == 2
-    before = len(fusion.loaded_kernels())
+    assert len(kernel_cache.loaded_kernels()) - before == 2
+    before = len(kernel_cache.loaded_kernels())
     check_jit_backends(lambda x: x[3:9] * 2.0 - 0.0 * 0, (x,))
     check_jit_backends(lambda x: inp.exp(x), (x,))  # one equation: numpy's own call
-    assert len(fusion.loaded_kernels()) - before <= 1
+    assert len(kernel_cache.loaded_kernels()) - before <= 1
 
 
 def test_a_long_cluster_is_cut_into_kernels_within_the_budget(rng):

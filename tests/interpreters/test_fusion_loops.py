@@ -14,7 +14,7 @@ import inert
 import inert.numpy as inp
 from inert import lax
 from inert.core.ir import Var
-from inert.interpreters import fusion
+from inert.interpreters import fusion, kernel_cache
 from inert.interpreters.ad import add_tangents
 from inert.interpreters.fusion_loops import (
     MAX_EQNS,
@@ -192,9 +192,9 @@ def test_a_second_jit_of_a_loop_loads_no_new_kernel(rng):
 
     x = rng.standard_normal(3)
     inert.jit(f, backend="numba")(x)
-    before = len(fusion.loaded_kernels())
+    before = len(kernel_cache.loaded_kernels())
     np.testing.assert_allclose(inert.jit(f, backend="numba")(x), f(x), rtol=1e-12)
-    assert len(fusion.loaded_kernels()) == before
+    assert len(kernel_cache.loaded_kernels()) == before
 
 
 def test_a_kernel_numba_fails_to_compile_falls_back_to_the_impl(rng):

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 import inert
 import inert.numpy as inp
 from inert import lax
-from inert.interpreters import scalar_kernels
+from inert.errors import KernelCacheWarning
+from inert.interpreters import kernel_cache, scalar_kernels
 from inert.interpreters.fusion import Cluster, kernel_source, plan, used_outside_clusters
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
@@ -126,9 +127,11 @@ def test_a_cached_object_file_that_is_not_whole_is_compiled_again(tmp_path, monk
     layout = scalar_kernels._native_kernel(text, types, "a0:d t0:d")[1:]
     (path,) = tmp_path.glob("s*.o")
     whole = path.read_bytes()
-    for broken in (b"", b"[1]\n", whole[:len(whole) // 2], whole[:-1] + b"\0"):
+    for broken in (b"", b"[1]\n", whole[:len(whole) // 2], whole[:-1] + bytes([whole[-1] ^ 1])):
         path.write_bytes(broken)
-        assert scalar_kernels._native_kernel(text, types, "a0:d t0:d")[1:] == layout
+        monkeypatch.setattr(kernel_cache, "_warned", set())
+        with pytest.warns(KernelCacheWarning, match="not what inert wrote"):
+            assert scalar_kernels._native_kernel(text, types, "a0:d t0:d")[1:] == layout
         assert path.read_bytes() == whole
 
 
