@@ -33,6 +33,7 @@ from .transforms import (
     flat_fun,
     flatten_args,
     recording_untraced,
+    with_keywords,
 )
 
 
@@ -55,13 +56,14 @@ def _jacobian(f, argnums, has_aux, blocks_of):
     argnums_t = argnums if isinstance(argnums, (tuple, list)) else (argnums,)
 
     @functools.wraps(f)
-    def jac_f(*args):
+    def jac_f(*args, **kwargs):
         nums = check_argnums(tuple(argnums_t), len(args))
-        flat = flatten_args(args, nums, floats_only=True)
+        call, args = with_keywords(f, args, kwargs)
+        flat = flatten_args(args, nums, floats_only=True, keep_static=True)
         out_store: list = []
         refs = RefArgs.of(flat)
         untraced: list = []
-        fun = refs.wrap(recording_untraced(flat_fun(f, flat, out_store, has_aux), untraced))
+        fun = refs.wrap(recording_untraced(flat_fun(call, flat, out_store, has_aux), untraced))
         flat = attrs.evolve(flat, leaves=refs.contents(flat.leaves))
         outs, blocks = blocks_of(fun, flat, lambda: out_store[2])
         outs = refs.write_back(outs)

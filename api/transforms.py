@@ -13,7 +13,7 @@ it are applied to it. An inactive one is a ref from outside the transformation.
 from __future__ import annotations
 
 import functools
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import attrs
 import numpy as np
@@ -21,6 +21,7 @@ import numpy as np
 from ..core.activity import Inactive, Zero
 from ..core.avals import AbstractRef, ShapedArray, float0, is_float, tangent_aval
 from ..core.check import check_jaxpr, checks_enabled
+from ..core.errors import InertError
 from ..core.ir import ClosedJaxpr
 from ..core.pytree import PyTreeDef, tree_flatten, tree_unflatten
 from ..core.staging import stage
@@ -37,64 +38,96 @@ def _is_inactive(x) -> bool:
 
 
 @attrs.frozen
+class Static:
+    """A leaf a transform does not differentiate and passes to the function as it is,
+    not traced (`passed_as_is`)."""
+
+    value: Any
+
+
+@attrs.frozen
 class FlatArgs:
     """Arguments flattened to leaves, with which leaves are active."""
 
-    leaves: list
+    leaves: list  # the traced leaves
     active: list[bool]
     treedef: PyTreeDef  # over the arguments, `Inactive(...)` items as single leaves
-    items: list  # per item of `treedef`: number of leaves, or an Inactive marker
+    items: list  # per item of `treedef`: 1 (a traced leaf), a `Static`, or for an
+    # Inactive marker `(treedef of its value, per leaf of it: None if traced, or a Static)`
 
     def unflatten(self, leaves: Sequence, markers: bool = False) -> tuple:
         """Rebuild the arguments, inactive items unwrapped (their transformation read
-        the marker) or, with `markers`, wrapped again: for `jit` and `make_jaxpr`, so
-        that `jit(grad(f))(x, Inactive(y))` differentiates as `grad(f)` does."""
+        the marker) or, with `markers`, wrapped again: for `jit`, `make_jaxpr` and
+        `vmap`, so that `jit(grad(f))(x, Inactive(y))` differentiates as `grad(f)` does."""
         it = iter(leaves)
         rebuilt = []
         for item in self.items:
-            if isinstance(item, tuple):  # (treedef,) of an Inactive's value
-                value = tree_unflatten(item[0], [next(it) for _ in range(item[0].num_leaves)])
+            if type(item) is tuple:
+                subdef, pieces = item
+                value = tree_unflatten(subdef, [next(it) if p is None else p.value
+                                                for p in pieces])
                 rebuilt.append(Inactive(value) if markers else value)
+            elif type(item) is Static:
+                rebuilt.append(item.value)
             else:
                 rebuilt.append(next(it))
         return tree_unflatten(self.treedef, rebuilt)
 
     def abstract(self) -> FlatArgs:
-        """The same arguments with each leaf replaced by its aval: what a function
-        returned to the user keeps of them (never the arrays)."""
-        return attrs.evolve(self, leaves=[get_aval(x) for x in self.leaves])
+        """The same arguments with each leaf replaced by its aval, and no static value:
+        what a function returned to the user keeps of them (never the arrays, nor a
+        function argument and what it closes over)."""
+        return FlatArgs([get_aval(x) for x in self.leaves], self.active, self.treedef,
+                        [_without_values(item) for item in self.items])
 
     def cotangents(self, cts: Sequence) -> tuple:
-        """Arguments' cotangents: None for inactive items and integer leaves."""
+        """Arguments' cotangents: None for inactive items, static and integer leaves."""
         it = iter(cts)
         rebuilt = []
         for item in self.items:
-            if isinstance(item, tuple):
-                for _ in range(item[0].num_leaves):
-                    next(it)
+            if type(item) is tuple:
+                for p in item[1]:
+                    if p is None:
+                        next(it)
+                rebuilt.append(None)
+            elif type(item) is Static:
                 rebuilt.append(None)
             else:
                 rebuilt.append(next(it))
         return tree_unflatten(self.treedef, rebuilt)
 
 
+_NO_VALUE = Static(None)
+
+
+def _without_values(item):
+    if type(item) is tuple:
+        return item[0], tuple(None if p is None else _NO_VALUE for p in item[1])
+    return _NO_VALUE if type(item) is Static else item
+
+
 def flatten_args(args: tuple, argnums: Sequence[int] | None = None,
-                 floats_only: bool = False) -> FlatArgs:
+                 floats_only: bool = False, keep_static: bool = False) -> FlatArgs:
     """The arguments' leaves; `floats_only` (grad, jacrev) refuses a leaf of `argnums`
-    that is not a float (not in an `Inactive`)."""
+    that is not a float (not in an `Inactive`). With `keep_static` (the differentiating
+    transforms), a leaf they do not differentiate that `passed_as_is` is not traced."""
     items, treedef = tree_flatten(list(args), is_leaf=_is_inactive)
     # the positional argument of each item: the list's children are the arguments
     item_arg = [i for i, sub in enumerate(treedef.children) for _ in range(sub.num_leaves)]
     leaves, active, kinds = [], [], []
     for item, argnum in zip(items, item_arg):
+        selected = argnums is None or argnum in argnums
         if isinstance(item, Inactive):
             sub, subdef = tree_flatten(item.value)
-            leaves += sub
-            active += [False] * len(sub)
-            kinds.append((subdef,))
+            pieces = tuple(Static(x) if keep_static and passed_as_is(x) else None for x in sub)
+            traced = [x for x, p in zip(sub, pieces) if p is None]
+            leaves += traced
+            active += [False] * len(traced)
+            kinds.append((subdef, pieces))
+        elif keep_static and not selected and passed_as_is(item):
+            kinds.append(Static(item))
         else:
             leaves.append(item)
-            selected = argnums is None or argnum in argnums
             dtype = get_aval(item).dtype
             if selected and floats_only and not is_float(dtype):
                 raise TypeError(f"grad requires float inputs, but argument {argnum} has a leaf "
@@ -106,6 +139,31 @@ def flatten_args(args: tuple, argnums: Sequence[int] | None = None,
             active.append(selected and is_float(dtype))
             kinds.append(1)
     return FlatArgs(leaves, active, treedef, kinds)
+
+
+def passed_as_is(x) -> bool:
+    """Whether a leaf not differentiated reaches the function as it is, as in JAX: a
+    Python int or bool (so `range(n)` and `if flag:` work), or anything that is not an
+    array (a function, a string, a class). Arrays and floats are traced, inactive: a
+    call with other values of them is the same program (`grad`'s replay)."""
+    if isinstance(x, int):
+        return True
+    try:
+        get_aval(x)
+    except InertError:  # an array inert refuses (dtype object): it says why where used
+        return False
+    except TypeError:  # not an array at all
+        return True
+    return False
+
+
+def with_keywords(f: Callable, args: tuple, kwargs: dict) -> tuple[Callable, tuple]:
+    """`f` and its arguments, its keyword arguments as one more positional argument
+    (a dict), which the differentiating transforms do not differentiate (as JAX)."""
+    if not kwargs:
+        return f, args
+    n = len(args)
+    return (lambda *xs: f(*xs[:n], **xs[n])), (*args, kwargs)
 
 
 def flat_fun(f: Callable, flat_args: FlatArgs, out_store: list, has_aux: bool = False,
@@ -385,8 +443,9 @@ def _check_cotangent(ct, out_tree: PyTreeDef, out_avals) -> list:
 
 def vjp(f: Callable, *primals, has_aux: bool = False):
     """`(f(*primals), vjp_fn)`; `vjp_fn(ct)` gives one cotangent per primal, `None` for
-    `Inactive` and integer arguments."""
-    flat = flatten_args(primals)
+    `Inactive` and integer arguments. What an `Inactive` holds that is not an array
+    (a function, a Python int) reaches `f` as it is."""
+    flat = flatten_args(primals, keep_static=True)
     outs, lin, (out_tree, aux_tree, n_out) = linearized(f, flat, has_aux, "vjp")
     vjp_fn = VJPFunction(lin, flat.abstract(), out_tree, tuple(map(get_aval, outs[:n_out])))
     out = tree_unflatten(out_tree, outs[:n_out])

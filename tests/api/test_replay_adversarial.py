@@ -191,3 +191,46 @@ def test_user_rules_and_what_they_close_over_are_not_kept():
     del big, g
     gc.collect()
     assert alive() is None
+
+
+def _composed(fn, x, n, mode, scale=1):
+    for _ in range(n):
+        x = fn(x)
+    return (inp.sum(x) if mode == "sum" else inp.mean(x)) * scale
+
+
+def _times(c):
+    return lambda t: t * c
+
+
+def _calling(name):  # one code for every name: the cache key cannot tell them apart
+    return lambda t: getattr(inp, name)(t)
+
+
+def test_arguments_passed_as_they_are_never_replay_a_stale_recording():
+    """A function, a Python int, a string given as they are (not differentiated) reach
+    the program through the operations they make `f` do: each call that changes one
+    gets its own program, whatever the calls before recorded, and calls that repeat
+    replay."""
+    x = np.array([0.3, 0.7])
+    plan = [(inp.sin, 2, "sum"), (inp.sin, 2, "sum"), (inp.cos, 2, "sum"),
+            (inp.sin, 2, "sum"), (inp.sin, 3, "sum"), (inp.sin, 2, "mean"),
+            (inp.cos, 2, "sum"), (_times(2.0), 2, "sum"), (_times(3.0), 2, "sum"),
+            (_times(3), 2, "sum"), (inp.cos, 2, "sum"), (inp.cos, 2, "sum"),
+            (_calling("sin"), 2, "sum"), (_calling("sin"), 2, "sum"),
+            (_calling("cos"), 2, "sum"), (_calling("sin"), 2, "sum")]
+    calls = [(fn, x * (1 + k % 3), n, mode) for k, (fn, n, mode) in enumerate(plan)]
+    for got, want in both(inert.value_and_grad, _composed, calls, argnums=1):
+        assert_same(got, want)
+    g, plain = inert.grad(_composed, 1), inert.grad(functools.partial(_composed), 1)
+    for args in [(inp.tanh, x, 2, "sum")] * 4:  # replayed
+        assert_same(g(*args), plain(*args))
+    assert any(e.hits >= 2 and e.compiled is not None for e in gradients._entries.values())
+
+
+def test_keyword_arguments_that_change_between_calls():
+    x = np.array([0.3, 0.7])
+    g, plain = inert.grad(_composed, 1), inert.grad(functools.partial(_composed), 1)
+    for scale in [2, 2, 3, 3, True, 2.5, 2.5, 2]:
+        assert_same(g(inp.sin, x, 1, "sum", scale=scale),
+                    plain(inp.sin, x, 1, "sum", scale=scale))
