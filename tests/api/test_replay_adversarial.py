@@ -234,3 +234,34 @@ def test_keyword_arguments_that_change_between_calls():
     for scale in [2, 2, 3, 3, True, 2.5, 2.5, 2]:
         assert_same(g(inp.sin, x, 1, "sum", scale=scale),
                     plain(inp.sin, x, 1, "sum", scale=scale))
+
+
+def test_a_conversion_computes_only_what_the_plain_path_computes():
+    """`float(stop_gradient(...))` asks which values have a derivative; the analysis
+    computes no value a rule does not ask for: a singular `solve` nothing needs raises
+    on no path (it did from the second call: every value the new equations read was
+    computed first)."""
+    def f(x):
+        y = inp.linalg.solve(inp.zeros((2, 2)) * x[0], x)  # singular, never needed
+        a = float(inert.stop_gradient(x[0] * 2.0))
+        unused = y * a  # noqa: F841 — reads the solve's result after the first conversion
+        b = float(inert.stop_gradient(x[1] * 3.0))
+        return inp.sum(x * a * b)
+
+    for got, want in both(inert.grad, f, [(np.array([1.0, 2.0]) * k,) for k in range(1, 5)]):
+        assert_same(got, want)
+
+
+def test_a_cond_index_from_before_a_conversion_is_computed_when_its_rule_asks():
+    """`cond`'s rule asks for its index (known, it differentiates only the branch taken,
+    as on the plain path): the index, computed from `h` before the first conversion
+    and not computed then, is computed when the rule asks, and `float(y)` of the
+    derivative-free branch's result is allowed."""
+    def f(x):
+        h = inp.sum(x)
+        logged = float(inert.stop_gradient(x[0]))
+        y = lax.cond(h > 100.0, lambda w: w * 2.0, inert.stop_gradient, x)
+        return float(y[0]) * inp.sum(x) + logged
+
+    for got, want in both(inert.value_and_grad, f, [(np.ones(2) * k,) for k in range(4)]):
+        assert_same(got, want)
