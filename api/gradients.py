@@ -217,11 +217,11 @@ def _item_kind(item):
     leaf (a function, a Python int passed as it is) gives its kind: its type, a
     function's code, the value of a flag or a string; the replay compares what reaches
     the program from it anyway (it passes `bind`), but calls alternating between two
-    modes (`training=True`, then False) then each have their recording. A Python int
-    contributes its type only: a step counter would otherwise make every call a new
-    entry, where the recording takes a changing scalar as an input."""
+    modes (`training=True`, then False) then each have their recording. A Python number
+    contributes its type only: a step counter or a time would otherwise make every
+    call a new entry, where the recording takes a changing scalar as an input."""
     if type(item) is tuple:  # an Inactive marker's
-        return item[0], tuple(p and _static_kind(p.value) for p in item[1])
+        return item[0], tuple(None if p is None else _static_kind(p.value) for p in item[1])
     return _static_kind(item.value) if type(item) is Static else item
 
 

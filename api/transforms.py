@@ -143,10 +143,11 @@ def flatten_args(args: tuple, argnums: Sequence[int] | None = None,
 
 def passed_as_is(x) -> bool:
     """Whether a leaf not differentiated reaches the function as it is, as in JAX: a
-    Python int or bool (so `range(n)` and `if flag:` work), or anything that is not an
-    array (a function, a string, a class). Arrays and floats are traced, inactive: a
-    call with other values of them is the same program (`grad`'s replay)."""
-    if isinstance(x, int):
+    Python number (so `range(n)`, `if flag:` and a static argument of a `jit` inside
+    work), or anything that is not an array (a function, a string, a class). Arrays,
+    numpy scalars included, are traced, inactive: a call with other values of them is
+    the same program (`grad`'s replay)."""
+    if type(x) in _PYTHON_NUMBERS or isinstance(x, int):  # (an IntEnum too)
         return True
     try:
         get_aval(x)
@@ -155,6 +156,9 @@ def passed_as_is(x) -> bool:
     except TypeError:  # not an array at all
         return True
     return False
+
+
+_PYTHON_NUMBERS = (bool, int, float, complex)
 
 
 def with_keywords(f: Callable, args: tuple, kwargs: dict) -> tuple[Callable, tuple]:

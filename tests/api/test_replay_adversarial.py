@@ -228,6 +228,17 @@ def test_arguments_passed_as_they_are_never_replay_a_stale_recording():
     assert any(e.hits >= 2 and e.compiled is not None for e in gradients._entries.values())
 
 
+def test_a_python_float_argument_that_changes_every_call():
+    """Passed as it is (a literal), it makes the second recording diverge; from there
+    it is a constant input, and the calls after replay that recording."""
+    f = lambda x, t: inp.sum(inp.sin(x * t) * t ** 2)
+    x = np.array([0.3, 0.7])
+    for got, want in both(inert.value_and_grad, f, [(x, 0.1 * k) for k in range(1, 8)]):
+        assert_same(got, want)
+    (entry,) = gradients._entries.values()
+    assert entry.hits >= 3 and entry.compiled is not None
+
+
 def test_keyword_arguments_that_change_between_calls():
     x = np.array([0.3, 0.7])
     g, plain = inert.grad(_composed, 1), inert.grad(functools.partial(_composed), 1)
