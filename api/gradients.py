@@ -60,7 +60,9 @@ from .transforms import (
 
 def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
     """`(f(*args), gradient)`; the gradient has the structure of the `argnums` args
-    (a tuple of them if `argnums` is a sequence)."""
+    (a tuple of them if `argnums` is a sequence). Other arguments that are not arrays
+    (functions, strings, Python numbers), and keyword arguments, reach `f` as they are
+    (`transforms.passed_as_is`)."""
     return _value_and_grad(f, argnums, has_aux, value=True)
 
 
