@@ -23,8 +23,9 @@ from ..core.trace import Tracer, current_dynamic, get_aval
 from ..interpreters.dce import dce_jaxpr
 from ..interpreters.eval import compile_jaxpr, eval_jaxpr
 from ..interpreters.fusion import compile_jaxpr_numba, numba_available
+from .arguments import as_tuple, is_inactive, static_positions
 from .numpy._array import Array, returned_leaves
-from .transforms import _is_inactive, _static_positions, as_tuple, trace_to_closed_jaxpr
+from .transforms import trace_to_closed_jaxpr
 
 
 def jit(fun: Callable | None = None, /, *, static_argnums: int | Sequence[int] = (),
@@ -130,7 +131,7 @@ def _split_static(f: Callable, args: tuple, kwargs: dict, static_nums: tuple,
     dynamic_kw = {k: v for k, v in kwargs.items() if k not in static_names}
     call = _with_keywords(f, len(args), dict(static_kw)) if kwargs else f
     args = (*args, dynamic_kw) if kwargs else args
-    positions = _static_positions(static_nums, len(args)) | {
+    positions = static_positions(static_nums, len(args)) | {
         i for i in named_positions if i < len(args) - bool(kwargs)}
     return call, args, positions, static_kw
 
@@ -146,7 +147,7 @@ def _jit_leaves(dynamic: tuple) -> tuple[list, object]:
     Arguments that are all arrays or numbers are their own leaves, keyed by their count."""
     if all(type(a) in _ARRAY_TYPES for a in dynamic):
         return list(dynamic), len(dynamic)
-    items, treedef = tree_flatten(list(dynamic), is_leaf=_is_inactive)
+    items, treedef = tree_flatten(list(dynamic), is_leaf=is_inactive)
     if not any(isinstance(x, Inactive) for x in items):
         return items, treedef
     flat = [tree_flatten(x.value) if isinstance(x, Inactive) else ([x], None) for x in items]

@@ -42,27 +42,25 @@ from ..interpreters.replay import (
     record,
     value_and_gradient,
 )
-from .compiled import signature
-from .numpy._array import returned_leaves
-from .transforms import (
+from .arguments import (
     FlatArgs,
     Static,
-    arg_cotangents,
     as_tuple,
     check_argnums,
     flat_fun,
     flatten_args,
-    linearized,
-    pull_back,
     with_keywords,
 )
+from .compiled import signature
+from .numpy._array import returned_leaves
+from .transforms import arg_cotangents, linearized, pull_back
 
 
 def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
     """`(f(*args), gradient)`; the gradient has the structure of the `argnums` args
     (a tuple of them if `argnums` is a sequence). Other arguments that are not arrays
     (functions, strings, Python numbers), and keyword arguments, reach `f` as they are
-    (`transforms.passed_as_is`)."""
+    (`arguments.passed_as_is`)."""
     return _value_and_grad(f, argnums, has_aux, value=True)
 
 

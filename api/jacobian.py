@@ -25,16 +25,16 @@ from ..interpreters.batching import vmap_flat
 from ..interpreters.linearize import linearize_flat
 from ..primitives.shape.slicing import slice_in_dim
 from ..primitives.shape.structural import matchaxis, reshape, transpose
-from .numpy._array import returned
-from .transforms import (
+from .arguments import (
     FlatArgs,
-    RefArgs,
     check_argnums,
     flat_fun,
     flatten_args,
     recording_untraced,
     with_keywords,
 )
+from .numpy._array import returned
+from .transforms import RefArgs
 
 
 def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):

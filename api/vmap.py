@@ -22,8 +22,8 @@ from ..core.pytree import PyTreeDef, tree_flatten, tree_unflatten
 from ..core.trace import get_aval
 from ..interpreters.batching import vmap_flat
 from ..primitives.shape.structural import matchaxis
+from .arguments import flatten_args, recording_untraced
 from .numpy._array import returned_leaves
-from .transforms import flatten_args, recording_untraced
 
 
 def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0) -> Callable:
