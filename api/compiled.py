@@ -23,33 +23,45 @@ from ..core.trace import Tracer, current_dynamic, get_aval
 from ..interpreters.dce import dce_jaxpr
 from ..interpreters.eval import compile_jaxpr, eval_jaxpr
 from ..interpreters.fusion import compile_jaxpr_numba, numba_available
+from .arguments import as_tuple, is_inactive, static_positions
 from .numpy._array import Array, returned_leaves
-from .transforms import _is_inactive, _static_positions, as_tuple, trace_to_closed_jaxpr
+from .transforms import trace_to_closed_jaxpr
 
 
-def jit(f: Callable, static_argnums: int | Sequence[int] = (),
+def jit(fun: Callable | None = None, /, *, static_argnums: int | Sequence[int] = (),
         static_argnames: str | Sequence[str] = (), donate_argnums=(), donate_argnames=(),
-        backend: str | None = None):
-    """Trace `f` once per argument signature; later calls run the cached jaxpr, compiled
-    to a Python function (or interpreted, under another transformation).
+        backend: str | None = None, keep_unused: bool = False, inline: bool = False,
+        device=None, in_shardings=None, out_shardings=None, compiler_options=None,
+        abstracted_axes=None):
+    """Trace `fun` once per argument signature; later calls run the cached jaxpr,
+    compiled to a Python function (or interpreted, under another transformation).
 
     Static arguments (by position or by name, either way as in JAX) are part of the
-    cache key instead of being traced; keyword arguments that are not static are
-    traced like positional ones. As a decorator with options:
-    `@functools.partial(jit, static_argnames="n")`. Donation is accepted and has no
-    effect: outputs are new numpy arrays, as JAX's are when it cannot reuse a buffer.
+    cache key instead of being traced, compared by value *and type* (`_static_key`);
+    keyword arguments that are not static are traced like positional ones. As in JAX,
+    `jit(static_argnames="n")` without a function is a decorator, as is
+    `functools.partial(jit, static_argnames="n")`. Donation, `keep_unused`, `inline`,
+    `device` and shardings are accepted and have no effect: outputs are new numpy
+    arrays, as JAX's are when it cannot reuse a buffer, and there is one device.
 
     `backend` chooses the code generator: "numba" fuses elementwise clusters into
     compiled loops and scalar code into native code (`interpreters.fusion`), "numpy"
     calls numpy once per equation: no compile time, slower calls. The default,
     `$INERT_JIT_BACKEND` or else "auto", runs numpy's code until the function has run
     for a second, then numba's (`_NumpyThenNumba`); without numba installed, numpy's."""
-    del donate_argnums, donate_argnames
-    static_nums = as_tuple(static_argnums)
-    static_names = frozenset((static_argnames,) if isinstance(static_argnames, str)
-                             else static_argnames)
+    del donate_argnums, donate_argnames, keep_unused, inline, device, in_shardings
+    del out_shardings, compiler_options, abstracted_axes
+    if fun is None:
+        return functools.partial(jit, static_argnums=static_argnums,
+                                 static_argnames=static_argnames, backend=backend)
+    return _jitted(fun, as_tuple(static_argnums),
+                   frozenset((static_argnames,) if isinstance(static_argnames, str)
+                             else static_argnames), _compiler(backend))
+
+
+def _jitted(f: Callable, static_nums: tuple, static_names: frozenset,
+            compile_for_backend: Callable) -> Callable:
     named_positions = _positions_of_names(f, static_names)
-    compile_for_backend = _compiler(backend)
     cache: dict = {}
 
     @functools.wraps(f)
@@ -58,17 +70,17 @@ def jit(f: Callable, static_argnums: int | Sequence[int] = (),
             call, args, positions, static_kw = _split_static(
                 f, args, kwargs, static_nums, static_names, named_positions)
             dynamic = tuple(a for i, a in enumerate(args) if i not in positions)
+            static = _static_key(tuple(args[i] for i in sorted(positions)), static_kw)
         else:  # the common case, a training loop's step: nothing static
-            call, positions, static_kw, dynamic = f, frozenset(), (), args
+            call, positions, static, dynamic = f, frozenset(), (), args
         leaves, treedef = _jit_leaves(dynamic)
-        key = (treedef, tuple(signature(x) for x in leaves),
-               tuple(args[i] for i in sorted(positions)), static_kw)
+        key = (treedef, tuple(signature(x) for x in leaves), static)
         try:
             entry = cache.get(key)
         except TypeError:
             raise TypeError(f"jit: static arguments must be hashable, got "
-                            f"{[type(args[i]).__name__ for i in sorted(positions)]} and "
-                            f"{[type(v).__name__ for _, v in static_kw]}") from None
+                            f"{[kind.__name__ for kind, _ in static[0]]} and "
+                            f"{[kind.__name__ for _, (kind, _) in static[1]]}") from None
         if entry is None:
             closed, out_store = trace_to_closed_jaxpr(call, args, positions)
             jaxpr, _ = dce_jaxpr(closed.jaxpr, [True] * len(closed.jaxpr.outvars))
@@ -84,6 +96,32 @@ def jit(f: Callable, static_argnums: int | Sequence[int] = (),
     return jitted
 
 
+def _static_key(positional: tuple, keywords: tuple) -> tuple:
+    """What the static arguments contribute to the cache key: their values and their
+    types, inside tuples and lists too. `2 == 2.0 == True` and they hash alike, but
+    the trace differs: a Python int, float or bool gives its operations a different
+    (weak) type. (A list stays a list: unhashable, refused as JAX does.) A traced value
+    cannot be static: a trace keyed by it would be used again for other values (and
+    the cache would keep its transformation alive)."""
+    return (tuple(map(_typed, positional)), tuple((k, _typed(v)) for k, v in keywords))
+
+
+def _typed(value):
+    kind = type(value)
+    if kind in _ATOMS:  # the usual static argument: a number, a string, a flag
+        return kind, value
+    if isinstance(value, tuple):  # named tuples too
+        return kind, tuple(map(_typed, value))
+    if isinstance(value, Tracer):
+        raise TypeError(f"jit: a static argument is a traced value ({value!r}): a "
+                        "transformation outside jit traces it; make it a traced argument "
+                        "of jit, or keep it out of the transformation (argnums, Inactive)")
+    return kind, value
+
+
+_ATOMS = frozenset((bool, int, float, complex, str, type(None)))
+
+
 def _split_static(f: Callable, args: tuple, kwargs: dict, static_nums: tuple,
                   static_names: frozenset, named_positions: frozenset):
     """`f` as jit traces it (keyword arguments passed as a dict after the positional
@@ -93,7 +131,7 @@ def _split_static(f: Callable, args: tuple, kwargs: dict, static_nums: tuple,
     dynamic_kw = {k: v for k, v in kwargs.items() if k not in static_names}
     call = _with_keywords(f, len(args), dict(static_kw)) if kwargs else f
     args = (*args, dynamic_kw) if kwargs else args
-    positions = _static_positions(static_nums, len(args)) | {
+    positions = static_positions(static_nums, len(args)) | {
         i for i in named_positions if i < len(args) - bool(kwargs)}
     return call, args, positions, static_kw
 
@@ -109,7 +147,7 @@ def _jit_leaves(dynamic: tuple) -> tuple[list, object]:
     Arguments that are all arrays or numbers are their own leaves, keyed by their count."""
     if all(type(a) in _ARRAY_TYPES for a in dynamic):
         return list(dynamic), len(dynamic)
-    items, treedef = tree_flatten(list(dynamic), is_leaf=_is_inactive)
+    items, treedef = tree_flatten(list(dynamic), is_leaf=is_inactive)
     if not any(isinstance(x, Inactive) for x in items):
         return items, treedef
     flat = [tree_flatten(x.value) if isinstance(x, Inactive) else ([x], None) for x in items]

@@ -42,23 +42,25 @@ from ..interpreters.replay import (
     record,
     value_and_gradient,
 )
-from .compiled import signature
-from .numpy._array import returned_leaves
-from .transforms import (
+from .arguments import (
     FlatArgs,
-    arg_cotangents,
+    Static,
     as_tuple,
     check_argnums,
     flat_fun,
     flatten_args,
-    linearized,
-    pull_back,
+    with_keywords,
 )
+from .compiled import signature
+from .numpy._array import returned_leaves
+from .transforms import arg_cotangents, linearized, pull_back
 
 
 def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
     """`(f(*args), gradient)`; the gradient has the structure of the `argnums` args
-    (a tuple of them if `argnums` is a sequence)."""
+    (a tuple of them if `argnums` is a sequence). Other arguments that are not arrays
+    (functions, strings, Python numbers), and keyword arguments, reach `f` as they are
+    (`arguments.passed_as_is`)."""
     return _value_and_grad(f, argnums, has_aux, value=True)
 
 
@@ -68,8 +70,8 @@ def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
     value_and_grad_f = _value_and_grad(f, argnums, has_aux, value=False)
 
     @functools.wraps(f)
-    def grad_f(*args):
-        value, g = value_and_grad_f(*args)
+    def grad_f(*args, **kwargs):
+        value, g = value_and_grad_f(*args, **kwargs)
         return (g, value[1]) if has_aux else g
 
     return grad_f
@@ -85,12 +87,13 @@ def _value_and_grad(f: Callable, argnums, has_aux: bool, value: bool):
     argnums_t = as_tuple(argnums)
 
     @functools.wraps(f)
-    def value_and_grad_f(*args):
+    def value_and_grad_f(*args, **kwargs):
         with cyclic_gc_paused():
             nums = check_argnums(argnums_t, len(args))
-            flat = flatten_args(args, nums, floats_only=True)
-            outs, grads, (_, aux_tree, n_out) = _replayed(f, flat, has_aux, value) or \
-                _differentiated(f, flat, has_aux, value)
+            call, args = with_keywords(f, args, kwargs)
+            flat = flatten_args(args, nums, floats_only=True, keep_static=True)
+            outs, grads, (_, aux_tree, n_out) = _replayed(call, flat, has_aux, value) or \
+                _differentiated(call, flat, has_aux, value)
             grads = tuple(grads[i] for i in nums)
             g = grads if isinstance(argnums, (tuple, list)) else grads[0]
             if has_aux:
@@ -202,11 +205,33 @@ def _cache_key(f: Callable, flat: FlatArgs, has_aux: bool, value: bool) -> tuple
             return None  # a ref, or another library's array
         types.append(signature(x))
     try:  # the structure's hash only: the cache keeps no static data (a Partial's function)
-        structure = hash((flat.treedef, tuple(flat.items)))
+        structure = hash((flat.treedef, tuple(map(_item_kind, flat.items))))
     except TypeError:  # a pytree node's static data is not hashable (a list)
         return None
     return (code, structure, tuple(flat.active), tuple(types), has_aux, value,
             checks_enabled())
+
+
+def _item_kind(item):
+    """What an item of the arguments' structure contributes to the cache key. A static
+    leaf (a function, a Python int passed as it is) gives its kind: its type, a
+    function's code, the value of a flag or a string; the replay compares what reaches
+    the program from it anyway (it passes `bind`), but calls alternating between two
+    modes (`training=True`, then False) then each have their recording. A Python number
+    contributes its type only: a step counter or a time would otherwise make every
+    call a new entry, where the recording takes a changing scalar as an input."""
+    if type(item) is tuple:  # an Inactive marker's
+        return item[0], tuple(None if p is None else _static_kind(p.value) for p in item[1])
+    return _static_kind(item.value) if type(item) is Static else item
+
+
+def _static_kind(value):
+    kind = type(value)
+    if kind in (bool, str, type(None)):
+        return kind, value
+    if kind is types.FunctionType:
+        return _code_of(value)
+    return kind
 
 
 def _code_of(f, depth: int = 3):

@@ -25,15 +25,16 @@ from ..interpreters.batching import vmap_flat
 from ..interpreters.linearize import linearize_flat
 from ..primitives.shape.slicing import slice_in_dim
 from ..primitives.shape.structural import matchaxis, reshape, transpose
-from .numpy._array import returned
-from .transforms import (
+from .arguments import (
     FlatArgs,
-    RefArgs,
     check_argnums,
     flat_fun,
     flatten_args,
     recording_untraced,
+    with_keywords,
 )
+from .numpy._array import returned
+from .transforms import RefArgs
 
 
 def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
@@ -58,13 +59,14 @@ def _jacobian(f, argnums, has_aux, blocks_of):
     argnums_t = argnums if isinstance(argnums, (tuple, list)) else (argnums,)
 
     @functools.wraps(f)
-    def jac_f(*args):
+    def jac_f(*args, **kwargs):
         nums = check_argnums(tuple(argnums_t), len(args))
-        flat = flatten_args(args, nums, floats_only=True)
+        call, args = with_keywords(f, args, kwargs)
+        flat = flatten_args(args, nums, floats_only=True, keep_static=True)
         out_store: list = []
         refs = RefArgs.of(flat)
         untraced: list = []
-        fun = refs.wrap(recording_untraced(flat_fun(f, flat, out_store, has_aux), untraced))
+        fun = refs.wrap(recording_untraced(flat_fun(call, flat, out_store, has_aux), untraced))
         flat = attrs.evolve(flat, leaves=refs.contents(flat.leaves))
         outs, blocks = blocks_of(fun, flat, lambda: out_store[2])
         outs = refs.write_back(outs)

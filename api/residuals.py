@@ -8,7 +8,8 @@ from typing import Callable, Sequence
 from ..core.ir import pp_jaxpr
 from ..interpreters.ad import active_vars
 from ..interpreters.linearize import ResidualInfo
-from .transforms import as_tuple, check_argnums, flatten_args, trace_to_closed_jaxpr, vjp
+from .arguments import as_tuple, check_argnums, flatten_args
+from .transforms import trace_to_closed_jaxpr, vjp
 
 # ---------------------------------------------------------------------------------
 # Seeing residuals

@@ -1,9 +1,7 @@
 """The user-facing transforms, with JAX's names and signatures.
 
-Pytrees and `Inactive` markers are handled here, at the edge; the interpreters
-below see flat lists and a mask of which inputs are active. A leaf is active for a
-transform unless it sits inside an `Inactive(...)`, is not among `argnums`, or has
-an integer or boolean dtype (inactive by type).
+Pytrees and `Inactive` markers are handled here, at the edge (`api.arguments`); the
+interpreters below see flat lists and a mask of which inputs are active.
 
 A ref argument that is active is differentiated as its contents (`RefArgs`): its
 tangent and cotangent are arrays of its shape, and the writes the function makes to
@@ -19,7 +17,7 @@ import attrs
 import numpy as np
 
 from ..core.activity import Inactive, Zero
-from ..core.avals import AbstractRef, ShapedArray, float0, is_float, tangent_aval
+from ..core.avals import AbstractRef, ShapedArray, float0, tangent_aval
 from ..core.check import check_jaxpr, checks_enabled
 from ..core.ir import ClosedJaxpr
 from ..core.pytree import PyTreeDef, tree_flatten, tree_unflatten
@@ -29,119 +27,16 @@ from ..interpreters.ad import jvp_flat
 from ..interpreters.linearize import LinearFunction, linearize_flat
 from ..interpreters.transpose import backward_pass
 from ..primitives.state import refs as state
+from .arguments import (
+    FlatArgs,
+    as_tuple,
+    flat_fun,
+    flatten_args,
+    is_inactive,
+    recording_untraced,
+    static_positions,
+)
 from .numpy._array import returned_leaves
-
-
-def _is_inactive(x) -> bool:
-    return isinstance(x, Inactive)
-
-
-@attrs.frozen
-class FlatArgs:
-    """Arguments flattened to leaves, with which leaves are active."""
-
-    leaves: list
-    active: list[bool]
-    treedef: PyTreeDef  # over the arguments, `Inactive(...)` items as single leaves
-    items: list  # per item of `treedef`: number of leaves, or an Inactive marker
-
-    def unflatten(self, leaves: Sequence, markers: bool = False) -> tuple:
-        """Rebuild the arguments, inactive items unwrapped (their transformation read
-        the marker) or, with `markers`, wrapped again: for `jit` and `make_jaxpr`, so
-        that `jit(grad(f))(x, Inactive(y))` differentiates as `grad(f)` does."""
-        it = iter(leaves)
-        rebuilt = []
-        for item in self.items:
-            if isinstance(item, tuple):  # (treedef,) of an Inactive's value
-                value = tree_unflatten(item[0], [next(it) for _ in range(item[0].num_leaves)])
-                rebuilt.append(Inactive(value) if markers else value)
-            else:
-                rebuilt.append(next(it))
-        return tree_unflatten(self.treedef, rebuilt)
-
-    def abstract(self) -> FlatArgs:
-        """The same arguments with each leaf replaced by its aval: what a function
-        returned to the user keeps of them (never the arrays)."""
-        return attrs.evolve(self, leaves=[get_aval(x) for x in self.leaves])
-
-    def cotangents(self, cts: Sequence) -> tuple:
-        """Arguments' cotangents: None for inactive items and integer leaves."""
-        it = iter(cts)
-        rebuilt = []
-        for item in self.items:
-            if isinstance(item, tuple):
-                for _ in range(item[0].num_leaves):
-                    next(it)
-                rebuilt.append(None)
-            else:
-                rebuilt.append(next(it))
-        return tree_unflatten(self.treedef, rebuilt)
-
-
-def flatten_args(args: tuple, argnums: Sequence[int] | None = None,
-                 floats_only: bool = False) -> FlatArgs:
-    """The arguments' leaves; `floats_only` (grad, jacrev) refuses a leaf of `argnums`
-    that is not a float (not in an `Inactive`)."""
-    items, treedef = tree_flatten(list(args), is_leaf=_is_inactive)
-    # the positional argument of each item: the list's children are the arguments
-    item_arg = [i for i, sub in enumerate(treedef.children) for _ in range(sub.num_leaves)]
-    leaves, active, kinds = [], [], []
-    for item, argnum in zip(items, item_arg):
-        if isinstance(item, Inactive):
-            sub, subdef = tree_flatten(item.value)
-            leaves += sub
-            active += [False] * len(sub)
-            kinds.append((subdef,))
-        else:
-            leaves.append(item)
-            selected = argnums is None or argnum in argnums
-            dtype = get_aval(item).dtype
-            if selected and floats_only and not is_float(dtype):
-                raise TypeError(f"grad requires float inputs, but argument {argnum} has a leaf "
-                                f"of dtype {dtype}; pass it Inactive or leave it out of argnums")
-            if selected and dtype.kind == "c":
-                raise TypeError(f"argument {argnum} has a complex leaf ({dtype}): inert's "
-                                "derivative rules are for real values; differentiate with "
-                                "respect to its real and imaginary parts, or pass it Inactive")
-            active.append(selected and is_float(dtype))
-            kinds.append(1)
-    return FlatArgs(leaves, active, treedef, kinds)
-
-
-def flat_fun(f: Callable, flat_args: FlatArgs, out_store: list, has_aux: bool = False,
-             markers: bool = False):
-    """`f` on flat leaves to flat leaves, recording the output tree (`markers`: unflatten's)."""
-
-    def flat(*leaves):
-        out = f(*flat_args.unflatten(leaves, markers))
-        if has_aux:
-            if not (isinstance(out, tuple) and len(out) == 2):
-                raise TypeError("a function with has_aux=True must return a pair (out, aux)")
-            out, aux = out
-            out_leaves, out_tree = tree_flatten(out)
-            aux_leaves, aux_tree = tree_flatten(aux)
-            out_store[:] = [out_tree, aux_tree, len(out_leaves)]
-            return out_leaves + aux_leaves
-        out_leaves, out_tree = tree_flatten(out)
-        out_store[:] = [out_tree, None, len(out_leaves)]
-        return out_leaves
-
-    return flat
-
-
-def recording_untraced(fun: Callable, untraced: list) -> Callable:
-    """`fun` (flat), also putting into `untraced` the numpy arrays it returns as they
-    are: constants it closes over, which a transformation that does not stage (jvp,
-    vmap) hands back as they are, so they may be buffers the user can still write
-    (staging snapshots them)."""
-
-    def recorded(*leaves):
-        outs = fun(*leaves)
-        untraced.extend(o for o in outs if isinstance(o, np.ndarray))
-        return outs
-
-    return recorded
-
 
 # ---------------------------------------------------------------------------------
 # Staging
@@ -153,7 +48,7 @@ def make_jaxpr(f: Callable, static_argnums: int | Sequence[int] = ()):
 
     @functools.wraps(f)
     def make(*args):
-        closed, _ = trace_to_closed_jaxpr(f, args, _static_positions(static, len(args)))
+        closed, _ = trace_to_closed_jaxpr(f, args, static_positions(static, len(args)))
         return closed
 
     return make
@@ -175,18 +70,6 @@ def trace_to_closed_jaxpr(f, args, static) -> tuple[ClosedJaxpr, list]:
     if checks_enabled():
         check_jaxpr(closed)
     return closed, out_store
-
-
-def _static_positions(static: tuple, nargs: int) -> frozenset[int]:
-    for i in static:
-        if not -nargs <= i < nargs:
-            raise ValueError(f"static_argnums {i} is out of range for a function called "
-                             f"with {nargs} positional arguments")
-    return frozenset(i % nargs for i in static)
-
-
-def as_tuple(x) -> tuple:
-    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
 @attrs.frozen
@@ -261,7 +144,7 @@ def _tangent_spec(primals: tuple) -> list[tuple[PyTreeDef, list]]:
     argument its structure, and per item its aval, or `Inactive(avals of its leaves)`."""
     spec = []
     for p in primals:
-        items, tree = tree_flatten(p, is_leaf=_is_inactive)
+        items, tree = tree_flatten(p, is_leaf=is_inactive)
         spec.append((tree, [Inactive([get_aval(x) for x in tree_flatten(i.value)[0]])
                             if isinstance(i, Inactive) else get_aval(i) for i in items]))
     return spec
@@ -385,8 +268,9 @@ def _check_cotangent(ct, out_tree: PyTreeDef, out_avals) -> list:
 
 def vjp(f: Callable, *primals, has_aux: bool = False):
     """`(f(*primals), vjp_fn)`; `vjp_fn(ct)` gives one cotangent per primal, `None` for
-    `Inactive` and integer arguments."""
-    flat = flatten_args(primals)
+    `Inactive` and integer arguments. What an `Inactive` holds that is not an array
+    (a function, a Python int) reaches `f` as it is."""
+    flat = flatten_args(primals, keep_static=True)
     outs, lin, (out_tree, aux_tree, n_out) = linearized(f, flat, has_aux, "vjp")
     vjp_fn = VJPFunction(lin, flat.abstract(), out_tree, tuple(map(get_aval, outs[:n_out])))
     out = tree_unflatten(out_tree, outs[:n_out])
@@ -427,11 +311,3 @@ def linear_transpose(f: Callable, *primals):
         return tree_unflatten(in_tree, returned_leaves(cts_in, cts))
 
     return f_transpose
-
-
-def check_argnums(argnums: tuple, nargs: int) -> tuple[int, ...]:
-    for a in argnums:
-        if not isinstance(a, int) or not -nargs <= a < nargs:
-            raise ValueError(f"argnums {a} is out of range for a function called with "
-                             f"{nargs} positional arguments")
-    return tuple(a % nargs for a in argnums)

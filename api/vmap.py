@@ -18,13 +18,12 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
-from ..core.activity import Inactive
 from ..core.pytree import PyTreeDef, tree_flatten, tree_unflatten
 from ..core.trace import get_aval
 from ..interpreters.batching import vmap_flat
 from ..primitives.shape.structural import matchaxis
+from .arguments import flatten_args, recording_untraced
 from .numpy._array import returned_leaves
-from .transforms import FlatArgs, flatten_args, recording_untraced
 
 
 def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0) -> Callable:
@@ -48,7 +47,7 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0) -> Callable:
         out_trees: list[PyTreeDef] = []
 
         def flat_f(*leaves):
-            out_leaves, out_tree = tree_flatten(f(*_rewrap(flat, leaves)))
+            out_leaves, out_tree = tree_flatten(f(*flat.unflatten(leaves, markers=True)))
             out_trees.append(out_tree)
             return out_leaves
 
@@ -61,14 +60,6 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0) -> Callable:
         return tree_unflatten(out_tree, returned_leaves(placed, (*flat.leaves, *untraced)))
 
     return vmapped
-
-
-def _rewrap(flat: FlatArgs, leaves) -> tuple:
-    """The arguments rebuilt around new leaves, with `Inactive` markers where they were."""
-    it = iter(leaves)
-    items = [Inactive(tree_unflatten(item[0], [next(it) for _ in range(item[0].num_leaves)]))
-             if isinstance(item, tuple) else next(it) for item in flat.items]
-    return tree_unflatten(flat.treedef, items)
 
 
 def _axes_per_leaf(prefix, tree: PyTreeDef, what: str) -> list:

@@ -24,7 +24,7 @@ import time
 import numpy as np
 
 import inert
-from inert.api.transforms import flat_fun, flatten_args
+from inert.api.arguments import flat_fun, flatten_args
 from inert.core.staging import cyclic_gc_paused
 from inert.interpreters.linearize import run_forward, split_known, trace_jvp
 from inert.interpreters.replay import gradient_program, record

@@ -134,11 +134,11 @@ class JaxprBuilder:
         return None
 
     def store_const(self, var: Var, val) -> None:
-        """Make `val` the value of the constvar `var`. A writable numpy array is
-        snapshotted: the program must see the value it had when traced, even if the
+        """Make `val` the value of the constvar `var`. An array whose contents can change
+        is snapshotted: the program must see the value it had when traced, even if the
         caller mutates the array afterwards (before the lazy forward pass, or the next
         jit call)."""
-        stored = val.copy() if isinstance(val, np.ndarray) and val.flags.writeable else val
+        stored = snapshot(val) if may_change(val) else val
         self.const_index[id(val)] = (var, stored, val)  # `val` kept: its id stays unique
         self.constvars.append(var)
         self.consts.append(stored)
@@ -340,6 +340,29 @@ class StagingTrace(Trace):
         for e in unknown_eqns:
             builder.add_eqn(e, False)
         return [self.tracer_type(self, v.aval, v, v in builder.known_defs) for v in outvars]
+
+
+def may_change(x) -> bool:
+    """Whether a numpy array's contents can change behind the program's back: it is
+    writeable, or a view (read-only, as `np.broadcast_to` gives) of memory a writeable
+    array owns or shares, anywhere along its chain of bases."""
+    while isinstance(x, np.ndarray):
+        if x.flags.writeable:
+            return True
+        x = x.base
+    return False
+
+
+def snapshot(x: np.ndarray) -> np.ndarray:
+    """A copy of `x`'s contents that nothing else can write. Of a broadcast (an axis of
+    stride 0) only the elements it repeats are copied, then broadcast again: closing
+    over `np.broadcast_to(v, (n, n))` keeps n elements, not n²."""
+    if 0 in x.strides and x.size:
+        repeated = tuple(slice(0, 1) if stride == 0 else slice(None) for stride in x.strides)
+        compact = x[repeated].copy()
+        compact.flags.writeable = False
+        return np.broadcast_to(compact, x.shape, subok=True)
+    return x.copy()
 
 
 def has_tracer(values) -> bool:

@@ -32,7 +32,7 @@ from ..core.check import checks_enabled
 from ..core.errors import ActivityError, ConcretizationError, DTypeError, NonDifferentiableError
 from ..core.ir import Jaxpr, Literal, Var
 from ..core.rules import RuleTable
-from ..core.staging import stage
+from ..core.staging import StagingTracer, stage
 from ..core.trace import (
     Primitive,
     Trace,
@@ -311,10 +311,13 @@ def active_vars(jaxpr: Jaxpr, consts, active: list[bool]) -> set[Var]:
     return varied & _useful_vars(jaxpr)
 
 
-def varied_vars(eqns, varied: set[Var], values: dict) -> set[Var]:
+def varied_vars(eqns, varied: set[Var], values: dict, value_of=None) -> set[Var]:
     """The variables `eqns` define that the jvp rules give a non-zero tangent when the
     variables in `varied` have one. A variable they read but do not define is the
-    value `values` has for it, else abstract: the rules run on a staged program."""
+    value `values` has for it, else abstract: the rules run on a staged program. With
+    `value_of`, an abstract value a rule asks for (`cond`'s index: it differentiates
+    only the branch taken when that is known) is `value_of(var)`, computed then: values
+    no rule asks for are not computed, as on the plain path."""
     defined = {v for eqn in eqns for v in eqn.outputs}
     free = list(dict.fromkeys(a for eqn in eqns for a in eqn.inputs
                               if type(a) is Var and a not in defined))
@@ -324,21 +327,37 @@ def varied_vars(eqns, varied: set[Var], values: dict) -> set[Var]:
 
     def run(*args):
         env = {v: values[v] for v in free if v in values}
-        env.update(zip(abstract, args))
+        env.update(zip(abstract, args if value_of is None else
+                       [_Lazy(t, v, value_of) for t, v in zip(args, abstract)]))
         tangents = iter(args[len(abstract):])
         with new_main(JVPTrace) as main:
             for v in with_tangent:
                 env[v] = JVPTracer(main.trace, env[v], next(tangents))
             for eqn in eqns:
                 out = bind(eqn.primitive, [_read(env, a) for a in eqn.inputs], eqn.params)
-                outs = out if eqn.primitive.multiple_results else [out]
-                env.update(zip(eqn.outputs, outs))
-                found.update(v for v, o in zip(eqn.outputs, outs)
-                             if isinstance(o, JVPTracer) and o._trace.main is main)
+                for v, o in zip(eqn.outputs, out if eqn.primitive.multiple_results else [out]):
+                    if isinstance(o, JVPTracer) and o._trace.main is main:
+                        found.add(v)
+                    elif value_of is not None and type(o) is StagingTracer:
+                        o = _Lazy(o, v, value_of)
+                    env[v] = o
         return []
 
     stage(run, [v.aval for v in abstract] + [tangent_aval(v.aval) for v in with_tangent])
     return found
+
+
+class _Lazy(StagingTracer):
+    """A staged value `varied_vars` can compute if a rule asks for it: `value_of(var)`."""
+
+    __slots__ = ("var", "value_of")
+
+    def __init__(self, tracer: StagingTracer, var: Var, value_of):
+        super().__init__(tracer._trace, tracer.aval, tracer.atom)
+        self.var, self.value_of = var, value_of
+
+    def concrete_value(self, why: str, lossy: bool = False):
+        return self.value_of(self.var)
 
 
 def _read(env, atom):

@@ -180,16 +180,19 @@ class ReplayBuilder(JaxprBuilder):
 
     def is_varied(self, atom) -> bool:
         """Whether the jvp rules would give `atom` a derivative (incrementally: a loop
-        converting a value each iteration analyses each equation once). The values
-        the new equations read are computed first: a rule may use one, as it does on
-        the plain path (`cond` with a known index differentiates only its branch)."""
+        converting a value each iteration analyses each equation once). A rule may use
+        a value, as it does on the plain path (`cond` with a known index differentiates
+        only its branch): that one is computed when the rule asks, and no other (a
+        singular `solve` nothing needs must not raise here)."""
         end = self.pos if self.expected is not None else len(self.eqns)
         if self.analysed < end:
             eqns = self.eqns[self.analysed:end]
-            self.values_of(_read_before(eqns, self.values), free=False)
-            self.varied |= varied_vars(eqns, self.varied, self.values)
+            self.varied |= varied_vars(eqns, self.varied, self.values, self.value_of)
             self.analysed = end
         return atom in self.varied
+
+    def value_of(self, var: Var):
+        return self.values_of([var], free=False)[0]
 
     def finish(self, trace, in_vars, outs, out_store: list) -> tuple[Recording, bool]:
         """The program this call ran, and whether it is the expected recording."""
@@ -262,13 +265,6 @@ class ReplayTrace(StagingTrace):
             raise inactive_ref_write(self.main, tracers[0].aval,
                                      "differentiates the value written here", "argument")
         return super()._act_on_outside_ref(prim, tracers, params)
-
-
-def _read_before(eqns, values: dict) -> list[Var]:
-    """The variables `eqns` read that an earlier equation defines, not computed yet."""
-    defined = {v for eqn in eqns for v in eqn.outputs}
-    return list(dict.fromkeys(a for eqn in eqns for a in eqn.inputs
-                              if type(a) is Var and a not in defined and a not in values))
 
 
 def _unlifted(t):

@@ -191,3 +191,88 @@ def test_user_rules_and_what_they_close_over_are_not_kept():
     del big, g
     gc.collect()
     assert alive() is None
+
+
+def _composed(fn, x, n, mode, scale=1):
+    for _ in range(n):
+        x = fn(x)
+    return (inp.sum(x) if mode == "sum" else inp.mean(x)) * scale
+
+
+def _times(c):
+    return lambda t: t * c
+
+
+def _calling(name):  # one code for every name: the cache key cannot tell them apart
+    return lambda t: getattr(inp, name)(t)
+
+
+def test_arguments_passed_as_they_are_never_replay_a_stale_recording():
+    """A function, a Python int, a string given as they are (not differentiated) reach
+    the program through the operations they make `f` do: each call that changes one
+    gets its own program, whatever the calls before recorded, and calls that repeat
+    replay."""
+    x = np.array([0.3, 0.7])
+    plan = [(inp.sin, 2, "sum"), (inp.sin, 2, "sum"), (inp.cos, 2, "sum"),
+            (inp.sin, 2, "sum"), (inp.sin, 3, "sum"), (inp.sin, 2, "mean"),
+            (inp.cos, 2, "sum"), (_times(2.0), 2, "sum"), (_times(3.0), 2, "sum"),
+            (_times(3), 2, "sum"), (inp.cos, 2, "sum"), (inp.cos, 2, "sum"),
+            (_calling("sin"), 2, "sum"), (_calling("sin"), 2, "sum"),
+            (_calling("cos"), 2, "sum"), (_calling("sin"), 2, "sum")]
+    calls = [(fn, x * (1 + k % 3), n, mode) for k, (fn, n, mode) in enumerate(plan)]
+    for got, want in both(inert.value_and_grad, _composed, calls, argnums=1):
+        assert_same(got, want)
+    g, plain = inert.grad(_composed, 1), inert.grad(functools.partial(_composed), 1)
+    for args in [(inp.tanh, x, 2, "sum")] * 4:  # replayed
+        assert_same(g(*args), plain(*args))
+    assert any(e.hits >= 2 and e.compiled is not None for e in gradients._entries.values())
+
+
+def test_a_python_float_argument_that_changes_every_call():
+    """Passed as it is (a literal), it makes the second recording diverge; from there
+    it is a constant input, and the calls after replay that recording."""
+    f = lambda x, t: inp.sum(inp.sin(x * t) * t ** 2)
+    x = np.array([0.3, 0.7])
+    for got, want in both(inert.value_and_grad, f, [(x, 0.1 * k) for k in range(1, 8)]):
+        assert_same(got, want)
+    (entry,) = gradients._entries.values()
+    assert entry.hits >= 3 and entry.compiled is not None
+
+
+def test_keyword_arguments_that_change_between_calls():
+    x = np.array([0.3, 0.7])
+    g, plain = inert.grad(_composed, 1), inert.grad(functools.partial(_composed), 1)
+    for scale in [2, 2, 3, 3, True, 2.5, 2.5, 2]:
+        assert_same(g(inp.sin, x, 1, "sum", scale=scale),
+                    plain(inp.sin, x, 1, "sum", scale=scale))
+
+
+def test_a_conversion_computes_only_what_the_plain_path_computes():
+    """`float(stop_gradient(...))` asks which values have a derivative; the analysis
+    computes no value a rule does not ask for: a singular `solve` nothing needs raises
+    on no path (it did from the second call: every value the new equations read was
+    computed first)."""
+    def f(x):
+        y = inp.linalg.solve(inp.zeros((2, 2)) * x[0], x)  # singular, never needed
+        a = float(inert.stop_gradient(x[0] * 2.0))
+        unused = y * a  # noqa: F841 — reads the solve's result after the first conversion
+        b = float(inert.stop_gradient(x[1] * 3.0))
+        return inp.sum(x * a * b)
+
+    for got, want in both(inert.grad, f, [(np.array([1.0, 2.0]) * k,) for k in range(1, 5)]):
+        assert_same(got, want)
+
+
+def test_a_cond_index_from_before_a_conversion_is_computed_when_its_rule_asks():
+    """`cond`'s rule asks for its index (known, it differentiates only the branch taken,
+    as on the plain path): the index, computed from `h` before the first conversion
+    and not computed then, is computed when the rule asks, and `float(y)` of the
+    derivative-free branch's result is allowed."""
+    def f(x):
+        h = inp.sum(x)
+        logged = float(inert.stop_gradient(x[0]))
+        y = lax.cond(h > 100.0, lambda w: w * 2.0, inert.stop_gradient, x)
+        return float(y[0]) * inp.sum(x) + logged
+
+    for got, want in both(inert.value_and_grad, f, [(np.ones(2) * k,) for k in range(4)]):
+        assert_same(got, want)

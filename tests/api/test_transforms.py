@@ -78,3 +78,49 @@ def test_grad_does_not_compute_the_discarded_value():
     assert_allclose(g, 2 * np.arange(3.0))
     g, aux = inert.grad(lambda x: (inp.sum(x * x), x + 1), has_aux=True)(np.arange(3.0))
     assert_allclose(aux, np.arange(3.0) + 1)
+
+
+def _apply(fn, x, n, name, cls, flag, nothing):
+    """Uses each non-differentiated argument as Python would: a function, a Python int
+    in `range`, a string, a class, a bool in an `if`, None."""
+    assert isinstance(n, int) and name == "scale" and cls is float and nothing is None
+    for _ in range(n):
+        x = fn(x)
+    return inp.sum(x * cls(2)) if flag else inp.sum(x)
+
+
+def test_arguments_not_differentiated_reach_the_function_as_they_are():
+    """As in JAX: grad, value_and_grad, jacfwd, jacrev and hessian pass functions,
+    strings, classes, None, bools and Python ints they do not differentiate to `f`
+    unchanged (arrays and floats are traced, inactive); vjp does so for what an
+    `Inactive` holds."""
+    assert_allclose(inert.grad(lambda f, x: f(x), 1)(inp.sin, 1.0), np.cos(1.0))
+    x = np.array([0.3, 0.7])
+    args = (inp.sin, x, 2, "scale", float, True, None)
+    want = 2 * np.cos(np.sin(x)) * np.cos(x)
+    assert_allclose(inert.grad(_apply, 1)(*args), want)
+    assert_allclose(inert.value_and_grad(_apply, 1)(*args)[1], want)
+    assert_allclose(inert.jacfwd(_apply, 1)(*args), want)
+    assert_allclose(inert.jacrev(_apply, 1)(*args), want)
+    assert inert.hessian(_apply, 1)(*args).shape == (2, 2)
+    out, pull = inert.vjp(lambda f, y: f(y), inert.Inactive(inp.sin), x)
+    assert_allclose(out, np.sin(x))
+    assert pull(np.ones(2))[0] is None
+    assert_allclose(pull(np.ones(2))[1], np.cos(x))
+    with pytest.raises(TypeError, match="not a valid inert value"):
+        inert.grad(lambda f, x: f(x), 0)(inp.sin, 1.0)  # differentiated: refused
+
+
+def test_keyword_arguments_pass_through_undifferentiated():
+    """`grad(f)(x, key=value)` calls `f(x, key=value)`, as JAX does; arrays among them
+    are inactive."""
+    f = lambda x, *, w, power=1: inp.sum(w * x ** power)
+    x, w = np.array([1.0, 2.0]), np.array([3.0, 5.0])
+    assert_allclose(inert.grad(f)(x, w=w, power=2), 2 * w * x)
+    value, g = inert.value_and_grad(f)(x, w=w)
+    assert_allclose(value, w @ x)
+    assert_allclose(g, w)
+    assert_allclose(inert.jacrev(f)(x, w=w), w)
+    assert_allclose(inert.jacfwd(f)(x, w=w, power=2), 2 * w * x)
+    assert_allclose(inert.hessian(f)(x, w=w, power=2), np.diag(2 * w))
+    assert_allclose(inert.grad(f, argnums=-1)(x, w=w), w)  # argnums count positional ones
