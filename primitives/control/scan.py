@@ -372,7 +372,8 @@ def scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse):
     known_consts = [c for c, lin in zip(consts, const_lin) if not lin]
     known_xs = [x for x, lin in zip(xs, xs_lin) if not lin]
     lin_const_avals = [c.aval for c, lin in zip(consts, const_lin) if lin]
-    body = _transposed_body(jaxpr, num_consts, num_carry, const_lin, xs_lin, ys_nz)
+    body, closed_over = _transposed_body(jaxpr, num_consts, num_carry, const_lin, xs_lin, ys_nz)
+    known_consts = [*closed_over, *known_consts]
     operands = [*known_consts, *(zeros(a) for a in lin_const_avals),
                 *(instantiate_zeros(ct) for ct in ct_carry), *known_xs,
                 *(ct for ct in ct_ys if type(ct) is not Zero)]
@@ -389,9 +390,12 @@ def scan_transpose(cts, *args, jaxpr, num_consts, num_carry, length, reverse):
 transpose_rules[scan_p] = scan_transpose
 
 
-def _transposed_body(jaxpr: Jaxpr, num_consts, num_carry, const_lin, xs_lin, ys_nz) -> Jaxpr:
+def _transposed_body(jaxpr: Jaxpr, num_consts, num_carry, const_lin, xs_lin, ys_nz
+                     ) -> tuple[Jaxpr, list]:
     """(known consts; const cotangent sums, carry cotangents; known xs, ys cotangents)
-    -> (updated sums, carry cotangents of the step before, xs cotangents)."""
+    -> (updated sums, carry cotangents of the step before, xs cotangents), with what
+    the transposed step closes over (a rule's constant, such as a custom rule's value
+    of a Python number the program closed over) as its first known consts."""
     consts_in, carry_in, xs_in = split_list(jaxpr.invars, [num_consts, num_carry])
     linear_mask = [*const_lin, *[True] * num_carry, *xs_lin]
     carry_out, ys_out = split_list(jaxpr.outvars, [num_carry])
@@ -415,8 +419,7 @@ def _transposed_body(jaxpr: Jaxpr, num_consts, num_carry, const_lin, xs_lin, ys_
              *(v.aval for v, lin in zip(xs_in, xs_lin) if not lin),
              *(tangent_aval(v.aval) for v, nz in zip(ys_out, ys_nz) if nz)]
     body, consts = stage(step, avals)
-    assert not consts, "a transposed scan body closes over nothing"
-    return body
+    return with_consts_as_invars(body), consts
 
 
 # ---------------------------------------------------------------------------------
