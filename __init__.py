@@ -55,7 +55,7 @@ from .core import errors
 from .core.activity import Inactive
 from .core.avals import float0
 from .core.check import check_jaxpr, enable_checks
-from .core.config import config, debug_nans
+from .core.config import config, debug_nans, disable_jit
 from .core.ir import ClosedJaxpr, Jaxpr
 from .interpreters.eval import eval_jaxpr
 
@@ -86,5 +86,5 @@ __all__ = [
     "print_saved_residuals", "saved_residuals", "scipy", "stop_gradient", "tree_util",
     "value_and_grad", "vjp", "vmap", "new_ref", "empty_ref", "freeze", "ref",
     "device_put", "example_libraries", "flatten_util", "nn", "random", "test_util", "tree",
-    "__version__", "Array", "ShapeDtypeStruct", "eval_shape", "jacobian",
+    "__version__", "Array", "disable_jit", "ShapeDtypeStruct", "eval_shape", "jacobian",
 ]

@@ -17,6 +17,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..core.activity import Inactive
+from ..core.config import config
 from ..core.ir import ClosedJaxpr
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.trace import Tracer, current_dynamic, get_aval
@@ -66,6 +67,8 @@ def _jitted(f: Callable, static_nums: tuple, static_names: frozenset,
 
     @functools.wraps(f)
     def jitted(*args, **kwargs):
+        if config.jax_disable_jit:
+            return f(*args, **kwargs)
         if kwargs or static_nums or named_positions:
             call, args, positions, static_kw = _split_static(
                 f, args, kwargs, static_nums, static_names, named_positions)

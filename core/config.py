@@ -8,6 +8,8 @@
   raises `FloatingPointError` naming the primitive and the user's source line —
   eagerly, in grad's forward and backward passes, and under `jit` (whose compiled
   code is re-run one primitive at a time when its outputs hold a NaN, as JAX does).
+* `jax_disable_jit` (False): when True, `jit`-ted functions run as plain Python,
+  eagerly (so `print` shows values and a debugger steps through them), as in JAX.
 
 * `inert_grad_replay` (True): `grad` and `value_and_grad` called again replay the
   recorded program and run its compiled gradient (`interpreters/replay.py`); False
@@ -22,7 +24,8 @@
 * `inert_kernel_cache_bytes` (512 MiB): the size past which the kernel cache folder
   (`$INERT_CACHE_DIR` or `~/.cache/inert/kernels`) loses the kernels used longest ago.
 
-`inert.debug_nans(True)` is a context manager setting `jax_debug_nans` for a block.
+`inert.debug_nans(True)` and `inert.disable_jit()` are context managers setting
+`jax_debug_nans` and `jax_disable_jit` for a block.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ class Config:
     def __init__(self):
         self.jax_enable_x64 = True
         self.jax_debug_nans = False
+        self.jax_disable_jit = False
         self.inert_grad_replay = True
         self.inert_kernels_in_memory = 256
         self.inert_kernel_cache_bytes = 512 * 2**20
@@ -60,11 +64,20 @@ config = Config()
 
 
 @contextlib.contextmanager
-def debug_nans(enabled: bool = True):
-    """`jax_debug_nans` set to `enabled` inside the block, restored after it."""
-    previous = config.jax_debug_nans
-    config.update("jax_debug_nans", enabled)
+def _flag_set(name: str, value: bool):
+    previous = getattr(config, name)
+    config.update(name, value)
     try:
         yield
     finally:
-        config.update("jax_debug_nans", previous)
+        config.update(name, previous)
+
+
+def debug_nans(enabled: bool = True):
+    """`jax_debug_nans` set to `enabled` inside the block, restored after it."""
+    return _flag_set("jax_debug_nans", enabled)
+
+
+def disable_jit(disable: bool = True):
+    """jax.disable_jit: inside the block, `jit`-ted functions run eagerly, as Python."""
+    return _flag_set("jax_disable_jit", disable)

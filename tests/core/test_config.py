@@ -90,3 +90,22 @@ def test_debug_nans_in_the_backward_pass_names_the_forward_line():
 def test_debug_nans_under_jit_ignores_a_nan_that_does_not_reach_the_outputs():
     with inert.debug_nans():
         assert inert.jit(_untaken_sqrt)(np.array([-1.0, 4.0])) == 2.0
+
+
+def test_disable_jit_runs_jitted_functions_as_python_and_is_restored():
+    seen = []
+
+    @inert.jit
+    def f(x, n):
+        seen.append(type(x).__name__)
+        return x * n
+
+    f(np.ones(2), 2.0)
+    with inert.disable_jit():
+        assert inert.config.jax_disable_jit
+        np.testing.assert_array_equal(f(np.ones(2), 3.0), [3.0, 3.0])
+        np.testing.assert_array_equal(f(np.ones(2), 3.0), [3.0, 3.0])
+    assert not inert.config.jax_disable_jit
+    assert seen[1:] == ["ndarray", "ndarray"] and seen[0] != "ndarray"  # traced once, then eager
+    f(np.ones(2), 2.0)
+    assert len(seen) == 3  # the cached trace again
