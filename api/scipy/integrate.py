@@ -26,7 +26,7 @@ import numpy as np
 from ...core.avals import is_float
 from ...core.pytree import tree_flatten, tree_unflatten
 from ...core.trace import Tracer, get_aval
-from ...primitives.control.custom_derivatives import custom_vjp
+from ...primitives.control.custom_vjp import custom_vjp
 from ...primitives.control.scan import scan
 from .. import numpy as inp
 from ..transforms import vjp
