@@ -295,3 +295,19 @@ def test_jax_still_calls_so_with_the_same_results():
         assert len(got) == len(run_case(inert, inp, case)[1]), case
         for g, w in zip(got, run_case(inert, inp, case)[1]):
             np.testing.assert_allclose(w, g, rtol=1e-12, atol=1e-14, err_msg=case)
+
+
+def test_a_rule_first_reached_on_a_later_grad_call_still_runs_on_every_call():
+    """grad keeps a function whose first call runs a custom rule on its plain path; one
+    whose first call did not (a branch) is recorded on the call that reaches it, where
+    the body also runs once while the recording stages it (one call more than JAX)."""
+    calls: list[str] = []
+    fs = make_functions(inert, inp, calls)
+    g = inert.grad(lambda x: fs.halve(x) * 3.0 if x > 0 else x * 2.0)
+    for x, want in ((-1.0, 2.0), (5.0, 0.375), (5.0, 0.375), (-1.0, 2.0), (6.0, 0.375)):
+        calls.clear()
+        assert g(x) == want
+        if x > 0:
+            assert calls.count("halve_fwd") == calls.count("halve_bwd") == 1
+        else:
+            assert calls == []
