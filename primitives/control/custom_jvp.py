@@ -106,8 +106,8 @@ class custom_jvp:  # noqa: N801 — JAX's name
 class JVPRule(CustomRule):
     """The body and the rule on flat lists: `jvp(primals, tangents) -> outs + tangents`."""
 
-    jvp: Callable = None
-    name: str = ""
+    jvp: Callable
+    name: str
 
     def __str__(self) -> str:
         return self.name

@@ -84,9 +84,9 @@ class VJPRule(CustomRule):
     """The body, `fwd` and `bwd`; `out_avals` are the outputs' types where known (the
     staged body's, which `fwd` must match, or `fwd`'s own once it ran)."""
 
-    fwd: Callable = None
-    bwd: Callable = None
-    in_avals: tuple = ()  # the arguments' leaves, which the cotangents must fit
+    fwd: Callable
+    bwd: Callable
+    in_avals: tuple  # the arguments' leaves, which the cotangents must fit
     out_avals: tuple | None = None
 
     def forward(self, args) -> tuple[list, list, PyTreeDef, VJPRule]:
