@@ -38,7 +38,7 @@ from ...core.activity import Zero
 from ...core.avals import AbstractRef
 from ...core.errors import EscapedTracerError, NonDifferentiableError
 from ...core.pytree import PyTreeDef, tree_flatten, tree_unflatten
-from ...core.staging import stage_with_known
+from ...core.staging import StagingTrace, stage_with_known
 from ...core.trace import (
     Primitive,
     Tracer,
@@ -123,16 +123,25 @@ def stage_call(trace, tracers: list, prim: Primitive, rule: CustomRule,
     """A staging trace's rule for a call of a custom function (`staging_rules`).
 
     Linearizing, on known operands (primal values), the call runs at once one level
-    down, as JAX runs it on concrete values; otherwise the body is staged, knowing
-    what the trace knows, and `bind_staged(body)` records the staged primitive."""
+    down, where JAX runs it on concrete values, and outer transformations see it as a
+    call (an outer grad runs its rule). Otherwise the body is staged, knowing what the
+    trace knows, and `bind_staged(body)` records the staged primitive (closed-over
+    values become operands)."""
     builder = trace.builder
     known = [t.is_known for t in tracers]
     if builder.eager_calls and all(known):
+        recorded = len(builder.eqns)
         values = builder.values_of([t.atom for t in tracers], free=False)
         outs = bind_at(builder.parent_dynamic, prim, values, {"rule": rule})
-        check_no_closure(f"{prim.name} function {rule.fun.__name__}", outs,
-                         trace.main.level)
-        return [full_raise(trace, o) for o in outs]
+        level = trace.main.level
+        check_no_closure(f"{prim.name} function {rule.fun.__name__}", outs, level)
+        inverted = len(builder.eqns) > recorded and level_of(outs) < level
+        if not inverted and level_of(outs) <= level:
+            return [full_raise(trace, o) for o in outs]
+        # The body read a value of this trace or of a staging trace above (a constant
+        # made inside the function differentiated), which an outer transformation of
+        # the call now holds inside its own values: stage it instead, with that value
+        # as an operand (the body runs once more).
     body = _staged_body(rule, tracers, known, prim.name)
     rule.set_out_tree(body.out_tree)
     return bind_staged(body)
@@ -173,8 +182,10 @@ def check_no_closure(what: str, outs, level: int) -> None:
     """`outs` of a body or rule that ran for a call at `level`: a value of a higher
     level came from what the function closes over, a value of a transformation the
     call's own interpreters never saw, which would lose its derivative (or lanes)."""
-    above = [o._trace.main for o in outs if isinstance(o, Tracer) and o._trace.main.level > level]
-    if not above:
+    above = [o._trace.main for o in outs if isinstance(o, Tracer) and
+             o._trace.main.level > level and not issubclass(o._trace.main.trace_type,
+                                                             StagingTrace)]
+    if not above:  # (a staging trace's values are constants to every rule: `stage_call`)
         return
     main = max(above, key=lambda m: m.level)
     if (main.trace_type.family or "") == "differentiation":

@@ -330,3 +330,19 @@ def test_an_inactive_custom_call_keeps_nothing_and_calls_no_rule():
     assert inert.saved_residuals(loss, x, inert.Inactive(w)) == []
     np.testing.assert_allclose(inert.grad(loss)(x, w), 3.0)
     assert ran == []
+
+
+def test_a_rule_and_body_may_close_over_a_constant_made_inside_the_function():
+    def loss(x):
+        c = inp.ones(3) * 2.0  # known while linearizing, computed lazily
+
+        @inert.custom_jvp
+        def g(y):
+            return y * c
+
+        g.defjvp(lambda p, t: (g(p[0]), t[0] * c))
+        return inp.sum(g(x))
+
+    np.testing.assert_allclose(inert.grad(loss)(np.ones(3)), 2.0)
+    np.testing.assert_allclose(inert.jit(inert.grad(loss))(np.ones(3)), 2.0)
+    np.testing.assert_allclose(inert.vmap(inert.grad(loss))(np.ones((2, 3))), 2.0)
