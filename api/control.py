@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Callable
 
 from ..primitives.control import checkpoint as _checkpoint
-from ..primitives.control import custom_derivatives as _custom
+from ..primitives.control import custom_jvp as _custom_jvp
+from ..primitives.control import custom_vjp as _custom_vjp
 from .numpy._array import returned, returning_arrays
 
 
@@ -19,15 +20,15 @@ def checkpoint(fun: Callable) -> Callable:
 remat = checkpoint
 
 
-class custom_jvp(_custom.custom_jvp):  # noqa: N801 — JAX's name
-    __doc__ = _custom.custom_jvp.__doc__
+class custom_jvp(_custom_jvp.custom_jvp):  # noqa: N801 — JAX's name
+    __doc__ = _custom_jvp.custom_jvp.__doc__
 
     def __call__(self, *args):
         return returned(super().__call__(*args), args)
 
 
-class custom_vjp(_custom.custom_vjp):  # noqa: N801 — JAX's name
-    __doc__ = _custom.custom_vjp.__doc__
+class custom_vjp(_custom_vjp.custom_vjp):  # noqa: N801 — JAX's name
+    __doc__ = _custom_vjp.custom_vjp.__doc__
 
     def __call__(self, *args):
         return returned(super().__call__(*args), args)

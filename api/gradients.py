@@ -42,6 +42,7 @@ from ..interpreters.replay import (
     record,
     value_and_gradient,
 )
+from ..primitives.control.custom_derivatives import custom_rule_runs
 from .arguments import (
     FlatArgs,
     Static,
@@ -162,7 +163,9 @@ def _replayed(f: Callable, flat: FlatArgs, has_aux: bool, value: bool):
         _entries[key] = entry or _Entry()
         if len(_entries) > _MAX_ENTRIES:
             del _entries[next(iter(_entries))]
-    if entry is None or entry.plain:
+    if entry is None:  # the first call: the plain path, which tells whether f runs a rule
+        return _first_call(_entries[key], f, flat, has_aux, value)
+    if entry.plain:
         return None
     compiled = entry.compiled
     out_store: list = []
@@ -192,6 +195,16 @@ def _replayed(f: Callable, flat: FlatArgs, has_aux: bool, value: bool):
         outs = [recording.jaxpr.outvars[0].aval, *outs]
     return (returned_leaves(outs, flat.leaves), arg_cotangents(flat, cts, flat.leaves),
             out_store)
+
+
+def _first_call(entry: _Entry, f: Callable, flat: FlatArgs, has_aux: bool, value: bool):
+    """The plain path. A function that runs a custom rule (a custom_jvp's, a
+    custom_vjp's fwd) stays on it: the rule runs on every call, where recording the
+    program would run the function's body once more than JAX does."""
+    runs = custom_rule_runs()
+    result = _differentiated(f, flat, has_aux, value)
+    entry.plain |= custom_rule_runs() != runs
+    return result
 
 
 def _cache_key(f: Callable, flat: FlatArgs, has_aux: bool, value: bool) -> tuple | None:

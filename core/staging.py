@@ -65,6 +65,11 @@ discharge_rules = RuleTable("discharge")
 """`discharge(contents, *operands, **params) -> (new_contents, outs)`: a read or write
 of a ref as a functional program on its contents (operand 0 is the ref)."""
 
+staging_rules = RuleTable("staging")
+"""`stage(trace, tracers, **params) -> outs`, for a primitive whose output types only
+running Python can tell: a call of a `custom_jvp`/`custom_vjp` function, whose body is
+traced (or run, on known values) only when a staging trace records the call."""
+
 
 class StagingTracer(Tracer):
     __slots__ = ("_aval", "atom", "is_known")
@@ -115,6 +120,9 @@ class JaxprBuilder:
     values: dict[Var, Any] = attrs.Factory(dict)  # known values computed so far
     known_defs: dict[Var, int] = attrs.Factory(dict)  # known var -> index of its equation
     discharge: bool = False  # refs as their contents (see the module docstring)
+    # linearization: a call `staging_rules` handles runs at once on known operands, one
+    # level down (they are primal values, which JAX computes eagerly)
+    eager_calls: bool = False
 
     def const_var(self, val) -> Var:
         """The constvar of a closed-over value."""
@@ -284,6 +292,9 @@ class StagingTrace(Trace):
         builder = self.main.global_data
         if prim.effect is not None and builder.discharge:
             return self._discharge(prim, tracers, params)
+        staging = staging_rules.get(prim)
+        if staging is not None:
+            return staging(self, tracers, **params)
         avals = []
         known = unknown = False
         for t in tracers:
@@ -422,10 +433,13 @@ class KnownStaging:
         return values
 
 
-def stage_with_known(fun, in_avals, knowns: list, split_rules: dict) -> KnownStaging:
+def stage_with_known(fun, in_avals, knowns: list, split_rules: dict,
+                     eager_calls: bool = False) -> KnownStaging:
     """Trace `fun` where input i has the known value `knowns[i]` (or is unknown where
-    that is `None`); equations with `split_rules` and mixed inputs are split."""
-    builder = JaxprBuilder(current_dynamic(), split_rules, discharge=True)
+    that is `None`); equations with `split_rules` and mixed inputs are split; with
+    `eager_calls`, calls `staging_rules` handle run at once on known operands."""
+    builder = JaxprBuilder(current_dynamic(), split_rules, discharge=True,
+                           eager_calls=eager_calls)
     with cyclic_gc_paused(), new_main(StagingTrace, builder, dynamic=True) as main:
         in_tracers = [main.trace.new_arg(a) for a in in_avals]
         for t, k in zip(in_tracers, knowns):

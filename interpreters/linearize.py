@@ -101,7 +101,8 @@ def trace_jvp(fun, primals: list, active: list[bool], n_diff_outputs, name: str)
     tangent_avals = [tangent_aval(a) for a, act in zip(primal_avals, active) if act]
     jvp_fun, out_zero = _jvp_of(fun, primal_avals, active, n_diff_outputs, name)
     staged = stage_with_known(jvp_fun, primal_avals + tangent_avals,
-                              [*primals, *[None] * len(tangent_avals)], partial_eval_rules)
+                              [*primals, *[None] * len(tangent_avals)], partial_eval_rules,
+                              eager_calls=True)
     n_out = len(staged.jaxpr.outvars) - (len(out_zero) - sum(out_zero))
     return TracedJvp(staged, tangent_avals, out_zero, n_out)
 

@@ -29,7 +29,7 @@ import numpy as np
 from ...core.avals import is_float
 from ...core.pytree import tree_flatten, tree_unflatten
 from ...core.trace import Tracer, get_aval
-from ...primitives.control.custom_derivatives import custom_vjp
+from ...primitives.control.custom_vjp import custom_vjp
 from ...primitives.control.scan import scan
 from .. import numpy as inp
 from ..transforms import vjp
@@ -86,9 +86,9 @@ def _adjoint_solver(fun, options):
     def forward_solve(y0, t, *args):
         return solve(lambda y, s: fun(y, s, *args), y0, t, *options)
 
-    def fwd(y0, t, *args):  # (the solver itself: an outer derivative of ys uses bwd too)
-        ys = solver(y0, t, *args)
-        return ys, (ys, t, args)
+    def fwd(y0, t, *args):  # the adjoint solver again (an outer derivative of ys goes
+        ys = _adjoint_solver(fun, options)(y0, t, *args)  # through bwd too): a new one, as
+        return ys, (ys, t, args)  # `solver` itself would make a reference cycle with fwd
 
     def bwd(residuals, ct):
         ys, t, args = residuals

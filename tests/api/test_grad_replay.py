@@ -85,7 +85,12 @@ def test_random_programs_replay_to_the_plain_gradient(program, seed):
     arg_lists = [tuple(rng.standard_normal(3) for _ in range(n_inputs)) for _ in range(3)]
     with calls() as log:
         check_same(f, arg_lists, tuple(range(n_inputs)))
-    assert log == (["r"] if uses(steps, {"custom_jvp", "custom_vjp"}) else ["r", "m"])
+    if uses(steps, {"custom_jvp", "custom_vjp"}):
+        # a function whose first call runs a custom rule is never recorded; one whose
+        # custom call was inactive then is recorded once, and never replayed
+        assert log in ([], ["r"])
+    else:
+        assert log == ["r", "m"]
 
 
 def test_a_replay_runs_the_users_python_every_call():

@@ -39,7 +39,7 @@ from inert.primitives.indexing import gather_scatter as ix
 from inert.primitives.indexing import scatter_extrema as ext
 from inert.primitives.linalg import cholesky as chol
 from inert.primitives.linalg import dot_general as la
-from inert.primitives.linalg import eigh, expm, lu, qr, svd
+from inert.primitives.linalg import eigh, expm, lu, qr, svd, sylvester
 from inert.primitives.random import distributions as rdist
 from inert.primitives.random import keys as rk
 from inert.primitives.shape import slicing as slc
@@ -159,6 +159,7 @@ NARY = [
                          functools.partial(uniform, 0.5, 1.5))),
     ("polygamma", sp.polygamma, (lambda *s: lambda rng: rng.integers(0, 3, s) * 1.0, positive)),
     ("betaln", sp.betaln, (positive, positive)), ("igamma", sp.igamma, (positive, positive)),
+    ("igamma_grad_a", sp.igamma_grad_a, (positive, positive)),
     ("igammac", sp.igammac, (positive, positive)),
     ("betainc", sp.betainc, (positive, positive, prob)),
     ("zeta", sp.zeta, (functools.partial(uniform, 1.5, 3.0), positive)),
@@ -279,6 +280,8 @@ CASES = [
     Case("svd", lambda a: svd.svd(a, compute_uv=False), (real(4, 3),)),
     Case("expm", expm.expm, (real(3, 3),)),
     Case("expm_frechet", expm.expm_frechet, (real(3, 3), real(3, 3))),
+    Case("sqrtm", sylvester.sqrtm, (spd(3),)),
+    Case("solve_sylvester", sylvester.solve_sylvester, (spd(3), spd(2), real(3, 2))),
     Case("dynamic_slice", lambda x, i, j: ix.dynamic_slice(x, (i, j), (2, 3)),
          (real(4, 5), ints(-1, 5), ints(-1, 5))),
     Case("dynamic_update_slice", lambda x, u, i, j: ix.dynamic_update_slice(x, u, (i, j)),
@@ -304,8 +307,12 @@ CASES = [
     Case("cond", two_branches, (real(), real(3))),
     Case("while", doubling_loop, (real(3), ints(0, 4))),
     Case("checkpoint", inert.checkpoint(lambda w, x: inp.tanh(w @ x) * 2.0), (real(3, 3), real(3))),
-    Case("custom_jvp_call", lambda x, y: _softplus(x) * y, (real(3), real(3))),
-    Case("custom_vjp_call", lambda x, y: _log_abs(x) * y, (nonzero(3), real(3))),
+    # a call from Python; a staged one (checkpoint stages its body), whose body is batched
+    Case("custom_jvp", lambda x, y: _softplus(x) * y, (real(3), real(3))),
+    Case("custom_vjp", lambda x, y: _log_abs(x) * y, (nonzero(3), real(3))),
+    Case("custom_jvp_call", inert.checkpoint(lambda x, y: _softplus(x) * y), (real(3), real(3))),
+    Case("custom_vjp_call", inert.checkpoint(lambda x, y: _log_abs(x) * y),
+         (nonzero(3), real(3))),
     Case("random_bits", lambda k: rk.random_bits(k, (2, 3), np.uint32), (words(2),)),
     Case("random_split", lambda k: rk.random_split(k, (3,)), (words(2),)),
     Case("random_fold_in", rk.random_fold_in, (words(2), words())),
@@ -399,8 +406,8 @@ def test_staged_vmap_evaluates_to_the_same(case, rng):
                  rtol=1e-10, atol=1e-13)
 
 
-# custom_lin (a custom_vjp function's tangent map) is never evaluated, only transposed:
-# its bwd then runs on batched values directly.
+# custom_lin (a custom_vjp function's tangent map) is never evaluated, only transposed
+# (its bwd then runs on batched values directly): its batching rule is its impl's error.
 NO_BATCHING = {"custom_lin"}
 
 

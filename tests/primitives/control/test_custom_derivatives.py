@@ -289,3 +289,60 @@ def test_custom_vjp_nondiff_argnums_reach_bwd_first():
     np.testing.assert_allclose(inert.grad(f)(np.ones(3)), 1.0)
     np.testing.assert_allclose(inert.jit(inert.grad(f))(np.ones(3)), 1.0)
     assert inert.grad(lambda x: 0.5 * clip_gradient(x, 1.0))(2.0) == 0.5
+
+
+# ---------------------------------------------------------------------------------
+# What the backward pass keeps
+
+
+@inert.custom_vjp
+def _scaled_sin(x, w):
+    return inp.sin(x) * w
+
+
+_scaled_sin.defvjp(lambda x, w: (_scaled_sin(x, w), (inp.cos(x), w)),
+                   lambda res, ct: (ct * res[0] * res[1], None))
+
+
+def test_print_saved_residuals_lists_what_fwd_returns(capsys):
+    x, w = np.ones(100), np.full(100, 2.0)
+    infos = inert.saved_residuals(lambda x: inp.sum(_scaled_sin(x, w)), x)
+    assert sorted(r.origin for r in infos) == ["constant", "cos"]  # cos(x) and w, not x
+    assert sum(r.nbytes for r in infos) == 1600
+    inert.print_saved_residuals(lambda x: inp.sum(_scaled_sin(x, w)), x)
+    assert "2 residuals, 1,600 bytes" in capsys.readouterr().out
+
+
+def test_an_inactive_custom_call_keeps_nothing_and_calls_no_rule():
+    ran = []
+
+    @inert.custom_jvp
+    def f(x):
+        return inp.exp(x)
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        ran.append("f_jvp")
+        return f(primals[0]), f(primals[0]) * tangents[0]
+
+    x, w = np.ones(100), np.full(100, 2.0)
+    loss = lambda x, w: inp.sum(x * 3.0 + f(w))  # noqa: E731
+    assert inert.saved_residuals(loss, x, inert.Inactive(w)) == []
+    np.testing.assert_allclose(inert.grad(loss)(x, w), 3.0)
+    assert ran == []
+
+
+def test_a_rule_and_body_may_close_over_a_constant_made_inside_the_function():
+    def loss(x):
+        c = inp.ones(3) * 2.0  # known while linearizing, computed lazily
+
+        @inert.custom_jvp
+        def g(y):
+            return y * c
+
+        g.defjvp(lambda p, t: (g(p[0]), t[0] * c))
+        return inp.sum(g(x))
+
+    np.testing.assert_allclose(inert.grad(loss)(np.ones(3)), 2.0)
+    np.testing.assert_allclose(inert.jit(inert.grad(loss))(np.ones(3)), 2.0)
+    np.testing.assert_allclose(inert.vmap(inert.grad(loss))(np.ones((2, 3))), 2.0)
