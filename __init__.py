@@ -12,6 +12,7 @@ import sys as _sys
 __version__ = "0.1.0"  # the release; pyproject.toml reads it from here
 
 from .api import (
+    debug,
     example_libraries,
     experimental,
     flatten_util,
@@ -72,7 +73,7 @@ for _name, _module in [("numpy", numpy), ("numpy.linalg", _numpy_linalg), ("lax"
                        ("tree_util", tree_util), ("errors", errors), ("ref", ref),
                        ("random", random), ("nn", nn), ("nn.initializers", nn.initializers),
                        ("tree", tree), ("flatten_util", flatten_util),
-                       ("test_util", test_util)]:
+                       ("test_util", test_util), ("debug", debug)]:
     _sys.modules[f"{__name__}.{_name}"] = _module
 for _name in _scipy_stats.DISTRIBUTIONS:  # jax.scipy.stats.norm is a module too
     _sys.modules[f"{__name__}.scipy.stats.{_name}"] = getattr(_scipy_stats, _name)
@@ -86,5 +87,5 @@ __all__ = [
     "print_saved_residuals", "saved_residuals", "scipy", "stop_gradient", "tree_util",
     "value_and_grad", "vjp", "vmap", "new_ref", "empty_ref", "freeze", "ref",
     "device_put", "example_libraries", "flatten_util", "nn", "random", "test_util", "tree",
-    "__version__", "Array", "disable_jit", "ShapeDtypeStruct", "eval_shape", "jacobian",
+    "__version__", "Array", "debug", "disable_jit", "ShapeDtypeStruct", "eval_shape", "jacobian",
 ]

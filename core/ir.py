@@ -6,7 +6,8 @@ everything is frozen, so a transformation builds a new jaxpr instead of editing 
 
 from __future__ import annotations
 
-from typing import Any
+import weakref
+from typing import Any, Iterator
 
 import attrs
 import numpy as np
@@ -207,6 +208,32 @@ def pp_jaxpr(jaxpr: Jaxpr, *, indent: int = 0, marked=frozenset(), source: bool 
         return one_line.replace("let  in", "let in")
     body = "".join(f"\n{' ' * (indent + 4)}{e}" for e in eqns)
     return f"{head}{body}\n{' ' * (indent + 2)}in ({outs}"
+
+
+def sub_jaxprs(eqn: JaxprEqn) -> Iterator[Jaxpr]:
+    """The programs in an equation's params (a loop's body, a cond's branches)."""
+    for param in eqn.params.values():
+        for sub in param if isinstance(param, tuple) else (param,):
+            if isinstance(sub, (Jaxpr, ClosedJaxpr)):
+                yield sub.jaxpr if isinstance(sub, ClosedJaxpr) else sub
+
+
+def does_io(eqn: JaxprEqn) -> bool:
+    """Whether running `eqn` acts on the world: its primitive's effect is "io" (a debug
+    callback), or one of its sub-programs holds such an equation. Such an equation
+    must run even when nothing reads its outputs."""
+    return eqn.primitive.effect == "io" or any(map(_jaxpr_does_io, sub_jaxprs(eqn)))
+
+
+_DOES_IO: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # a loop's body is asked
+# about at every pass; remembered only while the jaxpr lives
+
+
+def _jaxpr_does_io(jaxpr: Jaxpr) -> bool:
+    answer = _DOES_IO.get(jaxpr)
+    if answer is None:
+        answer = _DOES_IO[jaxpr] = any(map(does_io, jaxpr.eqns))
+    return answer
 
 
 def state_effects(jaxpr: Jaxpr) -> dict[Var, list[str]]:

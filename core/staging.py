@@ -42,9 +42,10 @@ import numpy as np
 from .avals import ShapedArray
 from .check import check_jaxpr, checks_enabled
 from .errors import DTypeError
-from .ir import Jaxpr, JaxprEqn, Literal, Var, is_literalable, literal
+from .ir import Jaxpr, JaxprEqn, Literal, Var, does_io, is_literalable, literal
 from .rules import RuleTable
 from .trace import (
+    REF_EFFECTS,
     MainTrace,
     Trace,
     Tracer,
@@ -290,11 +291,18 @@ class StagingTrace(Trace):
 
     def process_primitive(self, prim, tracers, params):
         builder = self.main.global_data
-        if prim.effect is not None and builder.discharge:
+        if prim.effect in REF_EFFECTS and builder.discharge:
             return self._discharge(prim, tracers, params)
         staging = staging_rules.get(prim)
         if staging is not None:
             return staging(self, tracers, **params)
+        return self.record(prim, tracers, params)
+
+    def record(self, prim, tracers, params):
+        """Stage the equation (what a primitive without a staging rule gets): known if
+        all its operands are; a control-flow one with known and unknown operands is split
+        by its rule."""
+        builder = self.main.global_data
         avals = []
         known = unknown = False
         for t in tracers:
@@ -312,7 +320,11 @@ class StagingTrace(Trace):
         else:  # the usual case, without a comprehension
             outvars = (Var(avals_out[0]),)
         atoms = tuple([t.atom for t in tracers])
-        builder.add_eqn(JaxprEqn(prim, atoms, outvars, params, user_source_info()), is_known)
+        eqn = JaxprEqn(prim, atoms, outvars, params, user_source_info())
+        builder.add_eqn(eqn, is_known)
+        if is_known and builder.eager_calls and params and does_io(eqn):  # linearizing, a
+            # loop that prints runs now (partial evaluation would run it only if needed)
+            builder.values_of(outvars, free=False)
         tracer = self.tracer_type
         return [tracer(self, v.aval, v, is_known) for v in outvars]
 
@@ -348,6 +360,8 @@ class StagingTrace(Trace):
             eqn, [not t.is_known for t in tracers])
         for e in known_eqns:
             builder.add_eqn(e, True)
+            if builder.eager_calls and does_io(e):
+                builder.values_of(e.outputs, free=False)
         for e in unknown_eqns:
             builder.add_eqn(e, False)
         return [self.tracer_type(self, v.aval, v, v in builder.known_defs) for v in outvars]

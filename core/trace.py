@@ -51,7 +51,9 @@ class Primitive:
 
     `effect` marks the operations on mutable refs (`primitives.state`): "new" creates
     one (bound at the innermost transformation in progress, see `bind`), "read" and
-    "write" act on the ref that is their first operand. Every other primitive is pure.
+    "write" act on the ref that is their first operand. "io" marks an operation that
+    acts on the world (a debug callback): it has no outputs, is never dropped, and runs
+    as soon as its operands' values are known. Every other primitive is pure.
     """
 
     name: str
@@ -72,6 +74,9 @@ class Primitive:
 
     def __repr__(self) -> str:
         return self.name
+
+
+REF_EFFECTS = frozenset({"new", "read", "write"})  # the effects of operations on refs
 
 
 # ---------------------------------------------------------------------------------

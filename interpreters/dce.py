@@ -5,14 +5,16 @@ Rule signature (only for primitives with sub-jaxprs, whose inner work can be pru
     dce_rules[prim](used_outputs: list[bool], eqn) -> (used_inputs: list[bool], eqn | None)
 
 Every other primitive is pure: it is kept iff one of its outputs is used. An operation
-on a ref (`Primitive.effect`) is always kept: a write has no output anyone reads.
+with an effect (`Primitive.effect`: on a ref, or "io", a debug callback) is always kept,
+as is one whose sub-programs hold an "io" one (`does_io`): a write or a print has no
+output anyone reads.
 """
 
 from __future__ import annotations
 
 import attrs
 
-from ..core.ir import Jaxpr, JaxprEqn, Var
+from ..core.ir import Jaxpr, JaxprEqn, Var, does_io
 from ..core.rules import RuleTable
 
 dce_rules = RuleTable("dce")
@@ -42,7 +44,8 @@ def dce_eqns(eqns, used: set[Var]) -> list[JaxprEqn]:
                 if v in used:
                     break
             else:
-                continue
+                if not does_io(eqn):
+                    continue
         else:
             eqn = _dce_eqn(eqn, used)
             if eqn is None:
@@ -56,11 +59,12 @@ def dce_eqns(eqns, used: set[Var]) -> list[JaxprEqn]:
 
 
 def _dce_eqn(eqn: JaxprEqn, used: set) -> JaxprEqn | None:
-    """An equation with an effect (kept) or a dce rule (pruned by it)."""
+    """An equation with an effect (kept) or a dce rule (pruned by it; kept whole if
+    nothing reads it but it does io)."""
     if eqn.primitive.effect is not None:
         return eqn
     used_outputs = [v in used for v in eqn.outputs]
     if not any(used_outputs):
-        return None
+        return eqn if does_io(eqn) else None
     _, eqn = dce_rules[eqn.primitive](used_outputs, eqn)
     return eqn

@@ -16,6 +16,7 @@ from __future__ import annotations
 from ...core.avals import AbstractRef
 from ...core.ir import Jaxpr
 from ...core.staging import stage
+from ...core.trace import REF_EFFECTS
 from ...interpreters.dce import dce_jaxpr
 from ...interpreters.eval import eval_jaxpr
 from .refs import freeze, new_ref
@@ -40,5 +41,5 @@ def discharge_jaxpr(jaxpr: Jaxpr) -> tuple[Jaxpr, list]:
 
 def has_state(jaxpr: Jaxpr) -> bool:
     """Does the jaxpr create, read or write a ref?"""
-    return any(e.primitive.effect is not None for e in jaxpr.eqns) or any(
+    return any(e.primitive.effect in REF_EFFECTS for e in jaxpr.eqns) or any(
         type(v.aval) is AbstractRef for v in (*jaxpr.constvars, *jaxpr.invars))

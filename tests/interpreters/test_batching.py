@@ -35,6 +35,7 @@ from inert.primitives.control.scan import scan
 from inert.primitives.control.while_loop import fori_loop, while_loop
 from inert.primitives.conv import windowed as wd
 from inert.primitives.conv.convolution import conv_general_dilated
+from inert.primitives.debugging import debug_callback
 from inert.primitives.indexing import gather_scatter as ix
 from inert.primitives.indexing import scatter_extrema as ext
 from inert.primitives.linalg import cholesky as chol
@@ -281,6 +282,8 @@ CASES = [
     Case("expm", expm.expm, (real(3, 3),)),
     Case("expm_frechet", expm.expm_frechet, (real(3, 3), real(3, 3))),
     Case("sqrtm", sylvester.sqrtm, (spd(3),)),
+    Case("debug_callback", lambda x: [debug_callback(lambda v: None, x), x * 2.0][1],
+         (real(2, 3),)),
     Case("solve_sylvester", sylvester.solve_sylvester, (spd(3), spd(2), real(3, 2))),
     Case("dynamic_slice", lambda x, i, j: ix.dynamic_slice(x, (i, j), (2, 3)),
          (real(4, 5), ints(-1, 5), ints(-1, 5))),
