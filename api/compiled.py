@@ -20,6 +20,7 @@ from ..core.activity import Inactive
 from ..core.ir import ClosedJaxpr
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.trace import Tracer, current_dynamic, get_aval
+from ..core.traceback_util import api_boundary
 from ..interpreters.dce import dce_jaxpr
 from ..interpreters.eval import compile_jaxpr, eval_jaxpr
 from ..interpreters.fusion import compile_jaxpr_numba, numba_available
@@ -52,6 +53,7 @@ def jit(f: Callable, static_argnums: int | Sequence[int] = (),
     compile_for_backend = _compiler(backend)
     cache: dict = {}
 
+    @api_boundary
     @functools.wraps(f)
     def jitted(*args, **kwargs):
         if kwargs or static_nums or named_positions:

@@ -35,6 +35,7 @@ from ..core.errors import InertError
 from ..core.pytree import PyTreeDef, tree_unflatten
 from ..core.staging import cyclic_gc_paused
 from ..core.trace import get_aval, trace_depth
+from ..core.traceback_util import api_boundary
 from ..interpreters.replay import (
     GradientProgram,
     Recording,
@@ -67,6 +68,7 @@ def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
     forward pass computes only what the gradient (and `aux`) needs, not the value."""
     value_and_grad_f = _value_and_grad(f, argnums, has_aux, value=False)
 
+    @api_boundary
     @functools.wraps(f)
     def grad_f(*args):
         value, g = value_and_grad_f(*args)
@@ -84,6 +86,7 @@ def _value_and_grad(f: Callable, argnums, has_aux: bool, value: bool):
     collection after the forward pass would walk the whole linear program."""
     argnums_t = as_tuple(argnums)
 
+    @api_boundary
     @functools.wraps(f)
     def value_and_grad_f(*args):
         with cyclic_gc_paused():

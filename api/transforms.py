@@ -25,6 +25,7 @@ from ..core.ir import ClosedJaxpr
 from ..core.pytree import PyTreeDef, tree_flatten, tree_unflatten
 from ..core.staging import stage
 from ..core.trace import get_aval
+from ..core.traceback_util import api_boundary
 from ..interpreters.ad import jvp_flat
 from ..interpreters.linearize import LinearFunction, linearize_flat
 from ..interpreters.transpose import backward_pass
@@ -151,6 +152,7 @@ def make_jaxpr(f: Callable, static_argnums: int | Sequence[int] = ()):
     """`make_jaxpr(f)(*args)` is the jaxpr of `f` at the shapes and dtypes of `args`."""
     static = as_tuple(static_argnums)
 
+    @api_boundary
     @functools.wraps(f)
     def make(*args):
         closed, _ = trace_to_closed_jaxpr(f, args, _static_positions(static, len(args)))
@@ -237,6 +239,7 @@ class RefArgs:
 # Forward mode
 
 
+@api_boundary
 def jvp(f: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = False):
     """`(f(*primals), J·tangents)`; an `Inactive` primal takes `None` as its tangent."""
     primals, tangents = tuple(primals), tuple(tangents)
@@ -316,6 +319,7 @@ def _materialize(t, primal):
 # Reverse mode
 
 
+@api_boundary
 def linearize(f: Callable, *primals):
     """`(f(*primals), f_jvp)` where `f_jvp(*tangents)` applies the linearization."""
     flat = flatten_args(primals)
@@ -383,6 +387,7 @@ def _check_cotangent(ct, out_tree: PyTreeDef, out_avals) -> list:
             for c, a in zip(leaves, out_avals)]
 
 
+@api_boundary
 def vjp(f: Callable, *primals, has_aux: bool = False):
     """`(f(*primals), vjp_fn)`; `vjp_fn(ct)` gives one cotangent per primal, `None` for
     `Inactive` and integer arguments."""

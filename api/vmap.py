@@ -21,6 +21,7 @@ from typing import Any, Callable
 from ..core.activity import Inactive
 from ..core.pytree import PyTreeDef, tree_flatten, tree_unflatten
 from ..core.trace import get_aval
+from ..core.traceback_util import api_boundary
 from ..interpreters.batching import vmap_flat
 from ..primitives.shape.structural import matchaxis
 from .numpy._array import returned_leaves
@@ -33,6 +34,7 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0) -> Callable:
     if isinstance(in_axes, list):  # as JAX: a list can only mean one entry per argument
         in_axes = tuple(in_axes)
 
+    @api_boundary
     @functools.wraps(f)
     def vmapped(*args):
         flat = flatten_args(args)

@@ -13,12 +13,20 @@
   recorded program and run its compiled gradient (`interpreters/replay.py`); False
   differentiates every call afresh, as the first call does.
 
+* `inert_traceback_filtering` ("auto"; `$INERT_TRACEBACK_FILTERING` sets the default):
+  errors leaving inert's entry points have inert's own frames removed from their
+  traceback, as JAX's `jax_traceback_filtering` does; "off" keeps them, "remove_frames"
+  chains the full traceback as the error's cause (`core/traceback_util.py`).
+
 `inert.debug_nans(True)` is a context manager setting `jax_debug_nans` for a block.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
+
+CHOICES = {"inert_traceback_filtering": ("auto", "off", "quiet_remove_frames", "remove_frames")}
 
 
 class Config:
@@ -30,6 +38,9 @@ class Config:
         self.jax_enable_x64 = True
         self.jax_debug_nans = False
         self.inert_grad_replay = True
+        self.inert_traceback_filtering = "auto"
+        self.update("inert_traceback_filtering",
+                    os.environ.get("INERT_TRACEBACK_FILTERING", "auto"))
 
     def update(self, name: str, value) -> None:
         if name not in vars(self):
@@ -39,6 +50,12 @@ class Config:
             raise ValueError("inert.config: jax_enable_x64=False (32-bit default dtypes) is "
                              "not supported: inert computes in numpy's dtypes, float64 by "
                              "default; pass float32 arrays to compute in single precision")
+        if name in CHOICES:
+            if value not in CHOICES[name]:
+                raise ValueError(f"inert.config: {name} must be one of {CHOICES[name]}, "
+                                 f"got {value!r}")
+            setattr(self, name, value)
+            return
         setattr(self, name, bool(value))
 
     def __repr__(self) -> str:
