@@ -28,7 +28,9 @@ do `np.asarray(x)` (a read-only view) and `np.array(x)` (a writeable copy).
 from __future__ import annotations
 
 import functools
+import re
 import sys
+import types
 
 import attrs
 import numpy as np
@@ -139,13 +141,34 @@ def returning_arrays(fn):
     return wrapped
 
 
-def return_arrays_from(namespace: dict, names) -> None:
+def return_arrays_from(namespace: dict, names, like: types.ModuleType | None = None) -> None:
     """Make the functions `names` of a namespace (a module's globals) return through
-    `returned`; aliases (`acos`, `arccos`) stay one function."""
+    `returned`; aliases (`acos`, `arccos`) stay one function. A function without a
+    docstring that implements `like`'s function of its name (numpy's, scipy.special's)
+    gets that function's summary and a note saying so (`derived_docstring`)."""
     wrapped: dict = {}
     for name in names:
         fn = namespace[name]
         namespace[name] = wrapped.setdefault(id(fn), returning_arrays(fn))
+        if not namespace[name].__doc__ and like is not None:
+            namespace[name].__doc__ = derived_docstring(
+                getattr(like, name, None), f"{like.__name__}.{name}",
+                "as JAX's: it traces, differentiates and batches, and returns an immutable "
+                "`inert.Array` when run eagerly")
+
+
+def derived_docstring(original, version_of: str, note: str) -> str | None:
+    """The summary of `original`'s docstring (its first paragraph that is not a call
+    signature, as ufuncs' begin with), then "inert's version of `version_of`, `note`"."""
+    paragraphs = (getattr(original, "__doc__", None) or "").split("\n\n")
+    summary = next((" ".join(p.split()) for p in paragraphs
+                    if p.strip() and not _SIGNATURE.match(p)), None)
+    if summary is None:
+        return None
+    return f"{summary}\n\ninert's version of `{version_of}`, {note}."
+
+
+_SIGNATURE = re.compile(r"\s*[\w.]+\(.*\)\s*$", re.DOTALL)
 
 
 def _immutable(x, writeable_roots: set) -> Array:
