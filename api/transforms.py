@@ -30,6 +30,7 @@ from ..interpreters.ad import jvp_flat
 from ..interpreters.linearize import LinearFunction, linearize_flat
 from ..interpreters.transpose import backward_pass
 from ..primitives.state import refs as state
+from .argument_names import argument_describer
 from .numpy._array import returned_leaves
 
 
@@ -172,7 +173,7 @@ def trace_to_closed_jaxpr(f, args, static) -> tuple[ClosedJaxpr, list]:
     out_store: list = []
     fun = flat_fun(with_static, flat_args, out_store, markers=True)  # jit(grad(f)) reads them
     avals = [get_aval(x) for x in flat_args.leaves]  # Python scalars stay weakly typed
-    jaxpr, consts = stage(fun, avals)
+    jaxpr, consts = stage(fun, avals, describe_args=argument_describer(f, args, static))
     closed = ClosedJaxpr(jaxpr, tuple(consts))
     if checks_enabled():
         check_jaxpr(closed)

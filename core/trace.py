@@ -235,13 +235,21 @@ class Tracer:
         `lossy` conversions (float(), numpy arrays) keep computing with the number,
         which would silently drop a derivative: they are refused for active values.
         """
-        raise ConcretizationError(
+        depends_on = self.depends_on()
+        error = ConcretizationError(
             f"{why} needs the concrete value of a traced array {self.aval.str_short()}, "
             "but its value is not known while tracing (it depends on an input of "
             "make_jaxpr/jit or is a derivative). Use inert.numpy.where for a "
             "data-dependent choice, inert.lax.cond for a branch, and "
-            "inert.lax.while_loop/fori_loop for a loop."
-        ).with_source(user_source_info())
+            "inert.lax.while_loop/fori_loop for a loop." +
+            (f" {depends_on}" if depends_on else ""))
+        error.depends_on = depends_on
+        raise error.with_source(user_source_info())
+
+    def depends_on(self) -> str | None:
+        """Which inputs of the transformation this value depends on, in words (a
+        sentence), where its trace can tell: for a `ConcretizationError`."""
+        return None
 
     def __bool__(self):
         return bool(self.concrete_value("bool() (an `if`, `while`, `and`/`or`)"))

@@ -145,7 +145,8 @@ def _traced_shape_error(name: str, error: ConcretizationError) -> Concretization
         "argument of jit or make_jaxpr, or a value computed from one). Pass that argument "
         "as a static one: jit(f, static_argnums=...) or jit(f, static_argnames=...) (or "
         "make_jaxpr(f, static_argnums=...)), or compute the size from a shape "
-        "(x.shape[0]), which is static.").with_source(error.source)
+        "(x.shape[0]), which is static." +
+        (f" {error.depends_on}" if error.depends_on else "")).with_source(error.source)
 
 
 def canonical_shape(shape, name: str) -> tuple[int, ...]:

@@ -124,3 +124,18 @@ def test_a_traced_shape_suggests_static_argnums(filtering):
         inert.jit(lambda n: inp.ones(n))(3)
     assert "where" not in str(info.value) and len(frames(info)) <= 4
     assert inert.jit(lambda n: inp.ones(n), static_argnums=0)(3).shape == (3,)
+
+
+def test_a_concretization_error_names_the_arguments_the_value_depends_on(filtering):
+    def f(scale, params, y):
+        if params["w"] * scale > 0:  # the user's line
+            return y
+        return -y
+
+    with pytest.raises(ConcretizationError, match=r"depends on the arguments `scale`, "
+                       r"`params` of `.*\.f` \(defined at .*test_user_errors.py:\d+\)"):
+        inert.jit(f)(1.0, {"w": 2.0, "b": 0.0}, 3.0)
+    with pytest.raises(ConcretizationError, match=r"depends on the argument `params` of"):
+        inert.make_jaxpr(f, static_argnums=0)(1.0, {"w": 2.0, "b": 0.0}, 3.0)
+    with pytest.raises(ConcretizationError, match=r"depends on the argument `n`"):
+        inert.jit(lambda x, n: inp.zeros(n) + x)(1.0, 3)
