@@ -60,7 +60,7 @@ from .transforms import (
 def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
     """`(f(*args), gradient)`; the gradient has the structure of the `argnums` args
     (a tuple of them if `argnums` is a sequence)."""
-    return _value_and_grad(f, argnums, has_aux, value=True)
+    return api_boundary(_value_and_grad(f, argnums, has_aux, value=True))
 
 
 def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
@@ -68,13 +68,12 @@ def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
     forward pass computes only what the gradient (and `aux`) needs, not the value."""
     value_and_grad_f = _value_and_grad(f, argnums, has_aux, value=False)
 
-    @api_boundary
     @functools.wraps(f)
     def grad_f(*args):
         value, g = value_and_grad_f(*args)
         return (g, value[1]) if has_aux else g
 
-    return grad_f
+    return api_boundary(grad_f)
 
 
 def _value_and_grad(f: Callable, argnums, has_aux: bool, value: bool):
@@ -86,7 +85,6 @@ def _value_and_grad(f: Callable, argnums, has_aux: bool, value: bool):
     collection after the forward pass would walk the whole linear program."""
     argnums_t = as_tuple(argnums)
 
-    @api_boundary
     @functools.wraps(f)
     def value_and_grad_f(*args):
         with cyclic_gc_paused():
@@ -212,7 +210,7 @@ def _cache_key(f: Callable, flat: FlatArgs, has_aux: bool, value: bool) -> tuple
             checks_enabled())
 
 
-def _code_of(f, depth: int = 3):
+def _code_of(f, depth: int = 4):
     """`f`'s code object, with those of the functions it closes over: a wrapper
     (a decorator's, `jit`'s, `grad`'s) has one code for every function it wraps, and
     functions taking turns on one entry would each send the other to the plain path."""
