@@ -68,12 +68,12 @@ class Array(np.ndarray):
 
     def __setitem__(self, index, value):
         if not self.flags.writeable:  # inert's own (an array numpy made is numpy's)
-            raise immutable_error("", "x[idx] = y", "x = x.at[idx].set(y)")
+            raise immutable_error("an inert array", "x[idx] = y", "x = x.at[idx].set(y)")
         super().__setitem__(index, value)
 
     def fill(self, value):
         if not self.flags.writeable:
-            raise immutable_error("", "x.fill(v)", "x = jnp.full_like(x, v)")
+            raise immutable_error("an inert array", "x.fill(v)", "x = jnp.full_like(x, v)")
         super().fill(value)
 
     # Its arithmetic operators, and `x op= y` meaning `x = x op y` (as for JAX's
@@ -81,13 +81,13 @@ class Array(np.ndarray):
     # inert.numpy's functions.
 
 
-def immutable_error(what: str, write: str, instead: str,
+def immutable_error(subject: str, write: str, instead: str,
                     alternative: str = "np.array(x) for a writeable numpy copy"
                     ) -> ImmutableArrayError:
-    """A write into an inert array (an `Array`, or a tracer: `what` says which), in
-    JAX's words, at the user's line."""
+    """A write into an inert array (`subject`: an `Array`, or a tracer), in JAX's words,
+    at the user's line."""
     return ImmutableArrayError(
-        f"{what}inert arrays are immutable, as JAX's are: instead of `{write}`, use "
+        f"{subject} is immutable, as JAX's arrays are: instead of `{write}`, use "
         f"`{instead}` or another .at[] method (or {alternative})"
     ).with_source(user_source_info())
 

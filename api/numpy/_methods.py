@@ -39,8 +39,9 @@ def _getitem(x, idx):
 def _setitem(x, idx, value):
     """Only refs are written in place; a traced array is immutable, as in JAX."""
     if type(x.aval) is not AbstractRef:
-        raise immutable_error(f"'{type(x)}' object does not support item assignment. ",
-                              "x[idx] = y", "x = x.at[idx].set(y)",
+        raise immutable_error(f"'{type(x)}' object does not support item assignment: the "
+                              f"traced array {x.aval.str_short()}", "x[idx] = y",
+                              "x = x.at[idx].set(y)",
                               "a mutable ref, inert.new_ref, written in place")
     ref_api.set(x, idx, value)
 

@@ -99,8 +99,9 @@ def test_item_assignment_on_a_tracer_is_jaxs_message(transform, filtering):
         x[0] = 1.0  # the user's line
         return inp.sum(x)
 
-    with pytest.raises(ImmutableArrayError, match=r"object does not support item assignment\. "
-                       r"inert arrays are immutable.*x = x\.at\[idx\]\.set\(y\)") as info:
+    message = (r"object does not support item assignment: the traced array f64\[3\] is "
+               r"immutable.*x = x\.at\[idx\]\.set\(y\)")
+    with pytest.raises(ImmutableArrayError, match=message) as info:
         transform(f)(np.ones(3))
     assert isinstance(info.value, TypeError) and len(frames(info)) <= 4
     assert f"{__file__}:{f.__code__.co_firstlineno + 1}" in str(info.value)
