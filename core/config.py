@@ -16,7 +16,9 @@
 * `inert_traceback_filtering` ("auto"; `$INERT_TRACEBACK_FILTERING` sets the default):
   errors leaving inert's entry points have inert's own frames removed from their
   traceback, as JAX's `jax_traceback_filtering` does; "off" keeps them, "remove_frames"
-  chains the full traceback as the error's cause (`core/traceback_util.py`).
+  chains the full traceback as the error's cause, "quiet_remove_frames" is "auto"
+  (`core/traceback_util.py`). JAX's "tracebackhide" is refused: Python offers no way to
+  mark a frame hidden that every traceback printer honours.
 
 `inert.debug_nans(True)` is a context manager setting `jax_debug_nans` for a block.
 """
