@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import inspect
 import os
+import sys
 import threading
 import time
 from typing import Callable, Sequence
@@ -21,6 +22,7 @@ from ..core.config import config
 from ..core.ir import ClosedJaxpr
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.trace import Tracer, current_dynamic, get_aval
+from ..core.traceback_util import filtered, mark_boundary, outermost
 from ..interpreters.dce import dce_jaxpr
 from ..interpreters.eval import compile_jaxpr, eval_jaxpr
 from ..interpreters.fusion import compile_jaxpr_numba, numba_available
@@ -67,35 +69,42 @@ def _jitted(f: Callable, static_nums: tuple, static_names: frozenset,
 
     @functools.wraps(f)
     def jitted(*args, **kwargs):
+        __tracebackhide__ = True  # noqa: F841 — pytest and IPython hide this frame
         if config.jax_disable_jit:
             return f(*args, **kwargs)
-        if kwargs or static_nums or named_positions:
-            call, args, positions, static_kw = _split_static(
-                f, args, kwargs, static_nums, static_names, named_positions)
-            dynamic = tuple(a for i, a in enumerate(args) if i not in positions)
-            static = _static_key(tuple(args[i] for i in sorted(positions)), static_kw)
-        else:  # the common case, a training loop's step: nothing static
-            call, positions, static, dynamic = f, frozenset(), (), args
-        leaves, treedef = _jit_leaves(dynamic)
-        key = (treedef, tuple(signature(x) for x in leaves), static)
-        try:
-            entry = cache.get(key)
-        except TypeError:
-            raise TypeError(f"jit: static arguments must be hashable, got "
-                            f"{[kind.__name__ for kind, _ in static[0]]} and "
-                            f"{[kind.__name__ for _, (kind, _) in static[1]]}") from None
-        if entry is None:
-            closed, out_store = trace_to_closed_jaxpr(call, args, positions)
-            jaxpr, _ = dce_jaxpr(closed.jaxpr, [True] * len(closed.jaxpr.outvars))
-            closed = ClosedJaxpr(jaxpr, closed.consts)
-            entry = cache[key] = (closed, out_store, compile_for_backend(jaxpr))
-        closed, out_store, compiled = entry
-        if current_dynamic().level == 0 and not any(isinstance(x, Tracer) for x in leaves):
-            outs = compiled(closed.consts, leaves)
-        else:
-            outs = eval_jaxpr(closed.jaxpr, closed.consts, leaves)
-        return tree_unflatten(out_store[0], returned_leaves(outs, leaves))
+        try:  # an entry point, inline (a wrapper would cost a call per dispatch)
+            if kwargs or static_nums or named_positions:
+                call, args, positions, static_kw = _split_static(
+                    f, args, kwargs, static_nums, static_names, named_positions)
+                dynamic = tuple(a for i, a in enumerate(args) if i not in positions)
+                static = _static_key(tuple(args[i] for i in sorted(positions)), static_kw)
+            else:  # the common case, a training loop's step: nothing static
+                call, positions, static, dynamic = f, frozenset(), (), args
+            leaves, treedef = _jit_leaves(dynamic)
+            key = (treedef, tuple(signature(x) for x in leaves), static)
+            try:
+                entry = cache.get(key)
+            except TypeError:
+                raise TypeError(f"jit: static arguments must be hashable, got "
+                                f"{[kind.__name__ for kind, _ in static[0]]} and "
+                                f"{[kind.__name__ for _, (kind, _) in static[1]]}") from None
+            if entry is None:
+                closed, out_store = trace_to_closed_jaxpr(call, args, positions)
+                jaxpr, _ = dce_jaxpr(closed.jaxpr, [True] * len(closed.jaxpr.outvars))
+                closed = ClosedJaxpr(jaxpr, closed.consts)
+                entry = cache[key] = (closed, out_store, compile_for_backend(jaxpr))
+            closed, out_store, compiled = entry
+            if current_dynamic().level == 0 and not any(isinstance(x, Tracer) for x in leaves):
+                outs = compiled(closed.consts, leaves)
+            else:
+                outs = eval_jaxpr(closed.jaxpr, closed.consts, leaves)
+            return tree_unflatten(out_store[0], returned_leaves(outs, leaves))
+        except Exception as e:
+            if outermost(sys._getframe(1)):
+                raise filtered(e)  # noqa: B904 — the same error, with another traceback
+            raise
 
+    mark_boundary(jitted)
     return jitted
 
 

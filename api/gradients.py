@@ -35,6 +35,7 @@ from ..core.errors import InertError
 from ..core.pytree import PyTreeDef, tree_unflatten
 from ..core.staging import cyclic_gc_paused
 from ..core.trace import get_aval, trace_depth
+from ..core.traceback_util import api_boundary
 from ..interpreters.replay import (
     GradientProgram,
     Recording,
@@ -62,7 +63,7 @@ def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool 
     (a tuple of them if `argnums` is a sequence). Other arguments that are not arrays
     (functions, strings, Python numbers), and keyword arguments, reach `f` as they are
     (`arguments.passed_as_is`)."""
-    return _value_and_grad(f, argnums, has_aux, value=True)
+    return api_boundary(_value_and_grad(f, argnums, has_aux, value=True))
 
 
 def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
@@ -75,7 +76,7 @@ def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
         value, g = value_and_grad_f(*args, **kwargs)
         return (g, value[1]) if has_aux else g
 
-    return grad_f
+    return api_boundary(grad_f)
 
 
 def _value_and_grad(f: Callable, argnums, has_aux: bool, value: bool):
@@ -247,7 +248,7 @@ def _static_kind(value):
     return kind
 
 
-def _code_of(f, depth: int = 3):
+def _code_of(f, depth: int = 4):
     """`f`'s code object, with those of the functions it closes over: a wrapper
     (a decorator's, `jit`'s, `grad`'s) has one code for every function it wraps, and
     functions taking turns on one entry would each send the other to the plain path."""

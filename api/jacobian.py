@@ -20,6 +20,7 @@ from ..core.activity import Zero
 from ..core.avals import float0, tangent_aval
 from ..core.pytree import tree_unflatten
 from ..core.trace import get_aval
+from ..core.traceback_util import api_boundary
 from ..interpreters.ad import instantiate_zeros, jvp_flat
 from ..interpreters.batching import vmap_flat
 from ..interpreters.linearize import linearize_flat
@@ -58,6 +59,7 @@ def hessian(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False
 def _jacobian(f, argnums, has_aux, blocks_of):
     argnums_t = argnums if isinstance(argnums, (tuple, list)) else (argnums,)
 
+    @api_boundary
     @functools.wraps(f)
     def jac_f(*args, **kwargs):
         nums = check_argnums(tuple(argnums_t), len(args))

@@ -10,6 +10,7 @@ import attrs
 import numpy as np
 
 from ..core.pytree import tree_map, tree_unflatten
+from ..core.traceback_util import api_boundary
 from .transforms import trace_to_closed_jaxpr
 
 
@@ -36,6 +37,7 @@ class ShapeDtypeStruct:
         return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
 
 
+@api_boundary
 def eval_shape(fun: Callable, *args, **kwargs):
     """jax.eval_shape: `fun`'s outputs as `ShapeDtypeStruct`s, at the shapes and dtypes
     of `args` (arrays, numbers, or anything with `.shape` and `.dtype`, such as a

@@ -23,10 +23,12 @@ from ..core.ir import ClosedJaxpr
 from ..core.pytree import PyTreeDef, tree_flatten, tree_unflatten
 from ..core.staging import stage
 from ..core.trace import get_aval
+from ..core.traceback_util import api_boundary
 from ..interpreters.ad import jvp_flat
 from ..interpreters.linearize import LinearFunction, linearize_flat
 from ..interpreters.transpose import backward_pass
 from ..primitives.state import refs as state
+from .argument_names import argument_describer
 from .arguments import (
     FlatArgs,
     as_tuple,
@@ -46,6 +48,7 @@ def make_jaxpr(f: Callable, static_argnums: int | Sequence[int] = ()):
     """`make_jaxpr(f)(*args)` is the jaxpr of `f` at the shapes and dtypes of `args`."""
     static = as_tuple(static_argnums)
 
+    @api_boundary
     @functools.wraps(f)
     def make(*args):
         closed, _ = trace_to_closed_jaxpr(f, args, static_positions(static, len(args)))
@@ -65,7 +68,7 @@ def trace_to_closed_jaxpr(f, args, static) -> tuple[ClosedJaxpr, list]:
     out_store: list = []
     fun = flat_fun(with_static, flat_args, out_store, markers=True)  # jit(grad(f)) reads them
     avals = [get_aval(x) for x in flat_args.leaves]  # Python scalars stay weakly typed
-    jaxpr, consts = stage(fun, avals)
+    jaxpr, consts = stage(fun, avals, describe_args=argument_describer(f, args, static))
     closed = ClosedJaxpr(jaxpr, tuple(consts))
     if checks_enabled():
         check_jaxpr(closed)
@@ -120,6 +123,7 @@ class RefArgs:
 # Forward mode
 
 
+@api_boundary
 def jvp(f: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = False):
     """`(f(*primals), J·tangents)`; an `Inactive` primal takes `None` as its tangent."""
     primals, tangents = tuple(primals), tuple(tangents)
@@ -199,6 +203,7 @@ def _materialize(t, primal):
 # Reverse mode
 
 
+@api_boundary
 def linearize(f: Callable, *primals):
     """`(f(*primals), f_jvp)` where `f_jvp(*tangents)` applies the linearization."""
     flat = flatten_args(primals)
@@ -266,6 +271,7 @@ def _check_cotangent(ct, out_tree: PyTreeDef, out_avals) -> list:
             for c, a in zip(leaves, out_avals)]
 
 
+@api_boundary
 def vjp(f: Callable, *primals, has_aux: bool = False):
     """`(f(*primals), vjp_fn)`; `vjp_fn(ct)` gives one cotangent per primal, `None` for
     `Inactive` and integer arguments. What an `Inactive` holds that is not an array

@@ -20,6 +20,7 @@ from typing import Any, Callable
 
 from ..core.pytree import PyTreeDef, tree_flatten, tree_unflatten
 from ..core.trace import get_aval
+from ..core.traceback_util import api_boundary
 from ..interpreters.batching import vmap_flat
 from ..primitives.shape.structural import matchaxis
 from .arguments import flatten_args, recording_untraced
@@ -32,6 +33,7 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0) -> Callable:
     if isinstance(in_axes, list):  # as JAX: a list can only mean one entry per argument
         in_axes = tuple(in_axes)
 
+    @api_boundary
     @functools.wraps(f)
     def vmapped(*args):
         flat = flatten_args(args)

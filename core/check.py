@@ -33,6 +33,10 @@ def checks_enabled() -> bool:
 
 
 def check_jaxpr(jaxpr: Jaxpr | ClosedJaxpr) -> None:
+    """Type-check a jaxpr (or a closed one) and every sub-jaxpr: each variable defined once
+    before use, each equation's output types those its primitive's abstract eval gives, refs
+    confined to where they may be. Raises `JaxprTypeError` naming the equation; the tests
+    run it on every transformation's output (`enable_checks`)."""
     if isinstance(jaxpr, ClosedJaxpr):
         if len(jaxpr.consts) != len(jaxpr.jaxpr.constvars):
             raise JaxprTypeError("a closed jaxpr needs one const per constvar")

@@ -23,6 +23,12 @@
   so for them a smaller count releases only the module and the reference.
 * `inert_kernel_cache_bytes` (512 MiB): the size past which the kernel cache folder
   (`$INERT_CACHE_DIR` or `~/.cache/inert/kernels`) loses the kernels used longest ago.
+* `inert_traceback_filtering` ("auto"; `$INERT_TRACEBACK_FILTERING` sets the default):
+  errors leaving inert's entry points have inert's own frames removed from their
+  traceback, as JAX's `jax_traceback_filtering` does; "off" keeps them, "remove_frames"
+  chains the full traceback as the error's cause, "quiet_remove_frames" is "auto"
+  (`core/traceback_util.py`). JAX's "tracebackhide" is refused: Python offers no way to
+  mark a frame hidden that every traceback printer honours.
 
 `inert.debug_nans(True)` and `inert.disable_jit()` are context managers setting
 `jax_debug_nans` and `jax_disable_jit` for a block.
@@ -31,6 +37,9 @@
 from __future__ import annotations
 
 import contextlib
+import os
+
+CHOICES = {"inert_traceback_filtering": ("auto", "off", "quiet_remove_frames", "remove_frames")}
 
 
 class Config:
@@ -45,6 +54,9 @@ class Config:
         self.inert_grad_replay = True
         self.inert_kernels_in_memory = 256
         self.inert_kernel_cache_bytes = 512 * 2**20
+        self.inert_traceback_filtering = "auto"
+        self.update("inert_traceback_filtering",
+                    os.environ.get("INERT_TRACEBACK_FILTERING", "auto"))
 
     def update(self, name: str, value) -> None:
         if name not in vars(self):
@@ -54,6 +66,12 @@ class Config:
             raise ValueError("inert.config: jax_enable_x64=False (32-bit default dtypes) is "
                              "not supported: inert computes in numpy's dtypes, float64 by "
                              "default; pass float32 arrays to compute in single precision")
+        if name in CHOICES:
+            if value not in CHOICES[name]:
+                raise ValueError(f"inert.config: {name} must be one of {CHOICES[name]}, "
+                                 f"got {value!r}")
+            setattr(self, name, value)
+            return
         setattr(self, name, type(getattr(self, name))(value))  # a flag's bool, a size's int
 
     def __repr__(self) -> str:

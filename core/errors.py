@@ -52,7 +52,10 @@ class NumpyFunctionError(InertError, TypeError):
 
 
 class ConcretizationError(InertError, TypeError):
-    """A concrete Python value (bool, int, index) was needed from a traced value."""
+    """A concrete Python value (bool, int, index) was needed from a traced value.
+    `depends_on` says which arguments of the traced function it depends on, when known."""
+
+    depends_on: str | None = None
 
 
 class NonDifferentiableError(InertError, TypeError):

@@ -86,6 +86,8 @@ _LEAF = PyTreeDef(None, None, ())
 
 
 def tree_flatten(tree, is_leaf: Callable[[Any], bool] | None = None) -> tuple[list, PyTreeDef]:
+    """`(leaves, treedef)`: the leaves of `tree` in order and its structure; `is_leaf(x)` true
+    stops the descent at x. None is a node with no children, as in JAX."""
     leaves: list = []
     treedef = _flatten(tree, leaves, is_leaf)
     return leaves, treedef
@@ -101,6 +103,8 @@ def _flatten(tree, leaves: list, is_leaf) -> PyTreeDef:
 
 
 def tree_unflatten(treedef: PyTreeDef, leaves) -> Any:
+    """The pytree of structure `treedef` with `leaves` (as many as it has) in place of its
+    leaves."""
     it = iter(leaves)
     tree = _unflatten(treedef, it)
     if next(it, _sentinel) is not _sentinel:
@@ -122,10 +126,12 @@ def _unflatten(treedef: PyTreeDef, it):
 
 
 def tree_leaves(tree, is_leaf=None) -> list:
+    """The leaves of `tree`, in `tree_flatten`'s order."""
     return tree_flatten(tree, is_leaf)[0]
 
 
 def tree_structure(tree, is_leaf=None) -> PyTreeDef:
+    """The `PyTreeDef` of `tree` (its structure without the leaves)."""
     return tree_flatten(tree, is_leaf)[1]
 
 
@@ -165,6 +171,7 @@ def tree_reduce(function: Callable, tree, *initializer, is_leaf=None):
 
 
 def tree_all(tree, is_leaf=None) -> bool:
+    """Whether every leaf of `tree` is true."""
     return all(tree_leaves(tree, is_leaf))
 
 
@@ -174,6 +181,8 @@ def tree_all(tree, is_leaf=None) -> bool:
 
 @attrs.frozen
 class SequenceKey:
+    """A path entry: index `idx` of a list or tuple (prints as `[idx]`)."""
+
     idx: int
 
     def __str__(self) -> str:
@@ -182,6 +191,8 @@ class SequenceKey:
 
 @attrs.frozen
 class DictKey:
+    """A path entry: key `key` of a dict (prints as `[key]`, the key's repr)."""
+
     key: Any
 
     def __str__(self) -> str:
@@ -190,6 +201,9 @@ class DictKey:
 
 @attrs.frozen
 class GetAttrKey:
+    """A path entry: attribute `name` of a node (a namedtuple field, a dataclass field; prints
+    as `.name`)."""
+
     name: str
 
     def __str__(self) -> str:
@@ -235,6 +249,7 @@ def _paths(treedef: PyTreeDef, prefix: tuple) -> list[tuple]:
 
 
 def tree_leaves_with_path(tree, is_leaf=None) -> list:
+    """`[(path, leaf), ...]`: each leaf with its key path (see `tree_flatten_with_path`)."""
     return tree_flatten_with_path(tree, is_leaf)[0]
 
 

@@ -92,6 +92,13 @@ class StagingTracer(Tracer):
         return value.concrete_value(why, lossy) if isinstance(value, Tracer) else value
 
 
+    def depends_on(self) -> str | None:
+        builder = self._trace.main.global_data
+        if builder.describe_args is None:
+            return None
+        return builder.describe_args(builder.args_reaching(self.atom))
+
+
 class DischargedRef(Tracer):
     """A ref created under a staging trace that discharges refs: its current contents."""
 
@@ -124,6 +131,17 @@ class JaxprBuilder:
     # linearization: a call `staging_rules` handles runs at once on known operands, one
     # level down (they are primal values, which JAX computes eagerly)
     eager_calls: bool = False
+    args: list[Var] = attrs.Factory(list)  # the staged function's arguments
+    describe_args: Any = None  # `f(indices of args) -> str`, for a ConcretizationError
+
+    def args_reaching(self, var) -> list[int]:
+        """The positions of the arguments `var`'s value is computed from (an error's
+        path: one sweep back over the equations recorded so far)."""
+        needed = {var}
+        for eqn in reversed(self.eqns):
+            if needed.intersection(eqn.outputs):
+                needed.update(a for a in eqn.inputs if isinstance(a, Var))
+        return [i for i, a in enumerate(self.args) if a in needed]
 
     def const_var(self, val) -> Var:
         """The constvar of a closed-over value."""
@@ -270,7 +288,9 @@ class StagingTrace(Trace):
         self.literals.clear()
 
     def new_arg(self, aval: ShapedArray) -> StagingTracer:
-        return self.tracer_type(self, aval, Var(aval))
+        var = Var(aval)
+        self.builder.args.append(var)
+        return self.tracer_type(self, aval, var)
 
     def lift(self, val) -> StagingTracer:
         if is_literalable(val):
@@ -416,10 +436,11 @@ def cyclic_gc_paused():
         gc.enable()
 
 
-def stage(fun, in_avals, discharge: bool = False) -> tuple[Jaxpr, list]:
+def stage(fun, in_avals, discharge: bool = False, describe_args=None) -> tuple[Jaxpr, list]:
     """Trace `fun` (flat list in, flat list out) into a jaxpr and its consts; with
-    `discharge`, the refs `fun` creates become their contents (none is recorded)."""
-    builder = JaxprBuilder(current_dynamic(), discharge=discharge)
+    `discharge`, the refs `fun` creates become their contents (none is recorded).
+    `describe_args(positions)` names arguments of `fun` in a ConcretizationError."""
+    builder = JaxprBuilder(current_dynamic(), discharge=discharge, describe_args=describe_args)
     with cyclic_gc_paused(), new_main(StagingTrace, builder, dynamic=True) as main:
         in_tracers = [main.trace.new_arg(a) for a in in_avals]
         out_tracers = [full_raise(main.trace, o) for o in fun(*in_tracers)]

@@ -14,8 +14,6 @@ The state is thread-local, so vjp functions can be called from several threads.
 
 from __future__ import annotations
 
-import contextlib
-import os
 import sys
 import threading
 from typing import Any
@@ -35,6 +33,7 @@ from .errors import (
 )
 from .ir import SourceInfo
 from .rules import RuleTable
+from .traceback_util import ignoring_warnings, is_internal, warn_at_user_line
 
 ALL_PRIMITIVES: list[Primitive] = []
 
@@ -241,13 +240,21 @@ class Tracer:
         `lossy` conversions (float(), numpy arrays) keep computing with the number,
         which would silently drop a derivative: they are refused for active values.
         """
-        raise ConcretizationError(
+        depends_on = self.depends_on()
+        error = ConcretizationError(
             f"{why} needs the concrete value of a traced array {self.aval.str_short()}, "
             "but its value is not known while tracing (it depends on an input of "
             "make_jaxpr/jit or is a derivative). Use inert.numpy.where for a "
             "data-dependent choice, inert.lax.cond for a branch, and "
-            "inert.lax.while_loop/fori_loop for a loop."
-        ).with_source(user_source_info())
+            "inert.lax.while_loop/fori_loop for a loop." +
+            (f" {depends_on}" if depends_on else ""))
+        error.depends_on = depends_on
+        raise error.with_source(user_source_info())
+
+    def depends_on(self) -> str | None:
+        """Which inputs of the transformation this value depends on, in words (a
+        sentence), where its trace can tell: for a `ConcretizationError`."""
+        return None
 
     def __bool__(self):
         return bool(self.concrete_value("bool() (an `if`, `while`, `and`/`or`)"))
@@ -391,6 +398,9 @@ def eval_primitive(prim: Primitive, values, params, source: SourceInfo | None = 
             out = impl_rules[prim](*values, **params)
     except InertError as e:
         raise e.with_source(source or user_source_info()) from None
+    except RuntimeWarning as warning:  # numpy warned: at the user's line (traceback_util)
+        warn_at_user_line(warning)
+        out = ignoring_warnings(_impl, prim, values, params)
     except Exception as numpy_error:
         # Shape and dtype checks live in the abstract eval rules, run only on failure
         # so that eager evaluation pays nothing for them.
@@ -406,6 +416,13 @@ def eval_primitive(prim: Primitive, values, params, source: SourceInfo | None = 
     if weak and values and type(out) in _NUMPY_SCALARS:
         return out.item()  # Python scalars in, a Python scalar out: it stays weakly typed
     return out
+
+
+def _impl(prim: Primitive, values, params):
+    """`eval_primitive`'s computation without its checks, for computing it again."""
+    if any(type(v) not in PLAIN_TYPES and is_backend_array(v) for v in values):
+        return eval_on_backend(prim, impl_rules[prim], values, params)
+    return impl_rules[prim](*values, **params)
 
 
 def has_nan(values) -> bool:
@@ -484,16 +501,6 @@ def get_aval(x) -> ShapedArray:
 # ---------------------------------------------------------------------------------
 # Source lines: the first frame outside inert's own machinery is the user's.
 
-_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_INTERNAL = (
-    *(os.path.join(_PACKAGE_ROOT, d) + os.sep
-      for d in ("core", "interpreters", "primitives", "api")),
-    os.path.join(_PACKAGE_ROOT, "__init__.py"),
-    contextlib.__file__,
-    "<attrs generated",
-)
-
-
 def user_source_info() -> SourceInfo | None:
     """The line of user code being traced or run."""
     return _state.source or _walk_to_user_frame()
@@ -507,15 +514,11 @@ def _walk_to_user_frame() -> SourceInfo | None:
     while frame is not None:
         code = frame.f_code
         if id(code) not in internal:
-            if not _is_internal(code):
+            if not is_internal(code):
                 return _user_source_info(code, frame.f_lineno)
             _remember(internal, id(code), code)
         frame = frame.f_back
     return None
-
-
-def _is_internal(code) -> bool:
-    return code.co_filename.startswith(_INTERNAL)
 
 
 def _user_source_info(code, line: int) -> SourceInfo:

@@ -35,6 +35,11 @@ from ..core.trace import (
 
 
 def eval_jaxpr(jaxpr: Jaxpr, consts, args) -> list:
+    """Run `jaxpr` on `consts` (one per constvar) and `args` (one per invar) and return its
+    outputs as a list, interpreting each equation with its primitive's impl (nested
+    transformations in progress see each operation). numpy's floating-point warnings are off
+    while it runs, as JAX's compiled code never warns. JAX's `jax.core.eval_jaxpr(jaxpr,
+    consts, *args)` takes the arguments unpacked."""
     return quietly(_eval_jaxpr, jaxpr, consts, args)
 
 

@@ -84,12 +84,14 @@ def _first(state):
 
 @optimizer
 def sgd(step_size):
+    """Stochastic gradient descent: x <- x - step_size(i) * g. The state is the parameters."""
     step_size = make_schedule(step_size)
     return (lambda x0: x0, lambda i, g, x: x - step_size(i) * g, lambda x: x)
 
 
 @optimizer
 def momentum(step_size, mass: float):
+    """Gradient descent with momentum: v <- mass * v + g; x <- x - step_size(i) * v."""
     step_size = make_schedule(step_size)
 
     def update(i, g, state):
@@ -102,6 +104,8 @@ def momentum(step_size, mass: float):
 
 @optimizer
 def nesterov(step_size, mass: float):
+    """Nesterov's accelerated gradient: v <- mass * v + g; x <- x - step_size(i) * (mass * v +
+    g)."""
     step_size = make_schedule(step_size)
 
     def update(i, g, state):
@@ -129,6 +133,8 @@ def adagrad(step_size, momentum=0.9):
 
 @optimizer
 def rmsprop(step_size, gamma=0.9, eps=1e-8):
+    """RMSProp: x moves by step_size(i) * g / sqrt(avg_sq_grad + eps), the squared gradients
+    averaged with decay `gamma`."""
     step_size = make_schedule(step_size)
 
     def update(i, g, state):
@@ -141,6 +147,7 @@ def rmsprop(step_size, gamma=0.9, eps=1e-8):
 
 @optimizer
 def rmsprop_momentum(step_size, gamma=0.9, eps=1e-8, momentum=0.9):
+    """RMSProp with momentum: the RMSProp step accumulated in a velocity of decay `momentum`."""
     step_size = make_schedule(step_size)
 
     def update(i, g, state):
@@ -159,6 +166,9 @@ def _bias_correction(b, i, like):
 
 @optimizer
 def adam(step_size, b1=0.9, b2=0.999, eps=1e-8):
+    """Adam (Kingma and Ba): bias-corrected moving averages of the gradient (decay `b1`) and of
+    its square (decay `b2`); x <- x - step_size(i) * m_hat / (sqrt(v_hat) + eps). As
+    jax.example_libraries.optimizers.adam, over any pytree of parameters."""
     step_size = make_schedule(step_size)
 
     def update(i, g, state):
@@ -174,6 +184,8 @@ def adam(step_size, b1=0.9, b2=0.999, eps=1e-8):
 
 @optimizer
 def adamax(step_size, b1=0.9, b2=0.999, eps=1e-8):
+    """Adamax (Kingma and Ba): Adam with the infinity norm: u <- max(b2 * u, |g|); x <- x -
+    step_size(i) / (1 - b1^(i+1)) * m / (u + eps)."""
     step_size = make_schedule(step_size)
 
     def update(i, g, state):
@@ -190,20 +202,26 @@ def adamax(step_size, b1=0.9, b2=0.999, eps=1e-8):
 
 
 def constant(step_size) -> Schedule:
+    """The schedule whose step size is `step_size` at every step."""
     return lambda i: step_size
 
 
 def exponential_decay(step_size, decay_steps, decay_rate) -> Schedule:
+    """The schedule step_size * decay_rate ** (i / decay_steps)."""
     return lambda i: step_size * decay_rate ** (i / decay_steps)
 
 
 def inverse_time_decay(step_size, decay_steps, decay_rate, staircase=False) -> Schedule:
+    """The schedule step_size / (1 + decay_rate * i / decay_steps) (with `staircase`, i /
+    decay_steps rounded down)."""
     if staircase:
         return lambda i: step_size / (1 + decay_rate * jnp.floor(i / decay_steps))
     return lambda i: step_size / (1 + decay_rate * i / decay_steps)
 
 
 def polynomial_decay(step_size, decay_steps, final_step_size, power=1.0) -> Schedule:
+    """The schedule going from `step_size` to `final_step_size` over `decay_steps` steps as (1
+    - i / decay_steps) ** power, then staying there."""
     def schedule(i):
         fraction = jnp.minimum(i, decay_steps) / decay_steps
         return (1 - fraction) ** power * (step_size - final_step_size) + final_step_size
@@ -221,6 +239,7 @@ def piecewise_constant(boundaries, values) -> Schedule:
 
 
 def make_schedule(scalar_or_schedule) -> Schedule:
+    """A schedule from a step size: a callable is one already, a number is `constant(number)`."""
     if callable(scalar_or_schedule):
         return scalar_or_schedule
     if np.ndim(scalar_or_schedule) == 0:

@@ -52,14 +52,18 @@ def _split(key, num: int = 2) -> np.ndarray:
 
 
 def zeros(key, shape, dtype=np.float64):
+    """An initializer: zeros of `shape` (the key is unused), as stax's."""
     return np.zeros(shape, dtype)
 
 
 def ones(key, shape, dtype=np.float64):
+    """An initializer: ones of `shape` (the key is unused), as stax's."""
     return np.ones(shape, dtype)
 
 
 def normal(stddev=1e-2):
+    """The initializer of normal numbers of standard deviation `stddev` (also `randn`), drawn
+    from numpy's Philox keyed by the key: not JAX's numbers for the same key."""
     def init(key, shape, dtype=np.float64):
         return (_generator(key).standard_normal(shape) * stddev).astype(dtype)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import types
 
 import numpy as np
+import scipy.special as sc
 
 from ...core.trace import get_aval
 from ...primitives.control.cond import cond, switch
@@ -113,7 +114,7 @@ from ...primitives.special import (
     zeta,
 )
 from ...primitives.special import gammaln as lgamma
-from ..numpy._array import return_arrays_from
+from ..numpy._array import derived_docstring, return_arrays_from
 from ..numpy._shape import take_along_axis
 from ..numpy._sorting import argsort
 from . import linalg
@@ -145,6 +146,8 @@ def full(shape, fill_value, dtype=None):
 
 
 def full_like(x, fill_value, dtype=None, shape=None):
+    """An array like `x` (its shape and dtype unless `shape` or `dtype` say otherwise) filled
+    with `fill_value`, as a broadcast of one scalar."""
     aval = get_aval(x)
     return full(aval.shape if shape is None else shape, fill_value,
                 aval.dtype if dtype is None else dtype)
@@ -225,6 +228,56 @@ __all__ = [
 # Eager results are immutable Arrays, as inert.numpy's are (see api/numpy/_array).
 return_arrays_from(globals(), [name for name in __all__
                                if not isinstance(globals()[name], (type, types.ModuleType))])
+
+# The elementwise functions are the primitives numpy's ufuncs implement: numpy's summary.
+_NUMPY_NAMES = {
+    "abs": "abs", "acos": "arccos", "acosh": "arccosh", "add": "add", "and_": "bitwise_and",
+    "asin": "arcsin", "asinh": "arcsinh", "atan": "arctan", "atanh": "arctanh", "cbrt": "cbrt",
+    "ceil": "ceil", "cos": "cos", "cosh": "cosh", "eq": "equal", "exp": "exp", "exp2": "exp2",
+    "expm1": "expm1", "floor": "floor", "ge": "greater_equal", "gt": "greater",
+    "is_finite": "isfinite", "le": "less_equal", "log": "log", "log1p": "log1p", "lt": "less",
+    "max": "maximum", "min": "minimum", "mul": "multiply", "ne": "not_equal", "neg": "negative",
+    "not_": "invert", "or_": "bitwise_or", "sign": "sign", "sin": "sin", "sinh": "sinh",
+    "sqrt": "sqrt", "square": "square", "sub": "subtract", "tan": "tan", "tanh": "tanh",
+    "xor": "bitwise_xor",
+}
+_SCIPY_NAMES = {"digamma": "digamma", "erf": "erf", "erfinv": "erfinv", "polygamma": "polygamma"}
+for _name, _scipy_name in _SCIPY_NAMES.items():
+    globals()[_name].__doc__ = derived_docstring(getattr(sc, _scipy_name), f"jax.lax.{_name}",
+                                                 f"computed as `scipy.special.{_scipy_name}`")
+_REDUCED = "over the axes `axes` (a tuple), the lax primitive `jnp.{}` binds"
+_CUMULATIVE = ("along `axis` (from the end with `reverse`): one primitive, differentiable, "
+               "as JAX's")
+_DOCS = {
+    "convert_element_type": "`x` as an array of dtype `new_dtype` (the primitive every cast "
+                            "is): floats to integers truncate, as numpy's astype.",
+    "cumsum": f"The cumulative sum {_CUMULATIVE}.",
+    "cumprod": f"The cumulative product {_CUMULATIVE}.",
+    "cummax": f"The cumulative maximum {_CUMULATIVE}.",
+    "cummin": f"The cumulative minimum {_CUMULATIVE}.",
+    "div": "x / y element-wise. Unlike JAX's lax.div, integer operands are divided as "
+           "numpy's true_divide does (a float result), not rounded towards zero: use "
+           "`jnp.floor_divide` or `lax.rem` for integer arithmetic.",
+    "reduce_sum": f"The sum {_REDUCED.format('sum')}.",
+    "reduce_prod": f"The product {_REDUCED.format('prod')}.",
+    "reduce_max": f"The maximum {_REDUCED.format('max')}.",
+    "reduce_min": f"The minimum {_REDUCED.format('min')}.",
+    "reduce_and": f"The logical and {_REDUCED.format('all')}.",
+    "reduce_or": f"The logical or {_REDUCED.format('any')}.",
+    "rsqrt": "1 / sqrt(x) element-wise.",
+}
+for _name, _doc in _DOCS.items():
+    globals()[_name].__doc__ = _doc
+_BINARY = {"add", "bitwise_and", "equal", "greater_equal", "greater", "less_equal", "less",
+           "maximum", "minimum", "multiply", "not_equal", "bitwise_or", "subtract",
+           "bitwise_xor"}
+for _name, _numpy_name in _NUMPY_NAMES.items():
+    if not globals()[_name].__doc__:
+        globals()[_name].__doc__ = derived_docstring(
+            getattr(np, _numpy_name), f"jax.lax.{_name}", f"computed as `numpy.{_numpy_name}`" +
+            ("; unlike JAX's lax, which requires operands of one shape and dtype, it "
+             "broadcasts and promotes them as `inert.numpy` does" if _numpy_name in _BINARY
+             else ""))
 
 
 def __dir__():

@@ -45,6 +45,7 @@ def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_ty
 
 def conv_with_general_padding(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
                               precision=None, preferred_element_type=None):
+    """`conv_general_dilated` with its default dimension numbers (NCHW, OIHW), as JAX's."""
     return conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
                                 precision=precision, preferred_element_type=preferred_element_type)
 
@@ -177,6 +178,8 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
 
 def reduce_window_shape_tuple(operand_shape, window_dimensions, window_strides, padding,
                               base_dilation=None, window_dilation=None):
+    """The shape `reduce_window` gives for an operand of `operand_shape` with these windows,
+    strides, padding and dilations."""
     ones = (1,) * len(operand_shape)
     return windowed_shape(operand_shape, window_dimensions, window_strides, padding,
                           base_dilation or ones, window_dilation or ones)

@@ -27,6 +27,7 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def relu(x):
+    """max(x, 0), with gradient 0 at 0 (as JAX's)."""
     x = jnp.asarray(x)
     return jnp.where(x > 0, x, jnp.zeros_like(x))
 
@@ -43,6 +44,7 @@ def hard_sigmoid(x):
 
 
 def hard_silu(x):
+    """x * hard_sigmoid(x) (also `hard_swish`): a piecewise-quadratic silu."""
     x = jnp.asarray(x)
     return x * hard_sigmoid(x)
 
@@ -51,6 +53,7 @@ hard_swish = hard_silu
 
 
 def leaky_relu(x, negative_slope=0.01):
+    """x where x >= 0, else negative_slope * x."""
     x = jnp.asarray(x)
     return jnp.where(x >= 0, x, negative_slope * x)
 
@@ -61,15 +64,18 @@ def _expm1_of_negative_part(x):
 
 
 def elu(x, alpha=1.0):
+    """x where x > 0, else alpha * (exp(x) - 1); the untaken branch never overflows."""
     x = jnp.asarray(x)
     return jnp.where(x > 0, x, alpha * _expm1_of_negative_part(x))
 
 
 def selu(x):
+    """scale * elu(x, alpha) with the self-normalising constants of Klambauer et al."""
     return _SELU_SCALE * elu(x, _SELU_ALPHA)
 
 
 def celu(x, alpha=1.0):
+    """x where x > 0, else alpha * (exp(x / alpha) - 1)."""
     x = jnp.asarray(x)
     return jnp.where(x > 0, x, alpha * _expm1_of_negative_part(x / alpha))
 
@@ -84,10 +90,12 @@ def gelu(x, approximate: bool = True):
 
 
 def sigmoid(x):
+    """1 / (1 + exp(-x)), the `logistic` primitive: no overflow for large |x|."""
     return jnp.asarray(ew.logistic(jnp.asarray(x)))
 
 
 def silu(x):
+    """x * sigmoid(x) (also `swish`)."""
     x = jnp.asarray(x)
     return x * sigmoid(x)
 
@@ -101,6 +109,7 @@ def softplus(x):
 
 
 def mish(x):
+    """x * tanh(softplus(x))."""
     x = jnp.asarray(x)
     return x * jnp.tanh(softplus(x))
 
@@ -112,15 +121,18 @@ def squareplus(x, b=4):
 
 
 def log_sigmoid(x):
+    """log(sigmoid(x)) = -softplus(-x), accurate for large |x|."""
     return -softplus(-jnp.asarray(x))
 
 
 def soft_sign(x):
+    """x / (|x| + 1)."""
     x = jnp.asarray(x)
     return x / (jnp.abs(x) + 1)
 
 
 def hard_tanh(x):
+    """x clipped to [-1, 1]."""
     x = jnp.asarray(x)
     return jnp.where(x > 1, jnp.ones_like(x), jnp.where(x < -1, -jnp.ones_like(x), x))
 
@@ -135,10 +147,12 @@ def glu(x, axis=-1):
 
 
 def softmax(x, axis=-1):
+    """exp(x) / sum(exp(x)) along `axis`, computed shifted by the maximum (as scipy's)."""
     return _special.softmax(x, axis=axis)
 
 
 def log_softmax(x, axis=-1):
+    """x - logsumexp(x) along `axis`."""
     return _special.log_softmax(x, axis=axis)
 
 

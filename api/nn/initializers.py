@@ -21,16 +21,19 @@ _TRUNCATED_STD = 0.87962566103423978  # std of a standard normal truncated to (-
 
 
 def zeros(key, shape, dtype=float):
+    """An initializer (key, shape, dtype) -> zeros of that shape; the key is unused."""
     del key
     return jnp.zeros(shape, dtype)
 
 
 def ones(key, shape, dtype=float):
+    """An initializer (key, shape, dtype) -> ones of that shape; the key is unused."""
     del key
     return jnp.ones(shape, dtype)
 
 
 def constant(value, dtype=float):
+    """The initializer giving arrays filled with `value` (the key is unused)."""
     def init(key, shape, dtype=dtype):
         del key
         return jnp.full(shape, value, dtype)
@@ -39,6 +42,7 @@ def constant(value, dtype=float):
 
 
 def normal(stddev=1e-2, dtype=float):
+    """The initializer giving normal numbers of standard deviation `stddev` from its key."""
     def init(key, shape, dtype=dtype):
         return random.normal(key, shape, dtype) * stddev
 
@@ -65,6 +69,10 @@ def _fans(shape, in_axis, out_axis, batch_axis) -> tuple[float, float]:
 
 def variance_scaling(scale, mode: str, distribution: str, in_axis=-2, out_axis=-1,
                      batch_axis=(), dtype=float):
+    """The initializer of variance scale / fan, as JAX's: `mode` picks the fan (fan_in, fan_out
+    or their mean, the axes other than in, out and batch being the receptive field),
+    `distribution` the shape (a normal truncated at two standard deviations, rescaled to
+    that variance; a normal; a uniform)."""
     if mode not in ("fan_in", "fan_out", "fan_avg"):
         raise ValueError(f"variance_scaling: mode must be fan_in, fan_out or fan_avg, not "
                          f"{mode!r}")

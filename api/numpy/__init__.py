@@ -361,7 +361,7 @@ newaxis = None
 _return_arrays_from(globals(), [
     _name for _name, _fn in globals().items()
     if callable(_fn) and getattr(_fn, "__module__", "").startswith(__name__ + "._")
-    and not _name.startswith("_") and not isinstance(_fn, type)])
+    and not _name.startswith("_") and not isinstance(_fn, type)], like=np)
 ndarray = np.ndarray  # isinstance(x, jnp.ndarray) holds for Arrays and numpy's arrays
 
 __all__ = public_names(globals(), submodules=("linalg",))

@@ -28,6 +28,9 @@ do `np.asarray(x)` (a read-only view) and `np.array(x)` (a writeable copy).
 from __future__ import annotations
 
 import functools
+import re
+import sys
+import types
 
 import attrs
 import numpy as np
@@ -37,6 +40,7 @@ from ...core.backends import is_backend_array
 from ...core.errors import ImmutableArrayError
 from ...core.pytree import tree_flatten, tree_unflatten
 from ...core.trace import Tracer, get_aval, user_source_info
+from ...core.traceback_util import filtered, mark_boundary, outermost
 from ...primitives import elementwise as ew
 from ...primitives.indexing import gather_scatter as ix
 from ...primitives.indexing import scatter_extrema as ext
@@ -64,32 +68,28 @@ class Array(np.ndarray):
 
     def __setitem__(self, index, value):
         if not self.flags.writeable:  # inert's own (an array numpy made is numpy's)
-            raise _immutable_error("x[idx] = y", "x = x.at[idx].set(y)")
+            raise immutable_error("an inert array", "x[idx] = y", "x = x.at[idx].set(y)")
         super().__setitem__(index, value)
 
     def fill(self, value):
         if not self.flags.writeable:
-            raise _immutable_error("x.fill(v)", "x = jnp.full_like(x, v)")
+            raise immutable_error("an inert array", "x.fill(v)", "x = jnp.full_like(x, v)")
         super().fill(value)
 
-    # x op= y means x = x op y, as for JAX's immutable arrays
-    __iadd__ = np.ndarray.__add__
-    __isub__ = np.ndarray.__sub__
-    __imul__ = np.ndarray.__mul__
-    __itruediv__ = np.ndarray.__truediv__
-    __ifloordiv__ = np.ndarray.__floordiv__
-    __imod__ = np.ndarray.__mod__
-    __ipow__ = np.ndarray.__pow__
-    __imatmul__ = np.ndarray.__matmul__
-    __iand__ = np.ndarray.__and__
-    __ior__ = np.ndarray.__or__
-    __ixor__ = np.ndarray.__xor__
+    # Its arithmetic operators, and `x op= y` meaning `x = x op y` (as for JAX's
+    # immutable arrays), are installed by `_methods`: they explain shape errors with
+    # inert.numpy's functions.
 
 
-def _immutable_error(write: str, instead: str) -> ImmutableArrayError:
+def immutable_error(subject: str, write: str, instead: str,
+                    alternative: str = "np.array(x) for a writeable numpy copy"
+                    ) -> ImmutableArrayError:
+    """A write into an inert array (`subject`: an `Array`, or a tracer), in JAX's words,
+    at the user's line."""
     return ImmutableArrayError(
-        f"inert arrays are immutable, as JAX's are: instead of `{write}`, use `{instead}` "
-        "(or np.array(x) for a writeable numpy copy)").with_source(user_source_info())
+        f"{subject} is immutable, as JAX's arrays are: instead of `{write}`, use "
+        f"`{instead}` or another .at[] method (or {alternative})"
+    ).with_source(user_source_info())
 
 
 _PYTHON_SCALARS = frozenset((bool, int, float, complex))
@@ -126,21 +126,49 @@ def returning_arrays(fn):
 
     @functools.wraps(fn)
     def wrapped(*args, **kwargs):
-        out = fn(*args, **kwargs)
+        __tracebackhide__ = True  # noqa: F841 — pytest and IPython hide this frame
+        try:  # an entry point: errors leave with inert's frames filtered (traceback_util)
+            out = fn(*args, **kwargs)
+        except Exception as e:
+            if outermost(sys._getframe(1)):
+                raise filtered(e)  # noqa: B904 — the same error, with another traceback
+            raise
         if isinstance(out, Tracer):  # traced code: nothing to wrap
             return out
         return returned(out, (*args, *kwargs.values()) if kwargs else args)
 
+    mark_boundary(wrapped)
     return wrapped
 
 
-def return_arrays_from(namespace: dict, names) -> None:
+def return_arrays_from(namespace: dict, names, like: types.ModuleType | None = None) -> None:
     """Make the functions `names` of a namespace (a module's globals) return through
-    `returned`; aliases (`acos`, `arccos`) stay one function."""
+    `returned`; aliases (`acos`, `arccos`) stay one function. A function without a
+    docstring that implements `like`'s function of its name (numpy's, scipy.special's)
+    gets that function's summary and a note saying so (`derived_docstring`)."""
     wrapped: dict = {}
     for name in names:
         fn = namespace[name]
         namespace[name] = wrapped.setdefault(id(fn), returning_arrays(fn))
+        if not namespace[name].__doc__ and like is not None:
+            namespace[name].__doc__ = derived_docstring(
+                getattr(like, name, None), f"{like.__name__}.{name}",
+                "as JAX's: it traces, differentiates and batches, and returns an immutable "
+                "`inert.Array` when run eagerly")
+
+
+def derived_docstring(original, version_of: str, note: str) -> str | None:
+    """The summary of `original`'s docstring (its first paragraph that is not a call
+    signature, as ufuncs' begin with), then "inert's version of `version_of`, `note`"."""
+    paragraphs = (getattr(original, "__doc__", None) or "").split("\n\n")
+    summary = next((" ".join(p.split()) for p in paragraphs
+                    if p.strip() and not _SIGNATURE.match(p)), None)
+    if summary is None:
+        return None
+    return f"{summary}\n\ninert's version of `{version_of}`, {note}."
+
+
+_SIGNATURE = re.compile(r"\s*[\w.]+\(.*\)\s*$", re.DOTALL)
 
 
 def _immutable(x, writeable_roots: set) -> Array:

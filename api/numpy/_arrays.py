@@ -139,20 +139,31 @@ def broadcast_shapes(*shapes, name: str = "broadcast_shapes") -> tuple[int, ...]
                           "together") from None
 
 
+def _traced_shape_error(name: str, error: ConcretizationError) -> ConcretizationError:
+    return ConcretizationError(
+        f"{name}: a shape must be known while tracing, but it holds a traced integer (an "
+        "argument of jit or make_jaxpr, or a value computed from one). Pass that argument "
+        "as a static one: jit(f, static_argnums=...) or jit(f, static_argnames=...) (or "
+        "make_jaxpr(f, static_argnums=...)), or compute the size from a shape "
+        "(x.shape[0]), which is static." +
+        (f" {error.depends_on}" if error.depends_on else "")).with_source(error.source)
+
+
 def canonical_shape(shape, name: str) -> tuple[int, ...]:
     """A shape argument as a tuple of Python ints: one integer or a sequence of them,
     of any integer type numpy accepts (`np.int64(6)`, a 0-d integer array). A traced
-    dimension is a ConcretizationError (shapes must be known while tracing)."""
+    dimension is a ConcretizationError (shapes must be known while tracing) that
+    suggests making it static, as JAX's does."""
     try:
         return (operator.index(shape),)
-    except ConcretizationError:
-        raise
+    except ConcretizationError as e:
+        raise _traced_shape_error(name, e) from None
     except TypeError:
         pass
     try:
         return tuple(operator.index(d) for d in shape)
-    except ConcretizationError:
-        raise
+    except ConcretizationError as e:
+        raise _traced_shape_error(name, e) from None
     except TypeError:
         raise TypeError(f"{name}: a shape must be an integer or a sequence of integers, "
                         f"got {shape!r}") from None

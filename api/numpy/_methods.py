@@ -8,12 +8,16 @@ tracers dispatch to inert.numpy through `_dispatch`.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ...core.avals import AbstractRef
+from ...core.errors import ShapeError
 from ...core.trace import Tracer
+from ...core.traceback_util import ignoring_warnings, warn_at_user_line
 from ...primitives.indexing import gather_scatter as ix
 from .. import numpy as inp
 from .. import ref as ref_api
-from ._array import IndexUpdateHelper
+from ._array import Array, IndexUpdateHelper, immutable_error
 from ._dispatch import array_function, array_ufunc
 
 
@@ -35,8 +39,10 @@ def _getitem(x, idx):
 def _setitem(x, idx, value):
     """Only refs are written in place; a traced array is immutable, as in JAX."""
     if type(x.aval) is not AbstractRef:
-        raise TypeError(f"a traced array {x.aval.str_short()} is immutable: use "
-                        "x.at[idx].set(value), or a mutable ref (inert.new_ref)")
+        raise immutable_error(f"'{type(x)}' object does not support item assignment: the "
+                              f"traced array {x.aval.str_short()}", "x[idx] = y",
+                              "x = x.at[idx].set(y)",
+                              "a mutable ref, inert.new_ref, written in place")
     ref_api.set(x, idx, value)
 
 
@@ -125,6 +131,58 @@ _PROPERTIES = {
     "at": IndexUpdateHelper,
 }
 
+# ---------------------------------------------------------------------------------
+# Array's operators: numpy's, with inert's ShapeError for operands that do not fit
+
+_SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//",
+            "mod": "%", "pow": "**", "matmul": "@", "and": "&", "or": "|", "xor": "^",
+            "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+
+
+def _shape_checked(name: str, symbol: str):
+    """`np.ndarray`'s operator `name`, except that operands whose shapes do not fit
+    raise inert's ShapeError (a ValueError, as numpy's) naming the operation, the
+    shapes and the user's line: inert.numpy's function explains them. A warning is
+    re-issued at the user's line (`core.traceback_util`)."""
+    numpy_operator, explained_by = getattr(np.ndarray, name), _OPERATORS[name]
+
+    def operator(x, y):
+        try:
+            return numpy_operator(x, y)
+        except ValueError:
+            pass
+        except RuntimeWarning as warning:
+            warn_at_user_line(warning)
+            return ignoring_warnings(numpy_operator, x, y)
+        try:  # on numpy arrays: inert.numpy's impls may use these very operators
+            explained_by(_as_numpy(x), _as_numpy(y))
+        except ShapeError as e:
+            e.args = (f"`x {symbol} y`: {e.args[0]}",)
+            raise e.with_traceback(None) from None
+        return numpy_operator(x, y)  # numpy's own error, if inert found none
+
+    operator.__name__ = operator.__qualname__ = name
+    return operator
+
+
+def _as_numpy(x):
+    return x.view(np.ndarray) if isinstance(x, Array) else x
+
+
+def _array_operators() -> dict:
+    """The checked operators, reflected and in-place ones too (`x += y` rebinds `x`:
+    Arrays are immutable)."""
+    operators = {}
+    for short, symbol in _SYMBOLS.items():
+        forward = operators[f"__{short}__"] = _shape_checked(f"__{short}__", symbol)
+        if short not in ("lt", "le", "gt", "ge"):
+            operators[f"__r{short}__"] = _shape_checked(f"__r{short}__", symbol)
+            operators[f"__i{short}__"] = forward
+    return operators
+
+
+for _name, _fn in _array_operators().items():
+    setattr(Array, _name, _fn)
 for _name, _fn in {**_OPERATORS, **_NUMPY_PROTOCOLS, **_METHODS}.items():
     setattr(Tracer, _name, _fn)
 for _name, _fn in _PROPERTIES.items():

@@ -33,7 +33,11 @@ class ScalarType(type):
 
 def scalar_type(numpy_type: type) -> ScalarType:
     dtype = np.dtype(numpy_type)
-    return ScalarType(dtype.type.__name__, (), {"dtype": dtype, "__module__": "inert.numpy"})
+    name = dtype.type.__name__
+    doc = (f"numpy's {dtype.name} as JAX's scalar type: a dtype (`x.astype(jnp.{name})`, "
+           f"`jnp.zeros(3, jnp.{name})`) and a converter: `jnp.{name}(x)` is `x` (traced or "
+           f"not) as a {dtype.name} array, where numpy's `np.{name}(x)` makes a numpy scalar.")
+    return ScalarType(name, (), {"dtype": dtype, "__module__": "inert.numpy", "__doc__": doc})
 
 
 def isdtype(dtype, kind) -> bool:

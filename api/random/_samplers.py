@@ -33,34 +33,48 @@ def uniform(key, shape=(), dtype=float, minval=0.0, maxval=1.0):
 
 
 def normal(key, shape=(), dtype=float):
+    """Standard normal numbers of `shape` and float `dtype`: sqrt(2) * erfinv(2u - 1) of
+    uniforms u in the open unit interval. A pure function of `key`, as JAX's, but the
+    numbers differ from JAX's for the same key (inert's bits come from numpy's Philox, not
+    threefry)."""
     dtype = float_dtype("normal", dtype)
     u = open_unit("normal", key, shape, dtype)
     return jnp.asarray(dtype.type(SQRT2) * erfinv(2 * u - 1))
 
 
 def exponential(key, shape=(), dtype=float):
+    """Standard exponential numbers (rate 1) of `shape` and float `dtype`, by inversion:
+    -log1p(-u). The numbers differ from JAX's for the same key (numpy's Philox bits)."""
     dtype = float_dtype("exponential", dtype)
     return -jnp.log1p(-unit("exponential", key, shape, dtype))
 
 
 def gumbel(key, shape=(), dtype=float):
+    """Standard Gumbel numbers of `shape` and float `dtype`, by inversion: -log(-log(u)). The
+    numbers differ from JAX's for the same key (numpy's Philox bits)."""
     dtype = float_dtype("gumbel", dtype)
     return -jnp.log(-jnp.log(open_unit("gumbel", key, shape, dtype)))
 
 
 def laplace(key, shape=(), dtype=float):
+    """Standard Laplace numbers (scale 1) of `shape` and float `dtype`, by inversion. The
+    numbers differ from JAX's for the same key (numpy's Philox bits)."""
     dtype = float_dtype("laplace", dtype)
     v = 2 * open_unit("laplace", key, shape, dtype) - 1
     return -jnp.sign(v) * jnp.log1p(-jnp.abs(v))
 
 
 def logistic(key, shape=(), dtype=float):
+    """Standard logistic numbers of `shape` and float `dtype`, by inversion: log(u) -
+    log1p(-u). The numbers differ from JAX's for the same key (numpy's Philox bits)."""
     dtype = float_dtype("logistic", dtype)
     u = open_unit("logistic", key, shape, dtype)
     return jnp.log(u) - jnp.log1p(-u)
 
 
 def cauchy(key, shape=(), dtype=float):
+    """Standard Cauchy numbers of `shape` and float `dtype`, by inversion: tan(pi (u - 1/2)).
+    The numbers differ from JAX's for the same key (numpy's Philox bits)."""
     dtype = float_dtype("cauchy", dtype)
     return jnp.tan(dtype.type(np.pi) * (open_unit("cauchy", key, shape, dtype) - 0.5))
 

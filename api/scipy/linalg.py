@@ -138,10 +138,15 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, debug=None,
 
 
 def inv(a, overwrite_a=False, check_finite=True):
+    """The inverse of a square matrix (or a stack), as scipy's; `overwrite_a` and
+    `check_finite` are accepted and change nothing (inert's arrays are immutable). A
+    singular matrix raises `LinAlgError`."""
     return nl.inv(a)
 
 
 def det(a, overwrite_a=False, check_finite=True):
+    """The determinant of a square matrix (or a stack), by LU as scipy's; `overwrite_a` and
+    `check_finite` are accepted and change nothing."""
     return nl.det(a)
 
 

@@ -33,11 +33,15 @@ def _two_d(name: str, in1, in2, boundary: str, fillvalue) -> None:
 
 
 def convolve2d(in1, in2, mode="full", boundary="fill", fillvalue=0):
+    """The 2-d convolution of `in1` with `in2`, as scipy.signal.convolve2d (`mode` full, same
+    or valid); only `boundary='fill'` with `fillvalue=0` is supported, as in JAX."""
     _two_d("convolve2d", in1, in2, boundary, fillvalue)
     return correlate_nd("convolve2d", in1, in2, mode, flip=True)
 
 
 def correlate2d(in1, in2, mode="full", boundary="fill", fillvalue=0):
+    """The 2-d cross-correlation of `in1` with `in2`, as scipy.signal.correlate2d (`mode` full,
+    same or valid); only `boundary='fill'` with `fillvalue=0` is supported, as in JAX."""
     _two_d("correlate2d", in1, in2, boundary, fillvalue)
     return correlate_nd("correlate2d", in1, in2, mode, flip=False, centre_high=True)
 

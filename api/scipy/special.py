@@ -160,7 +160,7 @@ __all__ = [
     "multigammaln", "ndtr", "ndtri", "poch", "polygamma", "psi", "rel_entr", "rgamma", "sinc",
     "softmax", "spence", "xlog1py", "xlogy", "y0", "y1", "yn", "yv", "zeta",
 ]
-return_arrays_from(globals(), __all__)
+return_arrays_from(globals(), __all__, like=sc)
 
 
 def __dir__():

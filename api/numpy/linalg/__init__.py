@@ -9,6 +9,8 @@ where it is defined.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .._array import return_arrays_from
 from .._dot import matmul, tensordot
 from ._linalg import (
@@ -48,7 +50,8 @@ __all__ = [
     "vector_norm",
 ]
 # Eager results are immutable Arrays, as inert.numpy's are (see api/numpy/_array).
-return_arrays_from(globals(), [name for name in __all__ if not isinstance(globals()[name], type)])
+return_arrays_from(globals(), [name for name in __all__ if not isinstance(globals()[name], type)],
+                   like=np.linalg)
 
 
 def __dir__():

@@ -11,6 +11,9 @@ scipy.special gives the identity; `_common` states the support and validity rule
 
 from __future__ import annotations
 
+import scipy.stats
+
+from ...numpy._array import derived_docstring
 from ._summary import mode, rankdata, sem
 from .circular import vonmises, wrapcauchy
 from .continuous import (
@@ -41,6 +44,24 @@ __all__ = [
 ]
 
 DISTRIBUTIONS = tuple(name for name in __all__ if name not in ("mode", "rankdata", "sem"))
+
+
+def _document(distribution: str) -> None:
+    """Give each function of a distribution's module without a docstring scipy's summary
+    of the method it implements (`pdf`: "Probability density function at x of the given
+    RV.")."""
+    module = globals()[distribution]
+    for name, fn in vars(module).items():
+        if callable(fn) and not name.startswith("_") and not fn.__doc__ and \
+                getattr(fn, "__module__", None) == module.__name__:
+            fn.__doc__ = derived_docstring(
+                getattr(getattr(scipy.stats, distribution), name, None),
+                f"scipy.stats.{distribution}.{name}", "with scipy's parameters; as JAX's, it "
+                "traces, differentiates and batches")
+
+
+for _distribution in DISTRIBUTIONS:
+    _document(_distribution)
 
 
 def __dir__():
