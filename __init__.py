@@ -43,8 +43,9 @@ from .api.scipy import linalg as _scipy_linalg
 from .api.scipy import signal as _scipy_signal
 from .api.scipy import special as _scipy_special
 from .api.scipy import stats as _scipy_stats
-from .api.shapes import ShapeDtypeStruct, eval_shape
 from .api.transforms import (
+    ShapeDtypeStruct,
+    eval_shape,
     jvp,
     linear_transpose,
     linearize,

@@ -1,5 +1,6 @@
 """The arguments of a transform, flattened: which leaves it traces, which are active,
-and which it passes to the function as they are.
+and which it passes to the function as they are; and, for an error, which arguments a
+traced value depends on, in words (`argument_describer`).
 
 A leaf is active unless it sits inside an `Inactive(...)`, is not among `argnums`, or
 has an integer or boolean dtype (inactive by type). A leaf the differentiating
@@ -10,6 +11,7 @@ JAX.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, Callable, Sequence
 
 import attrs
@@ -18,7 +20,7 @@ import numpy as np
 from ..core.activity import Inactive
 from ..core.avals import is_float
 from ..core.errors import InertError
-from ..core.pytree import PyTreeDef, tree_flatten, tree_unflatten
+from ..core.pytree import PyTreeDef, tree_flatten, tree_leaves, tree_unflatten
 from ..core.trace import get_aval
 
 
@@ -212,3 +214,58 @@ def check_argnums(argnums: tuple, nargs: int) -> tuple[int, ...]:
             raise ValueError(f"argnums {a} is out of range for a function called with "
                              f"{nargs} positional arguments")
     return tuple(a % nargs for a in argnums)
+
+
+# ---------------------------------------------------------------------------------
+# Which arguments a value depends on, in words: for the `ConcretizationError` of
+# `if x > 0` under `jit`, as JAX's says "it depends on the value of the argument x". The
+# staging trace finds the flat inputs a value is computed from
+# (`core.staging.JaxprBuilder.args_reaching`); this names them after the function's
+# signature, only when an error asks.
+
+
+def argument_describer(f: Callable, args: tuple, static) -> Callable[[list[int]], str | None]:
+    """`describe(flat input positions) -> sentence` for `f` traced at `args` (the flat
+    inputs being the leaves of the arguments not in `static`, in order)."""
+
+    def describe(positions: list[int]) -> str | None:
+        if not positions:
+            return None
+        owners = _leaf_owners([i for i in range(len(args)) if i not in static], args)
+        names = _parameter_names(f)
+        described = []
+        for i in dict.fromkeys(owners[p] for p in positions if p < len(owners)):
+            described.append(f"`{names[i]}`" if i < len(names) else f"{i}")
+        if not described:
+            return None
+        noun = "argument" if len(described) == 1 else "arguments"
+        return (f"The value depends on the {noun} {', '.join(described)} of "
+                f"{_function_name(f)}.")
+
+    return describe
+
+
+def _leaf_owners(dynamic: list[int], args: tuple) -> list[int]:
+    """For each flat input, the position of the argument it is a leaf of."""
+    owners = []
+    for i in dynamic:
+        items, _ = tree_flatten(args[i], is_leaf=lambda x: isinstance(x, Inactive))
+        count = sum(len(tree_leaves(x.value)) if isinstance(x, Inactive) else 1 for x in items)
+        owners += [i] * count
+    return owners
+
+
+def _parameter_names(f: Callable) -> list[str]:
+    try:
+        parameters = inspect.signature(f).parameters.values()
+    except (TypeError, ValueError):  # a builtin, a callable object without a signature
+        return []
+    return [p.name for p in parameters
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+
+def _function_name(f: Callable) -> str:
+    code = getattr(inspect.unwrap(f), "__code__", None)
+    name = getattr(f, "__qualname__", None) or type(f).__name__
+    where = f" (defined at {code.co_filename}:{code.co_firstlineno})" if code else ""
+    return f"`{name}`{where}"

@@ -20,7 +20,7 @@ from ..core.activity import Inactive, Zero
 from ..core.avals import AbstractRef, ShapedArray, float0, tangent_aval
 from ..core.check import check_jaxpr, checks_enabled
 from ..core.ir import ClosedJaxpr
-from ..core.pytree import PyTreeDef, tree_flatten, tree_unflatten
+from ..core.pytree import PyTreeDef, tree_flatten, tree_map, tree_unflatten
 from ..core.staging import stage
 from ..core.trace import get_aval
 from ..core.traceback_util import api_boundary
@@ -28,9 +28,9 @@ from ..interpreters.ad import jvp_flat
 from ..interpreters.linearize import LinearFunction, linearize_flat
 from ..interpreters.transpose import backward_pass
 from ..primitives.state import refs as state
-from .argument_names import argument_describer
 from .arguments import (
     FlatArgs,
+    argument_describer,
     as_tuple,
     flat_fun,
     flatten_args,
@@ -317,3 +317,58 @@ def linear_transpose(f: Callable, *primals):
         return tree_unflatten(in_tree, returned_leaves(cts_in, cts))
 
     return f_transpose
+
+
+# ---------------------------------------------------------------------------------
+# eval_shape: the shapes and dtypes a function returns, found by tracing it, without
+# computing anything; `ShapeDtypeStruct` stands for an array there
+
+
+@attrs.frozen(repr=False)
+class ShapeDtypeStruct:
+    """jax.ShapeDtypeStruct: an array's shape and dtype, no data. `sharding` is accepted
+    (inert has one device) and kept as given."""
+
+    shape: tuple[int, ...] = attrs.field(converter=lambda s: tuple(int(d) for d in s))
+    dtype: np.dtype = attrs.field(converter=np.dtype)
+    weak_type: bool = False
+    sharding: object = None
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def __repr__(self) -> str:
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{weak})"
+
+
+@api_boundary
+def eval_shape(fun: Callable, *args, **kwargs):
+    """jax.eval_shape: `fun`'s outputs as `ShapeDtypeStruct`s, at the shapes and dtypes
+    of `args` (arrays, numbers, or anything with `.shape` and `.dtype`, such as a
+    `ShapeDtypeStruct`). `fun` is traced, as `make_jaxpr` would, and nothing is
+    evaluated: an abstract argument stands in as a zero-stride array of its shape,
+    which holds one element whatever its shape."""
+    concrete = tree_map(_stand_in, args, is_leaf=_is_abstract)
+    closed, out_store = trace_to_closed_jaxpr(functools.partial(fun, **kwargs), concrete,
+                                              frozenset())
+    outs = [ShapeDtypeStruct(a.shape, a.dtype, a.weak_type) for a in closed.out_avals]
+    return tree_unflatten(out_store[0], outs)
+
+
+def _is_abstract(x) -> bool:
+    """Whether `x` describes an array without being one (a ShapeDtypeStruct is an attrs
+    class, which would otherwise be flattened as a pytree)."""
+    return not isinstance(x, (np.ndarray, np.generic)) and hasattr(x, "shape") and hasattr(
+        x, "dtype")
+
+
+def _stand_in(x):
+    if not _is_abstract(x):
+        return x
+    return np.broadcast_to(np.zeros((), np.dtype(x.dtype)), tuple(x.shape))
