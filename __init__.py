@@ -12,6 +12,7 @@ import sys as _sys
 __version__ = "0.1.0"  # the release; pyproject.toml reads it from here
 
 from .api import (
+    checkpoint_policies,
     example_libraries,
     experimental,
     flatten_util,
@@ -26,7 +27,7 @@ from .api import (
     tree_util,
 )
 from .api.compiled import device_put, jit
-from .api.control import checkpoint, custom_jvp, custom_vjp, remat
+from .api.control import checkpoint, checkpoint_name, custom_jvp, custom_vjp, remat
 from .api.experimental import ode as _experimental_ode
 from .api.gradients import grad, value_and_grad
 from .api.jacobian import hessian, jacfwd, jacobian, jacrev
@@ -78,8 +79,8 @@ for _name in _scipy_stats.DISTRIBUTIONS:  # jax.scipy.stats.norm is a module too
     _sys.modules[f"{__name__}.scipy.stats.{_name}"] = getattr(_scipy_stats, _name)
 
 __all__ = [
-    "activity_jaxpr", "checkpoint", "custom_jvp", "custom_vjp", "remat", "hessian", "jacfwd",
-    "jacrev", "print_activity",
+    "activity_jaxpr", "checkpoint", "checkpoint_name", "checkpoint_policies", "custom_jvp",
+    "custom_vjp", "remat", "hessian", "jacfwd", "jacrev", "print_activity",
     "ClosedJaxpr", "Inactive", "Jaxpr", "check_jaxpr", "config", "debug_nans", "enable_checks",
     "errors", "eval_jaxpr", "experimental",
     "float0", "grad", "jit", "jvp", "lax", "linear_transpose", "linearize", "make_jaxpr", "numpy",

@@ -8,6 +8,7 @@ from typing import Callable, Sequence
 from ..core.ir import pp_jaxpr
 from ..interpreters.ad import active_vars
 from ..interpreters.linearize import ResidualInfo
+from ..interpreters.remat import Cost
 from .transforms import as_tuple, check_argnums, flatten_args, trace_to_closed_jaxpr, vjp
 
 # ---------------------------------------------------------------------------------
@@ -21,10 +22,14 @@ def saved_residuals(f: Callable, *args) -> list[ResidualInfo]:
 
 
 def print_saved_residuals(f: Callable, *args) -> None:
-    print(format_residuals(saved_residuals(f, *args)))
+    """The residuals' table, then what the backward pass recomputes instead of keeping
+    (checkpointed bodies run again): equations and an estimate of their flops."""
+    _, vjp_fn = vjp(f, *args)
+    linear = vjp_fn.linear
+    print(format_residuals(list(linear.residual_info), linear.recomputed()))
 
 
-def format_residuals(infos: list[ResidualInfo]) -> str:
+def format_residuals(infos: list[ResidualInfo], recomputed: Cost | None = None) -> str:
     rows = [("shape", "dtype", "bytes", "produced by", "source")]
     for r in infos:
         rows.append((r.aval.str_short(), r.aval.dtype.name, f"{r.nbytes:,}", r.origin,
@@ -35,6 +40,9 @@ def format_residuals(infos: list[ResidualInfo]) -> str:
                        enumerate(zip(row, widths))) + "  " + row[4] for row in rows]
     lines.append(f"{len(infos)} residual{'s' if len(infos) != 1 else ''}, "
                  f"{total:,} bytes in total")
+    if recomputed is not None:
+        lines.append(f"recomputed in the backward pass: {recomputed.eqns:,} equation"
+                     f"{'s' if recomputed.eqns != 1 else ''}, about {recomputed.flops:,} flops")
     return "\n".join(line.rstrip() for line in lines)
 
 

@@ -304,6 +304,7 @@ CASES = [
     Case("cond", two_branches, (real(), real(3))),
     Case("while", doubling_loop, (real(3), ints(0, 4))),
     Case("checkpoint", inert.checkpoint(lambda w, x: inp.tanh(w @ x) * 2.0), (real(3, 3), real(3))),
+    Case("name", lambda x: inert.checkpoint_name(inp.sin(x), "s") * 2.0, (real(3),)),
     Case("custom_jvp_call", lambda x, y: _softplus(x) * y, (real(3), real(3))),
     Case("custom_vjp_call", lambda x, y: _log_abs(x) * y, (nonzero(3), real(3))),
     Case("random_bits", lambda k: rk.random_bits(k, (2, 3), np.uint32), (words(2),)),

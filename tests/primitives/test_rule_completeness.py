@@ -14,7 +14,7 @@ LINEAR = {
     "convert_element_type", "conv_general_dilated", "reduce_window_sum", "window_gather",
     "window_scatter_add",
     "cumsum", "div", "dot_general", "dynamic_slice", "dynamic_update_slice", "expand_dims",
-    "gather", "mul", "neg", "pad", "reduce_sum", "reshape", "rev", "scan", "scatter",
+    "gather", "mul", "name", "neg", "pad", "reduce_sum", "reshape", "rev", "scan", "scatter",
     "scatter_add", "scatter_mul", "select_n", "slice", "squeeze", "sub", "transpose",
     "xlog1py", "xlogy", "zeros",
     "expm_frechet", "solve", "triangular_solve",  # linear in their second operand
