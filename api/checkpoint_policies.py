@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from ..interpreters.remat import MemoryBudget
 from ..primitives.control.checkpoint import name_p
 from ..primitives.conv.convolution import conv_general_dilated_p
 from ..primitives.linalg.dot_general import dot_general_p
@@ -17,7 +18,7 @@ __all__ = [
     "everything_saveable", "nothing_saveable", "dots_saveable", "checkpoint_dots",
     "dots_with_no_batch_dims_saveable", "checkpoint_dots_with_no_batch_dims",
     "save_only_these_names", "save_any_names_but_these", "save_anything_except_these_names",
-    "save_from_both_policies",
+    "save_from_both_policies", "memory_budget",
 ]
 
 
@@ -73,3 +74,11 @@ def save_from_both_policies(policy_1: Callable, policy_2: Callable) -> Callable[
     """Keep what either policy keeps."""
     return lambda prim, *avals, **params: bool(policy_1(prim, *avals, **params)
                                                or policy_2(prim, *avals, **params))
+
+
+def memory_budget(nbytes: int) -> MemoryBudget:
+    """inert's own policy: plan the checkpointed body to keep at most `nbytes` of
+    residuals, recomputing what costs the fewest flops; a budget below every plan's
+    bytes is a `MemoryBudgetError` naming the smallest feasible one. It plans the whole
+    body at once, so it is not combined with the per-equation policies."""
+    return MemoryBudget(int(nbytes))

@@ -81,3 +81,8 @@ class NaNError(InertError, FloatingPointError):
 class BackendError(InertError, TypeError):
     """A primitive has no implementation for an array library (Dask, CuPy, an Array-API
     library), its operands mix libraries, or its impl left the operands' library."""
+
+
+class MemoryBudgetError(InertError, ValueError):
+    """A checkpoint's memory budget is below what any plan can keep (names the smallest
+    feasible budget)."""

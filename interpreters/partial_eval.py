@@ -19,10 +19,8 @@ values the unknown part reads, and choosing them is an optimisation:
    a whole shifted copy of a scan's stacked outputs; or, when that is fewer bytes in
    all, the sources of every candidate together.
 
-A *policy* (`checkpoint(f, policy=...)`) replaces steps 2 and 3 inside a checkpointed
-body: `saveable(eqn)` says whether an equation's known outputs may be residuals; a known
-value read by the unknown part whose equation is not saveable is recomputed there, from
-what is saveable and from the inputs, as JAX's `partial_eval_jaxpr_custom` does.
+A checkpoint's *policy* (`interpreters.remat`) replaces steps 2 and 3 inside its body:
+JAX's per-equation policies, as JAX's `partial_eval_jaxpr_custom`, or a byte budget.
 
 Rule signature (only for primitives with sub-jaxprs, e.g. control flow)::
 
@@ -38,8 +36,6 @@ trace applies the same rules online when linearizing (see `core.staging`).
 
 from __future__ import annotations
 
-from typing import Callable
-
 import attrs
 
 from ..core.check import check_jaxpr, checks_enabled
@@ -48,6 +44,7 @@ from ..core.rules import RuleTable
 from ..core.trace import Primitive
 from .ad import zeros_p
 from .dce import dce_eqns, dce_jaxpr
+from .remat import ResidualPolicy
 
 partial_eval_rules = RuleTable("partial eval")
 
@@ -85,15 +82,15 @@ class Split:
 
 def partial_eval_jaxpr(jaxpr: Jaxpr, unknown_inputs: list[bool],
                        instantiate: list[bool], known_defs: dict | None = None,
-                       saveable: Callable[[JaxprEqn], bool] | None = None) -> Split:
+                       policy: ResidualPolicy | None = None) -> Split:
     """Split `jaxpr`; outputs flagged in `instantiate` are unknown even if computable
     from known values (the caller needs them on the unknown side).
 
     `known_defs` is given for a jaxpr the staging trace recorded while computing its
     known values (known variable -> index of its equation): its equations were split
     by their rules already and classified as they were recorded, and `Split.known` is
-    None since the caller has the known values. `saveable`, a checkpoint policy, decides
-    which known values may be residuals (the rest are recomputed).
+    None since the caller has the known values. `policy`, a checkpoint's, chooses the
+    residuals and what is recomputed instead of steps 2 and 3 (`interpreters.remat`).
     """
     online = known_defs is not None
     unknown = {v for v, u in zip(jaxpr.invars, unknown_inputs) if u}
@@ -106,10 +103,10 @@ def partial_eval_jaxpr(jaxpr: Jaxpr, unknown_inputs: list[bool],
     unknown_outvars = [v for v, u in zip(jaxpr.outvars, out_unknowns) if u]
     needed = dce_eqns(unknown_eqns, {v for v in unknown_outvars if type(v) is Var})
     candidates = _residual_candidates(needed, unknown_outvars, unknown)
-    if saveable is None:
+    if policy is None:
         residuals, recompute = _choose_residuals(candidates, defining)
     else:
-        residuals, recompute = _policy_residuals(candidates, defining, saveable)
+        residuals, recompute = policy.choose(candidates, defining)
     if len(recompute) > 1:
         order = {id(e): i for i, e in enumerate(known_eqns or jaxpr.eqns)}
         recompute.sort(key=lambda e: order[id(e)])
@@ -180,25 +177,6 @@ def _choose_residuals(candidates: list[Var], defining: dict) -> tuple[list[Var],
     for var in candidates:
         found = _add_recipe(var, saved, recomputed, defining)
         assert found, "a candidate is recomputable from the sources saved for it"
-    return list(saved), list(dict.fromkeys(recomputed.values()))
-
-
-def _policy_residuals(candidates: list[Var], defining: dict, saveable) -> tuple[list, list]:
-    """Save each candidate the policy allows (and every input read); recompute the others,
-    walking back through their equations to saveable values and inputs."""
-    saved: dict[Var, None] = {}
-    recomputed: dict[Var, JaxprEqn] = {}
-    pending = list(reversed(candidates))
-    while pending:
-        var = pending.pop()
-        if var in saved or var in recomputed:
-            continue
-        eqn = defining.get(var)
-        if eqn is None or saveable(eqn):
-            saved[var] = None
-        else:
-            recomputed.update((v, eqn) for v in eqn.outputs)
-            pending.extend(a for a in reversed(eqn.inputs) if type(a) is Var)
     return list(saved), list(dict.fromkeys(recomputed.values()))
 
 

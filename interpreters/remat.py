@@ -1,4 +1,6 @@
-"""What recomputation costs: equations and an estimate of floating-point operations.
+"""Recomputation: what it costs, and the residual policies of checkpointed bodies.
+
+Cost: equations and an estimate of floating-point operations.
 
 `checkpoint` trades memory for recomputation, so `print_saved_residuals` reports what
 the backward pass computes again, and a memory budget plans by it. An equation costs
@@ -15,9 +17,14 @@ Rule signature::
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 import attrs
+import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import breadth_first_order, maximum_flow
 
+from ..core.errors import MemoryBudgetError
 from ..core.ir import Jaxpr, JaxprEqn, Var
 from ..core.rules import RuleTable
 
@@ -83,3 +90,142 @@ def _sub_jaxprs(eqn: JaxprEqn) -> list[Jaxpr]:
 
 def _size(var) -> int:
     return math.prod(var.aval.shape)
+
+
+# ---------------------------------------------------------------------------------
+# Residual policies: what a checkpointed body saves, and what it recomputes
+
+
+class ResidualPolicy:
+    """Chooses, inside a checkpointed body, the residuals and the known equations the
+    backward pass runs again (`choose(candidates, defining) -> (residuals, eqns)`:
+    `candidates` are the known values the tangent program reads, `defining` maps each
+    known variable to its equation; a variable without one is an input)."""
+
+    def choose(self, candidates: list[Var], defining: dict) -> tuple[list[Var], list]:
+        raise NotImplementedError
+
+
+@attrs.frozen
+class EquationPolicy(ResidualPolicy):
+    """JAX's policies: `saveable(eqn)` says whether an equation's outputs may be saved."""
+
+    saveable: Callable[[JaxprEqn], bool]
+
+    def choose(self, candidates, defining):
+        return walk_back(candidates, defining, lambda v: self.saveable(defining[v]))
+
+
+def walk_back(candidates: list[Var], defining: dict, keep: Callable[[Var], bool]
+              ) -> tuple[list[Var], list]:
+    """Save each candidate `keep` accepts (and every input reached); recompute the
+    others, walking back through their equations to kept values and inputs."""
+    saved: dict[Var, None] = {}
+    recomputed: dict[Var, JaxprEqn] = {}
+    pending = list(reversed(candidates))
+    while pending:
+        var = pending.pop()
+        if var in saved or var in recomputed:
+            continue
+        eqn = defining.get(var)
+        if eqn is None or keep(var):
+            saved[var] = None
+        else:
+            recomputed.update((v, eqn) for v in eqn.outputs)
+            pending.extend(a for a in reversed(eqn.inputs) if type(a) is Var)
+    return list(saved), list(dict.fromkeys(recomputed.values()))
+
+
+@attrs.frozen
+class MemoryBudget(ResidualPolicy):
+    """Keep at most `nbytes` of residuals, recomputing what costs least to recompute.
+
+    The smallest feasible plan is a minimum vertex cut between the inputs and the values
+    the tangent program reads, each value weighing its bytes (a max-flow, exact). If
+    keeping every candidate fits, nothing is recomputed; otherwise the plan grows from
+    the cut, greedily adding the value that saves the most recomputed flops per byte
+    while the budget holds (exact planning under a budget is a knapsack over cuts)."""
+
+    nbytes: int
+
+    def choose(self, candidates, defining):
+        everything = walk_back(candidates, defining, lambda v: True)
+        if _nbytes(everything[0]) <= self.nbytes:
+            return everything
+        keep = min_cut(candidates, defining)
+        plan = walk_back(candidates, defining, keep.__contains__)
+        if _nbytes(plan[0]) > self.nbytes:
+            raise MemoryBudgetError(
+                f"checkpoint: a memory budget of {self.nbytes:,} bytes is below what any "
+                f"plan keeps; the smallest feasible budget is {_nbytes(plan[0]):,} bytes")
+        return self._grow(candidates, defining, set(keep), plan)
+
+    def _grow(self, candidates, defining, keep: set, plan):
+        while True:
+            cost, size = eqns_cost(plan[1]).flops, _nbytes(plan[0])
+            best, best_score = None, 0.0
+            for var in {v for e in plan[1] for v in e.outputs}:
+                trial = walk_back(candidates, defining, (keep | {var}).__contains__)
+                extra = _nbytes(trial[0]) - size
+                saved_flops = cost - eqns_cost(trial[1]).flops
+                if _nbytes(trial[0]) <= self.nbytes and saved_flops > 0:
+                    score = saved_flops / max(extra, 1)
+                    if score > best_score:
+                        best, best_score = (var, trial), score
+            if best is None:
+                return plan
+            keep.add(best[0])
+            plan = best[1]
+
+
+def _nbytes(values) -> int:
+    return sum(v.aval.nbytes for v in values)
+
+
+def min_cut(candidates: list[Var], defining: dict) -> set[Var]:
+    """The values of fewest bytes whose saving lets every candidate be recomputed: a
+    minimum cut of the graph in which each value is an edge `in -> out` weighing its
+    bytes, inputs hang from the source, candidates lead to the sink and an equation
+    joins its operands' `out` to its results' `in`. scipy's max-flow takes int32
+    capacities, so large programs weigh bytes in coarser units."""
+    region = _region(candidates, defining)
+    index = {v: i for i, v in enumerate(region)}
+    n = len(region)
+    source, sink = 2 * n, 2 * n + 1
+    unit = max(1, -(-_nbytes(region) // 2 ** 24))
+    infinite = _nbytes(region) // unit + 1
+    edges = {(2 * i, 2 * i + 1): max(1, v.aval.nbytes // unit) for i, v in enumerate(region)}
+    for v in region:
+        eqn = defining.get(v)
+        if eqn is None:
+            edges[source, 2 * index[v]] = infinite
+        else:
+            for a in eqn.inputs:
+                if type(a) is Var:
+                    edges[2 * index[a] + 1, 2 * index[v]] = infinite
+    for c in candidates:
+        edges[2 * index[c] + 1, sink] = infinite
+    rows, cols = zip(*edges)
+    capacity = csr_matrix((np.array(list(edges.values()), np.int32), (rows, cols)),
+                          shape=(2 * n + 2, 2 * n + 2))
+    flow = maximum_flow(capacity, source, sink).flow
+    residual = (capacity - flow).tocsr()
+    residual.data[residual.data < 0] = 0
+    residual.eliminate_zeros()
+    reached = set(breadth_first_order(residual, source, return_predecessors=False).tolist())
+    return {v for i, v in enumerate(region) if 2 * i in reached and 2 * i + 1 not in reached}
+
+
+def _region(candidates: list[Var], defining: dict) -> list[Var]:
+    """The known values the candidates are computed from, the candidates included."""
+    found: dict[Var, None] = {}
+    pending = list(candidates)
+    while pending:
+        var = pending.pop()
+        if var in found:
+            continue
+        found[var] = None
+        eqn = defining.get(var)
+        if eqn is not None:
+            pending.extend(a for a in eqn.inputs if type(a) is Var)
+    return list(found)

@@ -22,6 +22,7 @@ import attrs
 
 from ...core.activity import Zero
 from ...core.avals import tangent_aval
+from ...core.errors import MemoryBudgetError
 from ...core.ir import JaxprEqn, Var
 from ...core.pytree import tree_flatten, tree_unflatten
 from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
@@ -31,6 +32,7 @@ from ...interpreters.dce import dce_jaxpr, dce_rules
 from ...interpreters.eval import compiled, eval_jaxpr
 from ...interpreters.linearize import residual_origin, residual_origin_rules
 from ...interpreters.partial_eval import partial_eval_jaxpr, partial_eval_rules
+from ...interpreters.remat import EquationPolicy, ResidualPolicy
 from ...interpreters.transpose import backward_pass, is_linear, transpose_rules
 from .common import batch_jaxpr, no_refs, stage_body, with_consts_as_invars
 
@@ -110,8 +112,11 @@ def checkpoint_partial_eval(eqn: JaxprEqn, unknown_inputs: list[bool]):
     rules of the control flow inside it: a jvp'd `scan` reads tangents, but its primal
     carry is known, and the enclosing linearization needs it known."""
     jaxpr, params = eqn.params["jaxpr"], eqn.params
-    split = partial_eval_jaxpr(jaxpr, unknown_inputs, [False] * len(jaxpr.outvars),
-                               saveable=_saveable(params["policy"]))
+    try:
+        split = partial_eval_jaxpr(jaxpr, unknown_inputs, [False] * len(jaxpr.outvars),
+                                   policy=_residual_policy(params["policy"]))
+    except MemoryBudgetError as e:
+        raise e.with_source(eqn.source_info) from None
     inputs = dict(zip(jaxpr.invars, eqn.inputs))
     computed = [r for r in split.residuals if r not in inputs]
     n_known_out = len(split.known.outvars) - len(split.residuals)
@@ -132,12 +137,15 @@ def checkpoint_partial_eval(eqn: JaxprEqn, unknown_inputs: list[bool]):
     return [known], [unknown]
 
 
-def _saveable(policy: Callable | None) -> Callable[[JaxprEqn], bool]:
-    """JAX's policy signature, `policy(prim, *avals, **params)`, asked of an equation;
-    no policy saves nothing."""
+def _residual_policy(policy) -> ResidualPolicy:
+    """A budget plans itself; JAX's policy signature, `policy(prim, *avals, **params)`, is
+    asked of each equation; no policy saves nothing."""
+    if isinstance(policy, ResidualPolicy):
+        return policy
     if policy is None:
-        return lambda eqn: False
-    return lambda eqn: bool(policy(eqn.primitive, *(a.aval for a in eqn.inputs), **eqn.params))
+        return EquationPolicy(lambda eqn: False)
+    return EquationPolicy(lambda eqn: bool(
+        policy(eqn.primitive, *(a.aval for a in eqn.inputs), **eqn.params)))
 
 
 partial_eval_rules[checkpoint_p] = checkpoint_partial_eval

@@ -133,3 +133,68 @@ def test_policy_inside_a_scan_body(rng):
     step = inert.checkpoint(lambda h, x: (inp.tanh(w @ h + x), None), policy=cp.dots_saveable)
     f = lambda h0: inp.sum(lax.scan(step, h0, xs)[0])
     check_grads(f, (rng.standard_normal(3),), rng)
+
+
+# ---------------------------------------------------------------------------------
+# memory_budget: inert's own policy
+
+
+def tanh_chain(w, x):
+    for _ in range(4):
+        x = inp.tanh(x @ w)
+    return inp.sum(x ** 2)
+
+
+@pytest.fixture
+def chain_args(rng):
+    return rng.standard_normal((16, 16)) * 0.3, rng.standard_normal((8, 16))
+
+
+def nbytes(f, *args):
+    return sum(r.nbytes for r in inert.saved_residuals(f, *args))
+
+
+@pytest.mark.parametrize("budget", [3072, 4096, 6144, 9000, 10 ** 6])
+def test_a_budget_is_kept_and_gradients_do_not_change(budget, chain_args):
+    f = inert.checkpoint(tanh_chain, policy=cp.memory_budget(budget))
+    kept = nbytes(f, *chain_args)
+    assert kept <= budget
+    _, vjp_fn = inert.vjp(f, *chain_args)
+    assert reachable_array_bytes(vjp_fn) == kept
+    want = inert.grad(tanh_chain, argnums=(0, 1))(*chain_args)
+    for g, w in zip(inert.grad(f, argnums=(0, 1))(*chain_args), want):
+        assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+
+
+def test_more_budget_recomputes_less(chain_args, capsys):
+    flops = []
+    for budget in (3072, 4096, 6144, 10 ** 6):
+        inert.print_saved_residuals(
+            inert.checkpoint(tanh_chain, policy=cp.memory_budget(budget)), *chain_args)
+        line = capsys.readouterr().out.splitlines()[-1]
+        flops.append(int(line.split("about ")[1].split(" flops")[0].replace(",", "")))
+    assert flops == sorted(flops, reverse=True) and flops[0] > flops[-1] == 0
+    # everything fits: the same residuals as everything_saveable, nothing recomputed
+    assert saved(inert.checkpoint(tanh_chain, policy=cp.memory_budget(10 ** 6)), *chain_args) \
+        == saved(inert.checkpoint(tanh_chain, policy=cp.everything_saveable), *chain_args)
+
+
+def test_a_budget_below_every_plan_names_the_smallest(chain_args):
+    # w and x must be kept (every tangent reads them): 2048 + 1024 bytes
+    with pytest.raises(inert.errors.MemoryBudgetError, match="smallest feasible budget is "
+                       "3,072 bytes") as e:
+        inert.grad(inert.checkpoint(tanh_chain, policy=cp.memory_budget(3071)))(*chain_args)
+    assert "test_checkpoint_policies.py" in str(e.value)
+
+
+def test_the_smallest_plan_is_a_cut_not_the_inputs(rng):
+    """The tangent reads only cos(sum(x)), computed from all of x: saving the scalar sum
+    (or its cosine) is the minimum, 8 bytes, where recomputing from x keeps 800."""
+    x = rng.standard_normal(100)
+    f = lambda x: inp.sin(inp.sum(x))
+    assert nbytes(inert.checkpoint(f), x) == 800
+    smallest = inert.checkpoint(f, policy=cp.memory_budget(8))
+    assert nbytes(smallest, x) == 8
+    assert_allclose(inert.grad(smallest)(x), np.cos(np.sum(x)) * np.ones(100), rtol=1e-12)
+    with pytest.raises(inert.errors.MemoryBudgetError, match="is 8 bytes"):
+        inert.saved_residuals(inert.checkpoint(f, policy=cp.memory_budget(7)), x)
