@@ -127,6 +127,13 @@ def partial_eval_jaxpr(jaxpr: Jaxpr, unknown_inputs: list[bool],
     return Split(known_jaxpr, unknown_jaxpr, out_unknowns, residuals)
 
 
+def unknown_vars(jaxpr: Jaxpr, unknown_inputs: list[bool]) -> set[Var]:
+    """The variables of `jaxpr` partial evaluation finds unknown (by the rules)."""
+    unknown = {v for v, u in zip(jaxpr.invars, unknown_inputs) if u}
+    _classify(jaxpr.eqns, unknown)
+    return unknown
+
+
 def _classified(eqns, unknown: set, known_defs: dict) -> tuple[list, list, dict]:
     """`_classify` of equations the staging trace classified as it recorded them (so
     no pass reads every equation's inputs). A linearization records no equation

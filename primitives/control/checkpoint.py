@@ -32,9 +32,10 @@ from ...interpreters.dce import dce_jaxpr, dce_rules
 from ...interpreters.eval import compiled, eval_jaxpr
 from ...interpreters.linearize import residual_origin, residual_origin_rules
 from ...interpreters.partial_eval import partial_eval_jaxpr, partial_eval_rules
-from ...interpreters.remat import EquationPolicy, ResidualPolicy
+from ...interpreters.remat import EquationPolicy, MemoryBudget, ResidualPolicy
 from ...interpreters.transpose import backward_pass, is_linear, transpose_rules
 from .common import batch_jaxpr, no_refs, stage_body, with_consts_as_invars
+from .revolve_scan import revolving_scans
 
 checkpoint_p = Primitive("checkpoint", multiple_results=True)
 
@@ -112,6 +113,8 @@ def checkpoint_partial_eval(eqn: JaxprEqn, unknown_inputs: list[bool]):
     rules of the control flow inside it: a jvp'd `scan` reads tangents, but its primal
     carry is known, and the enclosing linearization needs it known."""
     jaxpr, params = eqn.params["jaxpr"], eqn.params
+    if isinstance(params["policy"], MemoryBudget):
+        jaxpr = revolving_scans(jaxpr, unknown_inputs, params["policy"].nbytes)
     try:
         split = partial_eval_jaxpr(jaxpr, unknown_inputs, [False] * len(jaxpr.outvars),
                                    policy=_residual_policy(params["policy"]))

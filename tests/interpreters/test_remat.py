@@ -6,7 +6,7 @@ import functools
 
 import pytest
 
-from inert.interpreters import revolve
+from inert.interpreters import remat as revolve
 
 
 @functools.lru_cache(maxsize=None)
