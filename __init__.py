@@ -37,7 +37,13 @@ from .api.numpy import _methods  # noqa: F401 — installs operators on tracers
 from .api.numpy import linalg as _numpy_linalg
 from .api.numpy._array import Array
 from .api.ref import empty_ref, freeze, new_ref
-from .api.residuals import activity_jaxpr, print_activity, print_saved_residuals, saved_residuals
+from .api.residuals import (
+    activity_jaxpr,
+    memory_profile,
+    print_activity,
+    print_saved_residuals,
+    saved_residuals,
+)
 from .api.scipy import integrate as _scipy_integrate
 from .api.scipy import linalg as _scipy_linalg
 from .api.scipy import signal as _scipy_signal
@@ -84,7 +90,8 @@ __all__ = [
     "ClosedJaxpr", "Inactive", "Jaxpr", "check_jaxpr", "config", "debug_nans", "enable_checks",
     "errors", "eval_jaxpr", "experimental",
     "float0", "grad", "jit", "jvp", "lax", "linear_transpose", "linearize", "make_jaxpr", "numpy",
-    "print_saved_residuals", "saved_residuals", "scipy", "stop_gradient", "tree_util",
+    "print_saved_residuals", "saved_residuals", "memory_profile", "scipy", "stop_gradient",
+    "tree_util",
     "value_and_grad", "vjp", "vmap", "new_ref", "empty_ref", "freeze", "ref",
     "device_put", "example_libraries", "flatten_util", "nn", "random", "test_util", "tree",
     "__version__", "Array", "ShapeDtypeStruct", "eval_shape", "jacobian",

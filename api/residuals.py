@@ -1,14 +1,24 @@
 """Seeing what activity analysis decides: which values are active (`print_activity`),
-and what the backward pass keeps (`saved_residuals`, `print_saved_residuals`)."""
+what the backward pass keeps (`saved_residuals`, `print_saved_residuals`), and the
+memory alive over both passes (`memory_profile`)."""
 
 from __future__ import annotations
 
+import tracemalloc
 from typing import Callable, Sequence
 
-from ..core.ir import pp_jaxpr
-from ..interpreters.ad import active_vars
+import attrs
+import numpy as np
+
+from ..core.ir import Literal, Var, pp_jaxpr
+from ..core.staging import stage
+from ..core.trace import eval_primitive, get_aval
+from ..interpreters.ad import active_vars, jvp_jaxpr
 from ..interpreters.linearize import ResidualInfo
+from ..interpreters.partial_eval import partial_eval_jaxpr
 from ..interpreters.remat import Cost
+from ..interpreters.transpose import backward_pass
+from ..primitives.control.common import with_consts_as_invars
 from .transforms import as_tuple, check_argnums, flatten_args, trace_to_closed_jaxpr, vjp
 
 # ---------------------------------------------------------------------------------
@@ -65,3 +75,147 @@ def activity_jaxpr(f: Callable, *args, argnums=None):
     closed, _ = trace_to_closed_jaxpr(lambda *a: f(*flat.unflatten(a)),
                                        tuple(flat.leaves), ())
     return closed, active_vars(closed.jaxpr, closed.consts, flat.active)
+
+
+# ---------------------------------------------------------------------------------
+# Seeing memory over time
+
+
+@attrs.frozen
+class MemoryStep:
+    """One equation of one pass: the bytes alive once it has run (its operands still
+    held), and the most alive while it ran (what was alive before, plus the impl's own
+    allocations as tracemalloc saw them: a `dot_general`'s transposed copies)."""
+
+    phase: str  # "forward" or "backward"
+    eqn: str
+    source: str
+    live_bytes: int
+    peak_bytes: int
+
+
+@attrs.frozen
+class MemoryProfile:
+    """Live bytes after every equation of the forward and the backward pass of reverse
+    mode (the arguments, which the caller holds, not counted)."""
+
+    steps: tuple[MemoryStep, ...]
+
+    @property
+    def peak(self) -> MemoryStep:
+        return max(self.steps, key=lambda s: s.peak_bytes)
+
+    def __str__(self) -> str:
+        peak = self.peak
+        lines = [f"{'':2}{'pass':8}  {'live bytes':>12}  {'peak in it':>12}  equation  source"]
+        for s in self.steps:
+            mark = "> " if s is peak else "  "
+            lines.append(f"{mark}{s.phase:8}  {s.live_bytes:>12,}  {s.peak_bytes:>12,}  "
+                         f"{s.eqn}  {s.source}".rstrip())
+        lines.append(f"peak: {peak.peak_bytes:,} bytes in the {peak.phase} pass, at {peak.eqn}"
+                     + (f" ({peak.source})" if peak.source else ""))
+        return "\n".join(lines)
+
+    def plot(self, ax=None):
+        """Live bytes over the equations, the backward pass shaded (matplotlib)."""
+        import matplotlib.pyplot as plt  # noqa: PLC0415 — optional, only to draw
+
+        ax = ax or plt.figure().gca()
+        ax.plot([s.live_bytes for s in self.steps], label="after each equation")
+        ax.plot([s.peak_bytes for s in self.steps], label="while it runs")
+        ax.legend()
+        n_forward = sum(s.phase == "forward" for s in self.steps)
+        ax.axvspan(n_forward - 0.5, len(self.steps) - 0.5, alpha=0.15)
+        peak = self.steps.index(self.peak)
+        ax.annotate(self.peak.eqn, (peak, self.peak.peak_bytes))
+        ax.set_xlabel("equation (forward, then backward)")
+        ax.set_ylabel("live bytes")
+        return ax
+
+
+def memory_profile(f: Callable, *args) -> MemoryProfile:
+    """Run reverse mode of `f` at `args` (cotangent ones for every output) one equation
+    at a time, as `vjp` splits it, recording the bytes alive after each and the most
+    while it ran (tracemalloc measures the impls: its peak is reset per equation)."""
+    tracing = tracemalloc.is_tracing()
+    if not tracing:
+        tracemalloc.start()
+    try:
+        return _memory_profile(f, args)
+    finally:
+        if not tracing:
+            tracemalloc.stop()
+
+
+def _memory_profile(f: Callable, args: tuple) -> MemoryProfile:
+    flat = flatten_args(args)
+    closed, _ = trace_to_closed_jaxpr(lambda *a: f(*flat.unflatten(a)), tuple(flat.leaves), ())
+    program = with_consts_as_invars(closed.jaxpr)
+    active = [False] * len(closed.consts) + [
+        act and np.issubdtype(get_aval(x).dtype, np.inexact)
+        for x, act in zip(flat.leaves, flat.active)]
+    n_out = len(program.outvars)
+    jvp, jvp_consts, out_nonzero = jvp_jaxpr(program, active, [True] * n_out)
+    jvp = with_consts_as_invars(jvp)
+    n_known = len(jvp_consts) + len(program.invars)
+    n_tangents = len(jvp.invars) - n_known
+    split = partial_eval_jaxpr(jvp, [False] * n_known + [True] * n_tangents,
+                               [False] * n_out + [True] * (len(jvp.outvars) - n_out))
+    steps: list[MemoryStep] = []
+    known_args = [*jvp_consts, *closed.consts, *flat.leaves]
+    outside = {id(_base(x)) for x in known_args}  # the caller's (and the program's)
+    outs = _profiled(split.known, known_args, "forward", steps, outside)
+    residuals = outs[n_out:]
+    cts = [np.ones(v.aval.shape, v.aval.dtype) for v in split.unknown.outvars]
+    backward, consts = stage(
+        lambda *a: backward_pass(split.unknown, (), a[:len(residuals)],
+                                 [False] * len(residuals) + [True] * n_tangents,
+                                 a[len(residuals):]),
+        [*(get_aval(r) for r in residuals), *(get_aval(c) for c in cts)])
+    del outs
+    outside |= {id(_base(x)) for x in consts}
+    _profiled(with_consts_as_invars(backward), [*consts, *residuals, *cts], "backward", steps,
+              outside)
+    return MemoryProfile(tuple(steps))
+
+
+def _profiled(jaxpr, args, phase: str, steps: list, outside: set) -> list:
+    """Evaluate `jaxpr`, freeing each value after its last use, and append the bytes of
+    the distinct buffers alive after each equation, but for those `outside` (held by
+    the caller anyway: the arguments, the program's constants)."""
+    last = {}
+    for i, eqn in enumerate(jaxpr.eqns):
+        for a in eqn.inputs:
+            if type(a) is Var:
+                last[a] = i
+    for a in jaxpr.outvars:
+        last.pop(a, None)
+    env = dict(zip(jaxpr.invars, args))
+    for i, eqn in enumerate(jaxpr.eqns):
+        before = _live_bytes(env, outside)
+        operands = [a.val if type(a) is Literal else env[a] for a in eqn.inputs]
+        tracemalloc.reset_peak()
+        start = tracemalloc.get_traced_memory()[0]
+        out = eval_primitive(eqn.primitive, operands, eqn.params, eqn.source_info)
+        during = tracemalloc.get_traced_memory()[1] - start
+        env.update(zip(eqn.outputs, out if eqn.primitive.multiple_results else [out]))
+        live = _live_bytes(env, outside)
+        steps.append(MemoryStep(phase, f"{eqn.primitive.name} -> "
+                                f"{', '.join(v.aval.str_short() for v in eqn.outputs)}",
+                                str(eqn.source_info or ""), live, max(live, before + during)))
+        for a in eqn.inputs:
+            if type(a) is Var and last.get(a) == i:
+                env.pop(a, None)
+    return [a.val if type(a) is Literal else env[a] for a in jaxpr.outvars]
+
+
+def _live_bytes(env: dict, outside: set) -> int:
+    bases = {id(b): b.nbytes for b in map(_base, env.values())
+             if isinstance(b, np.ndarray) and id(b) not in outside}
+    return sum(bases.values())
+
+
+def _base(x):
+    while isinstance(x, np.ndarray) and isinstance(x.base, np.ndarray):
+        x = x.base
+    return x
