@@ -11,7 +11,6 @@ import attrs
 import numpy as np
 
 from ..core.ir import Literal, Var, pp_jaxpr
-from ..core.staging import stage
 from ..core.trace import eval_primitive, get_aval
 from ..interpreters.ad import active_vars, jvp_jaxpr
 from ..interpreters.linearize import ResidualInfo
@@ -134,9 +133,10 @@ class MemoryProfile:
 
 
 def memory_profile(f: Callable, *args) -> MemoryProfile:
-    """Run reverse mode of `f` at `args` (cotangent ones for every output) one equation
-    at a time, as `vjp` splits it, recording the bytes alive after each and the most
-    while it ran (tracemalloc measures the impls: its peak is reset per equation)."""
+    """Run reverse mode of `f` at `args` (cotangent ones for every output) as `vjp`
+    splits it: its forward program one equation at a time, then the backward pass
+    itself, recording the bytes alive after each equation and the most while it ran
+    (tracemalloc measures what the impls allocate: its peak is reset per equation)."""
     tracing = tracemalloc.is_tracing()
     if not tracing:
         tracemalloc.start()
@@ -164,25 +164,18 @@ def _memory_profile(f: Callable, args: tuple) -> MemoryProfile:
     steps: list[MemoryStep] = []
     known_args = [*jvp_consts, *closed.consts, *flat.leaves]
     outside = {id(_base(x)) for x in known_args}  # the caller's (and the program's)
-    outs = _profiled(split.known, known_args, "forward", steps, outside)
+    outs = _profiled(split.known, known_args, _Recorder("forward", steps, outside))
     residuals = outs[n_out:]
-    cts = [np.ones(v.aval.shape, v.aval.dtype) for v in split.unknown.outvars]
-    backward, consts = stage(
-        lambda *a: backward_pass(split.unknown, (), a[:len(residuals)],
-                                 [False] * len(residuals) + [True] * n_tangents,
-                                 a[len(residuals):]),
-        [*(get_aval(r) for r in residuals), *(get_aval(c) for c in cts)])
     del outs
-    outside |= {id(_base(x)) for x in consts}
-    _profiled(with_consts_as_invars(backward), [*consts, *residuals, *cts], "backward", steps,
-              outside)
+    cts = [np.ones(v.aval.shape, v.aval.dtype) for v in split.unknown.outvars]
+    backward_pass(split.unknown, (), residuals, [False] * len(residuals) + [True] * n_tangents,
+                  cts, observe=_Recorder("backward", steps, outside, held=residuals))
     return MemoryProfile(tuple(steps))
 
 
-def _profiled(jaxpr, args, phase: str, steps: list, outside: set) -> list:
-    """Evaluate `jaxpr`, freeing each value after its last use, and append the bytes of
-    the distinct buffers alive after each equation, but for those `outside` (held by
-    the caller anyway: the arguments, the program's constants)."""
+def _profiled(jaxpr, args, record) -> list:
+    """Evaluate `jaxpr` as the forward pass does, freeing each value after its last
+    use, and `record` each equation."""
     last = {}
     for i, eqn in enumerate(jaxpr.eqns):
         for a in eqn.inputs:
@@ -192,25 +185,47 @@ def _profiled(jaxpr, args, phase: str, steps: list, outside: set) -> list:
         last.pop(a, None)
     env = dict(zip(jaxpr.invars, args))
     for i, eqn in enumerate(jaxpr.eqns):
-        before = _live_bytes(env, outside)
-        operands = [a.val if type(a) is Literal else env[a] for a in eqn.inputs]
-        tracemalloc.reset_peak()
-        start = tracemalloc.get_traced_memory()[0]
-        out = eval_primitive(eqn.primitive, operands, eqn.params, eqn.source_info)
-        during = tracemalloc.get_traced_memory()[1] - start
+        out = eval_primitive(eqn.primitive, [a.val if type(a) is Literal else env[a]
+                                             for a in eqn.inputs], eqn.params, eqn.source_info)
         env.update(zip(eqn.outputs, out if eqn.primitive.multiple_results else [out]))
-        live = _live_bytes(env, outside)
-        steps.append(MemoryStep(phase, f"{eqn.primitive.name} -> "
-                                f"{', '.join(v.aval.str_short() for v in eqn.outputs)}",
-                                str(eqn.source_info or ""), live, max(live, before + during)))
+        del out
+        record(eqn, env)
         for a in eqn.inputs:
             if type(a) is Var and last.get(a) == i:
                 env.pop(a, None)
     return [a.val if type(a) is Literal else env[a] for a in jaxpr.outvars]
 
 
-def _live_bytes(env: dict, outside: set) -> int:
-    bases = {id(b): b.nbytes for b in map(_base, env.values())
+class _Recorder:
+    """Called after each equation (operands still held) with the environments alive:
+    appends its step. The peak while it ran is the larger of what was alive after the
+    previous equation and what is alive now that it freed, plus what tracemalloc saw it
+    allocate above that (its peak is reset after each equation)."""
+
+    def __init__(self, phase: str, steps: list, outside: set, held=()):
+        self.phase, self.steps, self.outside, self.held = phase, steps, outside, held
+        self.live = _live_bytes(held, outside)
+        self._restart()
+
+    def _restart(self):
+        tracemalloc.reset_peak()
+        self.start = tracemalloc.get_traced_memory()[0]
+
+    def __call__(self, eqn, *envs):
+        during = tracemalloc.get_traced_memory()[1] - self.start
+        live = _live_bytes([*self.held, *(v for env in envs for v in env.values())],
+                           self.outside)
+        outs = ", ".join(v.aval.str_short() for v in eqn.outputs)
+        self.steps.append(MemoryStep(self.phase, f"{eqn.primitive.name} -> {outs}",
+                                     str(eqn.source_info or ""), live,
+                                     max(live, self.live + during)))
+        self.live = live
+        self._restart()
+
+
+def _live_bytes(values, outside: set) -> int:
+    """Bytes of the distinct buffers among `values` (a view counts its base)."""
+    bases = {id(b): b.nbytes for b in map(_base, values)
              if isinstance(b, np.ndarray) and id(b) not in outside}
     return sum(bases.values())
 

@@ -16,11 +16,21 @@ def chain(x, a):
     return inp.sum(x ** 2)
 
 
+def layers(w, x):
+    for _ in range(3):
+        x = inp.tanh(x @ w)
+    return inp.sum(x ** 2)
+
+
 def test_the_peak_agrees_with_tracemalloc(rng):
+    """Every float argument is differentiated, as by vjp (grad in all of them)."""
     x, a = rng.standard_normal(200_000), rng.standard_normal(200_000)
+    w, h = rng.standard_normal((300, 300)) * 0.05, rng.standard_normal((400, 300))
+    for f, args in ((chain, (x, a)), (layers, (w, h))):
+        profile = inert.memory_profile(f, *args)
+        measured = peak_bytes(lambda: inert.grad(f, argnums=(0, 1))(*args))
+        assert abs(profile.peak.peak_bytes - measured) <= 0.1 * measured
     profile = inert.memory_profile(chain, x, a)
-    measured = peak_bytes(lambda: inert.grad(chain)(x, a))
-    assert abs(profile.peak.peak_bytes - measured) <= 0.1 * measured
     phases = [s.phase for s in profile.steps]
     assert phases == sorted(phases, key=["forward", "backward"].index) and "backward" in phases
     # the forward pass ends holding the residuals; no step holds less than nothing
