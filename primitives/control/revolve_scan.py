@@ -141,17 +141,19 @@ def revolving_scans(jaxpr, unknown_inputs: list[bool], budget: int):
     into its known loop and a `revolve_scan` with as many snapshots as the budget holds
     besides one step's residuals and the loop's other known inputs (at least one)."""
     unknown = unknown_vars(jaxpr, unknown_inputs)
+    free = {v for e in jaxpr.eqns if not any(type(a) is Var for a in e.inputs)
+            for v in e.outputs}  # recomputed from nothing (a fori_loop's counter iota)
     eqns = []
     for eqn in jaxpr.eqns:
         mask = [type(a) is Var and a in unknown for a in eqn.inputs]
         if eqn.primitive is scan_p and any(mask) and not all(mask):
-            eqns += _revolving(eqn, mask, budget)
+            eqns += _revolving(eqn, mask, budget, free)
         else:
             eqns.append(eqn)
     return attrs.evolve(jaxpr, eqns=tuple(eqns))
 
 
-def _revolving(eqn: JaxprEqn, mask: list[bool], budget: int) -> list[JaxprEqn]:
+def _revolving(eqn: JaxprEqn, mask: list[bool], budget: int, free: set) -> list[JaxprEqn]:
     p = eqn.params
     body, num_consts, num_carry, length = p["jaxpr"], p["num_consts"], p["num_carry"], \
         p["length"]
@@ -164,11 +166,13 @@ def _revolving(eqn: JaxprEqn, mask: list[bool], budget: int) -> list[JaxprEqn]:
         return split.out_unknowns[:num_carry], split
 
     carry_uk, split = carry_fixpoint(carry_uk, split_body)
-    step_bytes = sum(v.aval.nbytes for v in split.residuals)
+    consts = set(body.invars[:num_consts])  # kept once, counted with the inputs
+    step_bytes = sum(v.aval.nbytes for v in split.residuals if v not in consts)
     if step_bytes * length <= budget or length < 2:
         return [eqn]
     carry_bytes = sum(v.aval.nbytes for v, u in zip(body.invars[num_consts:], carry_uk) if not u)
-    inputs_bytes = sum(a.aval.nbytes for a, u in zip(eqn.inputs, mask) if not u)
+    inputs_bytes = sum(a.aval.nbytes for a, u in zip(eqn.inputs, mask)
+                       if not u and type(a) is Var and a not in free)
     room = budget - step_bytes - inputs_bytes + carry_bytes  # the initial carry is one
     snapshots = int(min(max(1, room // max(carry_bytes, 1)), length))
     unknown = (*const_uk, *carry_uk, *xs_uk)

@@ -28,7 +28,7 @@ def test_the_peak_agrees_with_tracemalloc(rng):
     w, h = rng.standard_normal((300, 300)) * 0.05, rng.standard_normal((400, 300))
     for f, args in ((chain, (x, a)), (layers, (w, h))):
         profile = inert.memory_profile(f, *args)
-        measured = peak_bytes(lambda: inert.grad(f, argnums=(0, 1))(*args))
+        measured = peak_bytes(lambda f=f, args=args: inert.grad(f, argnums=(0, 1))(*args))
         assert abs(profile.peak.peak_bytes - measured) <= 0.1 * measured
     profile = inert.memory_profile(chain, x, a)
     phases = [s.phase for s in profile.steps]

@@ -20,11 +20,25 @@ def fori(w, h0):
     return inp.sum(lax.fori_loop(0, 40, lambda i, h: inp.tanh(w @ h) * 1.1, h0) ** 2)
 
 
-def revolving(f, *args):
-    """Whether the backward pass of `f` holds a revolve_scan."""
+def revolve_eqns(f, *args):
     _, vjp_fn = inert.vjp(f, *args)
     bodies = [e.params["jaxpr"] for e in vjp_fn.linear.jaxpr.eqns if "jaxpr" in e.params]
-    return any(e.primitive.name == "revolve_scan" for b in bodies for e in b.eqns)
+    return [e for b in bodies for e in b.eqns if e.primitive.name == "revolve_scan"]
+
+
+def revolving(f, *args):
+    """Whether the backward pass of `f` holds a revolve_scan."""
+    return bool(revolve_eqns(f, *args))
+
+
+def test_the_budget_sets_the_snapshots(rng):
+    """A budget of the weight, one step's residual and 21 carries leaves 20 snapshots
+    besides the initial carry; a fori_loop's counter (an iota, recomputed) costs none."""
+    w, h0 = rng.standard_normal((4, 4)) * 0.5, rng.standard_normal(4)
+    f = lambda h0: inp.sum(lax.fori_loop(0, 500, lambda i, h: inp.tanh(w @ h), h0))
+    (eqn,) = revolve_eqns(inert.checkpoint(f, policy=cp.memory_budget(w.nbytes + 22 * 32)),
+                          h0)
+    assert eqn.params["snapshots"] == 21
 
 
 @pytest.mark.parametrize("reverse", [False, True])
