@@ -12,10 +12,10 @@ import sys as _sys
 __version__ = "0.1.0"  # the release; pyproject.toml reads it from here
 
 from .api import (
+    checkpoint_policies,
     debug,
     example_libraries,
     experimental,
-    flatten_util,
     lax,
     nn,
     numpy,
@@ -23,11 +23,9 @@ from .api import (
     ref,
     scipy,
     test_util,
-    tree,
-    tree_util,
 )
 from .api.compiled import device_put, jit
-from .api.control import checkpoint, custom_jvp, custom_vjp, remat
+from .api.control import checkpoint, checkpoint_name, custom_jvp, custom_vjp, remat
 from .api.experimental import ode as _experimental_ode
 from .api.gradients import grad, value_and_grad
 from .api.jacobian import hessian, jacfwd, jacobian, jacrev
@@ -36,8 +34,15 @@ from .api.lax import stop_gradient
 from .api.numpy import _methods  # noqa: F401 — installs operators on tracers
 from .api.numpy import linalg as _numpy_linalg
 from .api.numpy._array import Array
+from .api.pytrees import flatten_util, tree, tree_util
 from .api.ref import empty_ref, freeze, new_ref
-from .api.residuals import activity_jaxpr, print_activity, print_saved_residuals, saved_residuals
+from .api.residuals import (
+    activity_jaxpr,
+    memory_profile,
+    print_activity,
+    print_saved_residuals,
+    saved_residuals,
+)
 from .api.scipy import integrate as _scipy_integrate
 from .api.scipy import linalg as _scipy_linalg
 from .api.scipy import signal as _scipy_signal
@@ -80,12 +85,13 @@ for _name in _scipy_stats.DISTRIBUTIONS:  # jax.scipy.stats.norm is a module too
     _sys.modules[f"{__name__}.scipy.stats.{_name}"] = getattr(_scipy_stats, _name)
 
 __all__ = [
-    "activity_jaxpr", "checkpoint", "custom_jvp", "custom_vjp", "remat", "hessian", "jacfwd",
-    "jacrev", "print_activity",
+    "activity_jaxpr", "checkpoint", "checkpoint_name", "checkpoint_policies", "custom_jvp",
+    "custom_vjp", "remat", "hessian", "jacfwd", "jacrev", "print_activity",
     "ClosedJaxpr", "Inactive", "Jaxpr", "check_jaxpr", "config", "debug_nans", "enable_checks",
     "errors", "eval_jaxpr", "experimental",
     "float0", "grad", "jit", "jvp", "lax", "linear_transpose", "linearize", "make_jaxpr", "numpy",
-    "print_saved_residuals", "saved_residuals", "scipy", "stop_gradient", "tree_util",
+    "print_saved_residuals", "saved_residuals", "memory_profile", "scipy", "stop_gradient",
+    "tree_util",
     "value_and_grad", "vjp", "vmap", "new_ref", "empty_ref", "freeze", "ref",
     "device_put", "example_libraries", "flatten_util", "nn", "random", "test_util", "tree",
     "__version__", "Array", "debug", "disable_jit", "ShapeDtypeStruct", "eval_shape", "jacobian",

@@ -1,15 +1,25 @@
 """Seeing what activity analysis decides: which values are active (`print_activity`),
-and what the backward pass keeps (`saved_residuals`, `print_saved_residuals`)."""
+what the backward pass keeps (`saved_residuals`, `print_saved_residuals`), and the
+memory alive over both passes (`memory_profile`)."""
 
 from __future__ import annotations
 
 import html
 import re
+import tracemalloc
 from typing import Callable, Sequence
 
-from ..core.ir import pp_jaxpr
-from ..interpreters.ad import active_vars
+import attrs
+import numpy as np
+
+from ..core.ir import Literal, Var, pp_jaxpr
+from ..core.trace import eval_primitive, get_aval
+from ..interpreters.ad import active_vars, jvp_jaxpr
 from ..interpreters.linearize import ResidualInfo
+from ..interpreters.partial_eval import partial_eval_jaxpr
+from ..interpreters.remat import Cost
+from ..interpreters.transpose import backward_pass
+from ..primitives.control.common import with_consts_as_invars
 from .arguments import as_tuple, check_argnums, flatten_args
 from .transforms import trace_to_closed_jaxpr, vjp
 
@@ -20,10 +30,15 @@ from .transforms import trace_to_closed_jaxpr, vjp
 class ResidualReport(list):
     """The residuals `saved_residuals` found: a list of `ResidualInfo`, so code can
     count and sum them, whose repr is the table `print_saved_residuals` prints (the
-    REPL shows it) and which a notebook renders as an HTML table."""
+    REPL shows it) and which a notebook renders as an HTML table. `recomputed`: what
+    the backward pass computes again instead (checkpointed bodies), or None."""
+
+    def __init__(self, infos, recomputed: Cost | None = None):
+        super().__init__(infos)
+        self.recomputed = recomputed
 
     def __repr__(self) -> str:
-        return format_residuals(self)
+        return format_residuals(self, self.recomputed)
 
     def _repr_html_(self) -> str:
         header = "".join(f"<th>{h}</th>" for h in
@@ -41,25 +56,30 @@ def saved_residuals(f: Callable, *args) -> ResidualReport:
     list whose repr is the table `print_saved_residuals` prints. JAX's
     `jax.ad_checkpoint.saved_residuals` returns pairs of an aval and a description."""
     _, vjp_fn = vjp(f, *args)
-    return ResidualReport(vjp_fn.linear.residual_info)
+    return ResidualReport(vjp_fn.linear.residual_info, vjp_fn.linear.recomputed())
 
 
 def print_saved_residuals(f: Callable, *args) -> None:
     """Print what the backward pass of `vjp(f, *args)` keeps: a table of the residuals
-    (shape, dtype, bytes, what produced each, the user's line) and their total. Returns
-    None, as JAX's does (a returned report would be shown twice at the REPL);
-    `saved_residuals` returns the same table as a value."""
-    print(format_residuals(saved_residuals(f, *args)))
+    (shape, dtype, bytes, what produced each, the user's line) and their total, then
+    what it recomputes instead of keeping (checkpointed bodies run again: equations and
+    an estimate of their flops). Returns None, as JAX's does (a returned report would be
+    shown twice at the REPL); `saved_residuals` returns the same table as a value."""
+    print(repr(saved_residuals(f, *args)))
 
 
-def format_residuals(infos: list[ResidualInfo]) -> str:
-    """The table `print_saved_residuals` prints: one row per residual, then the total."""
+def format_residuals(infos: list[ResidualInfo], recomputed: Cost | None = None) -> str:
+    """The table `print_saved_residuals` prints: one row per residual, then the total
+    (and what is recomputed, if asked)."""
     rows = [("shape", "dtype", "bytes", "produced by", "source"), *map(_cells, infos)]
     total = sum(r.nbytes for r in infos)
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     lines = ["  ".join(c.ljust(w) if i != 2 else c.rjust(w) for i, (c, w) in
                        enumerate(zip(row, widths))) + "  " + row[4] for row in rows]
     lines.append(f"{_count(len(infos))}, {total:,} bytes in total")
+    if recomputed is not None:
+        lines.append(f"recomputed in the backward pass: {recomputed.eqns:,} equation"
+                     f"{'s' if recomputed.eqns != 1 else ''}, about {recomputed.flops:,} flops")
     return "\n".join(line.rstrip() for line in lines)
 
 
@@ -108,3 +128,163 @@ def activity_jaxpr(f: Callable, *args, argnums=None) -> ActivityReport:
     closed, _ = trace_to_closed_jaxpr(lambda *a: f(*flat.unflatten(a)),
                                        tuple(flat.leaves), ())
     return ActivityReport(closed, active_vars(closed.jaxpr, closed.consts, flat.active))
+
+
+# ---------------------------------------------------------------------------------
+# Seeing memory over time
+
+
+@attrs.frozen
+class MemoryStep:
+    """One equation of one pass: the bytes alive once it has run (its operands still
+    held), and the most alive while it ran (what was alive before, plus the impl's own
+    allocations as tracemalloc saw them: a `dot_general`'s transposed copies)."""
+
+    phase: str  # "forward" or "backward"
+    eqn: str
+    source: str
+    live_bytes: int
+    peak_bytes: int
+
+
+@attrs.frozen
+class MemoryProfile:
+    """Live bytes after every equation of the forward and the backward pass of reverse
+    mode (the arguments, which the caller holds, not counted)."""
+
+    steps: tuple[MemoryStep, ...]
+
+    @property
+    def peak(self) -> MemoryStep:
+        return max(self.steps, key=lambda s: s.peak_bytes)
+
+    def __str__(self) -> str:
+        peak = self.peak
+        lines = [f"{'':2}{'pass':8}  {'live bytes':>12}  {'peak in it':>12}  equation  source"]
+        for s in self.steps:
+            mark = "> " if s is peak else "  "
+            lines.append(f"{mark}{s.phase:8}  {s.live_bytes:>12,}  {s.peak_bytes:>12,}  "
+                         f"{s.eqn}  {s.source}".rstrip())
+        lines.append(f"peak: {peak.peak_bytes:,} bytes in the {peak.phase} pass, at {peak.eqn}"
+                     + (f" ({peak.source})" if peak.source else ""))
+        return "\n".join(lines)
+
+    def plot(self, ax=None):
+        """Live bytes over the equations, the backward pass shaded (matplotlib)."""
+        import matplotlib.pyplot as plt  # noqa: PLC0415 — optional, only to draw
+
+        ax = ax or plt.figure().gca()
+        ax.plot([s.live_bytes for s in self.steps], label="after each equation")
+        ax.plot([s.peak_bytes for s in self.steps], label="while it runs")
+        ax.legend()
+        n_forward = sum(s.phase == "forward" for s in self.steps)
+        ax.axvspan(n_forward - 0.5, len(self.steps) - 0.5, alpha=0.15)
+        peak = self.steps.index(self.peak)
+        ax.annotate(self.peak.eqn, (peak, self.peak.peak_bytes))
+        ax.set_xlabel("equation (forward, then backward)")
+        ax.set_ylabel("live bytes")
+        return ax
+
+
+def memory_profile(f: Callable, *args) -> MemoryProfile:
+    """Run reverse mode of `f` at `args` (cotangent ones for every output) as `vjp`
+    splits it: its forward program one equation at a time, then the backward pass
+    itself, recording the bytes alive after each equation and the most while it ran
+    (tracemalloc measures what the impls allocate: its peak is reset per equation)."""
+    tracing = tracemalloc.is_tracing()
+    if not tracing:
+        tracemalloc.start()
+    try:
+        return _memory_profile(f, args)
+    finally:
+        if not tracing:
+            tracemalloc.stop()
+
+
+def _memory_profile(f: Callable, args: tuple) -> MemoryProfile:
+    flat = flatten_args(args)
+    closed, _ = trace_to_closed_jaxpr(lambda *a: f(*flat.unflatten(a)), tuple(flat.leaves), ())
+    program = with_consts_as_invars(closed.jaxpr)
+    active = [False] * len(closed.consts) + [
+        act and np.issubdtype(get_aval(x).dtype, np.inexact)
+        for x, act in zip(flat.leaves, flat.active)]
+    n_out = len(program.outvars)
+    jvp, jvp_consts, out_nonzero = jvp_jaxpr(program, active, [True] * n_out)
+    jvp = with_consts_as_invars(jvp)
+    n_known = len(jvp_consts) + len(program.invars)
+    n_tangents = len(jvp.invars) - n_known
+    split = partial_eval_jaxpr(jvp, [False] * n_known + [True] * n_tangents,
+                               [False] * n_out + [True] * (len(jvp.outvars) - n_out))
+    steps: list[MemoryStep] = []
+    known_args = [*jvp_consts, *closed.consts, *flat.leaves]
+    outside = {id(_base(x)) for x in known_args}  # the caller's (and the program's)
+    outs = _profiled(split.known, known_args, _Recorder("forward", steps, outside))
+    residuals = outs[n_out:]
+    del outs
+    cts = [np.ones(v.aval.shape, v.aval.dtype) for v in split.unknown.outvars]
+    backward_pass(split.unknown, (), residuals, [False] * len(residuals) + [True] * n_tangents,
+                  cts, observe=_Recorder("backward", steps, outside, held=residuals))
+    return MemoryProfile(tuple(steps))
+
+
+def _profiled(jaxpr, args, record) -> list:
+    """Evaluate `jaxpr` as the forward pass does, freeing each value after its last
+    use, and `record` each equation."""
+    last = {}
+    for i, eqn in enumerate(jaxpr.eqns):
+        for a in eqn.inputs:
+            if type(a) is Var:
+                last[a] = i
+    for a in jaxpr.outvars:
+        last.pop(a, None)
+    env = dict(zip(jaxpr.invars, args))
+    for i, eqn in enumerate(jaxpr.eqns):
+        out = eval_primitive(eqn.primitive, [a.val if type(a) is Literal else env[a]
+                                             for a in eqn.inputs], eqn.params, eqn.source_info)
+        env.update(zip(eqn.outputs, out if eqn.primitive.multiple_results else [out]))
+        del out
+        record(eqn, env)
+        for a in eqn.inputs:
+            if type(a) is Var and last.get(a) == i:
+                env.pop(a, None)
+    return [a.val if type(a) is Literal else env[a] for a in jaxpr.outvars]
+
+
+class _Recorder:
+    """Called after each equation (operands still held) with the environments alive:
+    appends its step. The peak while it ran is the larger of what was alive after the
+    previous equation and what is alive now that it freed, plus what tracemalloc saw it
+    allocate above that (its peak is reset after each equation)."""
+
+    def __init__(self, phase: str, steps: list, outside: set, held=()):
+        self.phase, self.steps, self.outside, self.held = phase, steps, outside, held
+        self.live = _live_bytes(held, outside)
+        self._restart()
+
+    def _restart(self):
+        tracemalloc.reset_peak()
+        self.start = tracemalloc.get_traced_memory()[0]
+
+    def __call__(self, eqn, *envs):
+        during = tracemalloc.get_traced_memory()[1] - self.start
+        live = _live_bytes([*self.held, *(v for env in envs for v in env.values())],
+                           self.outside)
+        outs = ", ".join(v.aval.str_short() for v in eqn.outputs)
+        self.steps.append(MemoryStep(self.phase, f"{eqn.primitive.name} -> {outs}",
+                                     str(eqn.source_info or ""), live,
+                                     max(live, self.live + during)))
+        self.live = live
+        self._restart()
+
+
+def _live_bytes(values, outside: set) -> int:
+    """Bytes of the distinct buffers among `values` (a view counts its base)."""
+    bases = {id(b): b.nbytes for b in map(_base, values)
+             if isinstance(b, np.ndarray) and id(b) not in outside}
+    return sum(bases.values())
+
+
+def _base(x):
+    while isinstance(x, np.ndarray) and isinstance(x.base, np.ndarray):
+        x = x.base
+    return x

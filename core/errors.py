@@ -89,3 +89,8 @@ class BackendError(InertError, TypeError):
 class KernelCacheWarning(UserWarning):
     """jit's kernel cache folder is not used (another user could write it, or a read or
     write in it failed): kernels are compiled in memory, the results are the same."""
+
+
+class MemoryBudgetError(InertError, ValueError):
+    """A checkpoint's memory budget is below what any plan can keep (names the smallest
+    feasible budget)."""

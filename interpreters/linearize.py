@@ -18,12 +18,18 @@ import numpy as np
 from ..core.activity import Zero
 from ..core.avals import ShapedArray, tangent_aval
 from ..core.ir import Jaxpr, SourceInfo, Var
+from ..core.rules import RuleTable
 from ..core.staging import KnownStaging, cyclic_gc_paused, stage_with_known
 from ..core.trace import get_aval
 from .ad import jvp_flat
 from .eval import eval_jaxpr
 from .partial_eval import Split, partial_eval_jaxpr, partial_eval_rules
+from .remat import Cost, nonlinear_cost
 from .transpose import backward_pass
+
+residual_origin_rules = RuleTable("residual origin")
+"""`rule(eqn, index) -> (origin, source_info)`: where output `index` of an equation with
+a body came from inside it (a checkpoint's saved value names the body's primitive)."""
 
 
 @attrs.frozen
@@ -57,6 +63,12 @@ class LinearFunction:
     def apply(self, tangents: list) -> list:
         outs = iter(eval_jaxpr(self.jaxpr, (), [*self.residuals, *tangents]))
         return [Zero(a) if z else next(outs) for a, z in zip(self.out_avals, self.out_zero)]
+
+    def recomputed(self) -> Cost:
+        """What the backward pass computes again from the residuals before its linear
+        work: checkpointed bodies, and the cheap values partial evaluation did not save."""
+        return nonlinear_cost(self.jaxpr,
+                              [False] * len(self.residuals) + [True] * len(self.in_avals))
 
     def transpose(self, cts: list) -> list:
         nonzero_cts = [ct for ct, z in zip(cts, self.out_zero) if not z]
@@ -171,8 +183,14 @@ def _residual_infos(residuals: list[Var], jaxpr: Jaxpr, known_defs: dict
     for v in residuals:
         if v in known_defs:
             eqn = jaxpr.eqns[known_defs[v]]
-            infos.append(ResidualInfo(v.aval, eqn.primitive.name, eqn.source_info))
+            infos.append(ResidualInfo(v.aval, *residual_origin(eqn, eqn.outputs.index(v))))
         else:
             infos.append(ResidualInfo(v.aval, f"input {inputs[v]}" if v in inputs else
                                       "constant", None))
     return tuple(infos)
+
+
+def residual_origin(eqn, index: int) -> tuple[str, SourceInfo | None]:
+    """The primitive and line that computed output `index` of `eqn`."""
+    rule = residual_origin_rules.get(eqn.primitive)
+    return rule(eqn, index) if rule else (eqn.primitive.name, eqn.source_info)

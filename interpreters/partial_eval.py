@@ -19,6 +19,9 @@ values the unknown part reads, and choosing them is an optimisation:
    a whole shifted copy of a scan's stacked outputs; or, when that is fewer bytes in
    all, the sources of every candidate together.
 
+A checkpoint's *policy* (`interpreters.remat`) replaces steps 2 and 3 inside its body:
+JAX's per-equation policies, as JAX's `partial_eval_jaxpr_custom`, or a byte budget.
+
 Rule signature (only for primitives with sub-jaxprs, e.g. control flow)::
 
     partial_eval_rules[prim](eqn, unknown_inputs: list[bool])
@@ -41,6 +44,7 @@ from ..core.rules import RuleTable
 from ..core.trace import Primitive
 from .ad import zeros_p
 from .dce import dce_eqns, dce_jaxpr
+from .remat import ResidualPolicy
 
 partial_eval_rules = RuleTable("partial eval")
 
@@ -77,14 +81,16 @@ class Split:
 
 
 def partial_eval_jaxpr(jaxpr: Jaxpr, unknown_inputs: list[bool],
-                       instantiate: list[bool], known_defs: dict | None = None) -> Split:
+                       instantiate: list[bool], known_defs: dict | None = None,
+                       policy: ResidualPolicy | None = None) -> Split:
     """Split `jaxpr`; outputs flagged in `instantiate` are unknown even if computable
     from known values (the caller needs them on the unknown side).
 
     `known_defs` is given for a jaxpr the staging trace recorded while computing its
     known values (known variable -> index of its equation): its equations were split
     by their rules already and classified as they were recorded, and `Split.known` is
-    None since the caller has the known values.
+    None since the caller has the known values. `policy`, a checkpoint's, chooses the
+    residuals and what is recomputed instead of steps 2 and 3 (`interpreters.remat`).
     """
     online = known_defs is not None
     unknown = {v for v, u in zip(jaxpr.invars, unknown_inputs) if u}
@@ -97,9 +103,12 @@ def partial_eval_jaxpr(jaxpr: Jaxpr, unknown_inputs: list[bool],
     unknown_outvars = [v for v, u in zip(jaxpr.outvars, out_unknowns) if u]
     needed = dce_eqns(unknown_eqns, {v for v in unknown_outvars if type(v) is Var})
     candidates = _residual_candidates(needed, unknown_outvars, unknown)
-    residuals, recompute = _choose_residuals(candidates, defining)
+    if policy is None:
+        residuals, recompute = _choose_residuals(candidates, defining)
+    else:
+        residuals, recompute = policy.choose(candidates, defining)
     if len(recompute) > 1:
-        order = {id(e): i for i, e in enumerate(jaxpr.eqns)}
+        order = {id(e): i for i, e in enumerate(known_eqns or jaxpr.eqns)}
         recompute.sort(key=lambda e: order[id(e)])
     unknown_invars = [v for v, u in zip(jaxpr.invars, unknown_inputs) if u]
     unknown_jaxpr = Jaxpr((), (*residuals, *unknown_invars), (*recompute, *needed),
@@ -116,6 +125,13 @@ def partial_eval_jaxpr(jaxpr: Jaxpr, unknown_inputs: list[bool],
             if checked is not None:
                 check_jaxpr(checked)
     return Split(known_jaxpr, unknown_jaxpr, out_unknowns, residuals)
+
+
+def unknown_vars(jaxpr: Jaxpr, unknown_inputs: list[bool]) -> set[Var]:
+    """The variables of `jaxpr` partial evaluation finds unknown (by the rules)."""
+    unknown = {v for v, u in zip(jaxpr.invars, unknown_inputs) if u}
+    _classify(jaxpr.eqns, unknown)
+    return unknown
 
 
 def _classified(eqns, unknown: set, known_defs: dict) -> tuple[list, list, dict]:

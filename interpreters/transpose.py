@@ -91,7 +91,8 @@ def_elementwise_transpose(add_any_p)
 transpose_rules[zeros_p] = lambda ct, **params: []
 
 
-def backward_pass(jaxpr: Jaxpr, consts, known_args, linear_mask, cts_out) -> list:
+def backward_pass(jaxpr: Jaxpr, consts, known_args, linear_mask, cts_out,
+                  observe: Callable | None = None) -> list:
     """Cotangents of the linear inputs of `jaxpr`, given those of its outputs.
 
     `known_args` are the values of the non-linear inputs, `linear_mask` says which
@@ -100,12 +101,15 @@ def backward_pass(jaxpr: Jaxpr, consts, known_args, linear_mask, cts_out) -> lis
     `Masked` cotangent is zero is expected, and the user did not write these
     operations. Each equation's transpose binds with the equation's source line, so
     an error (or a NaN under `jax_debug_nans`) names the user's line it came from.
+    `observe(eqn, env, ct_env)`, if given, is called after each equation with the known
+    values and the cotangents then alive (`memory_profile`).
     """
     with cyclic_gc_paused():
-        return quietly(_backward_pass, jaxpr, consts, known_args, linear_mask, cts_out)
+        return quietly(_backward_pass, jaxpr, consts, known_args, linear_mask, cts_out,
+                       observe)
 
 
-def _backward_pass(jaxpr: Jaxpr, consts, known_args, linear_mask, cts_out) -> list:
+def _backward_pass(jaxpr: Jaxpr, consts, known_args, linear_mask, cts_out, observe) -> list:
     env = dict(zip(jaxpr.constvars, consts))
     linear_vars = set()
     known = iter(known_args)
@@ -132,6 +136,8 @@ def _backward_pass(jaxpr: Jaxpr, consts, known_args, linear_mask, cts_out) -> li
             del out, args  # each value dies after its last use
         else:
             _transpose_into(ct_env, eqn, env, linear_vars)
+        if observe is not None:
+            observe(eqn, env, ct_env)
         for v in dead:
             del env[v]
     return [materialize(ct_env.pop(v, Zero(v.aval)))

@@ -10,9 +10,9 @@ import sys
 import numpy as np
 
 import inert
-from inert.api.tree_util import tree_flatten, tree_map, tree_unflatten
 from inert.core.check import check_jaxpr
 from inert.core.trace import get_aval
+from inert.tree_util import tree_flatten, tree_map, tree_unflatten
 
 EPS = 1e-6
 

@@ -8,8 +8,8 @@ import numpy as np
 from harness import check_grads
 
 import inert
-from inert.api.tree_util import tree_flatten, tree_unflatten
 from inert.core.check import check_jaxpr
+from inert.tree_util import tree_flatten, tree_unflatten
 
 
 def assert_like_numpy(got, want, rtol=1e-7, atol=1e-10):

@@ -17,8 +17,8 @@ from harness import assert_allclose, check_grads
 
 import inert
 import inert.numpy as inp
-from inert.api.tree_util import tree_leaves
 from inert.core.check import check_jaxpr
+from inert.tree_util import tree_leaves
 
 R = np.random.default_rng(42)
 

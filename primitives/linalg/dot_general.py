@@ -22,6 +22,7 @@ from ...interpreters.batching import batch_rules, batched_axis
 from ...interpreters.eval import new_array_results
 from ...interpreters.fusion import cast
 from ...interpreters.fusion_loops import Unsupported, accumulate_rules, native_rules
+from ...interpreters.remat import flop_rules
 from ...interpreters.transpose import is_linear, transpose_rules
 from ...interpreters.vector_math import matvec_name
 from ..shape.structural import convert_element_type, transpose
@@ -219,6 +220,8 @@ def dot_general_abstract_eval(x, y, *, dimension_numbers, preferred_element_type
 
 
 abstract_eval_rules[dot_general_p] = dot_general_abstract_eval
+flop_rules[dot_general_p] = lambda eqn: 2 * math.prod(eqn.outputs[0].aval.shape) * math.prod(
+    eqn.inputs[0].aval.shape[d] for d in eqn.params["dimension_numbers"][0][0])
 defjvp(dot_general_p,
        lambda t, out, x, y, **params: dot_general(t, y, **params),
        lambda t, out, x, y, **params: dot_general(x, t, **params))

@@ -16,7 +16,7 @@ def test_saved_residuals_repr_is_what_print_saved_residuals_prints(capsys):
     report = inert.saved_residuals(loss, w, inert.Inactive(x))
     inert.print_saved_residuals(loss, w, inert.Inactive(x))
     assert repr(report) + "\n" == capsys.readouterr().out
-    assert repr(report).splitlines()[-1] == "2 residuals, 48 bytes in total"
+    assert "2 residuals, 48 bytes in total" in repr(report).splitlines()
     assert [r.origin for r in report] == ["input 1", "tanh"]  # still a list of entries
 
 

@@ -310,6 +310,7 @@ CASES = [
     Case("cond", two_branches, (real(), real(3))),
     Case("while", doubling_loop, (real(3), ints(0, 4))),
     Case("checkpoint", inert.checkpoint(lambda w, x: inp.tanh(w @ x) * 2.0), (real(3, 3), real(3))),
+    Case("name", lambda x: inert.checkpoint_name(inp.sin(x), "s") * 2.0, (real(3),)),
     # a call from Python; a staged one (checkpoint stages its body), whose body is batched
     Case("custom_jvp", lambda x, y: _softplus(x) * y, (real(3), real(3))),
     Case("custom_vjp", lambda x, y: _log_abs(x) * y, (nonzero(3), real(3))),
@@ -409,9 +410,10 @@ def test_staged_vmap_evaluates_to_the_same(case, rng):
                  rtol=1e-10, atol=1e-13)
 
 
-# custom_lin (a custom_vjp function's tangent map) is never evaluated, only transposed
-# (its bwd then runs on batched values directly): its batching rule is its impl's error.
-NO_BATCHING = {"custom_lin"}
+# custom_lin (a custom_vjp function's tangent map) is never evaluated, only transposed:
+# its bwd then runs on batched values directly. revolve_scan (a budgeted scan's tangent map)
+# lives only between partial evaluation and its transpose.
+NO_BATCHING = {"custom_lin", "revolve_scan"}
 
 
 def test_every_primitive_has_a_batching_rule_and_a_case():

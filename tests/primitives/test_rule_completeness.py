@@ -14,7 +14,8 @@ LINEAR = {
     "convert_element_type", "conv_general_dilated", "reduce_window_sum", "window_gather",
     "window_scatter_add",
     "cumsum", "div", "dot_general", "dynamic_slice", "dynamic_update_slice", "expand_dims",
-    "gather", "mul", "neg", "pad", "reduce_sum", "reshape", "rev", "scan", "scatter",
+    "gather", "mul", "name", "neg", "pad", "reduce_sum", "reshape", "rev", "revolve_scan",
+    "scan", "scatter",
     "scatter_add", "scatter_mul", "select_n", "slice", "squeeze", "sub", "transpose",
     "xlog1py", "xlogy", "zeros",
     "expm_frechet", "solve", "triangular_solve",  # linear in their second operand
@@ -27,8 +28,9 @@ LINEAR = {
 REFUSES_TRANSPOSE = {"while"}
 
 # custom_lin is the tangent map of a custom_vjp function: only its transpose (the user's
-# bwd) is known, so it has no jvp (differentiating it again goes through bwd instead).
-NO_JVP = {"custom_lin"}
+# bwd) is known, so it has no jvp (differentiating it again goes through bwd instead);
+# revolve_scan, a budgeted scan's tangent map, lives only until its transpose.
+NO_JVP = {"custom_lin", "revolve_scan"}
 
 
 def test_every_primitive_has_impl_abstract_eval_and_jvp():

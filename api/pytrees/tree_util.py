@@ -1,6 +1,6 @@
 """`inert.tree_util`: JAX's pytree functions, re-exported."""
 
-from ..core.pytree import (  # noqa: F401
+from ...core.pytree import (  # noqa: F401
     DictKey,
     FlattenedIndexKey,
     GetAttrKey,

@@ -6,11 +6,11 @@ import math
 
 import numpy as np
 
-from ..core.pytree import tree_flatten, tree_unflatten
-from ..core.trace import get_aval
-from . import numpy as jnp
-from .numpy._array import returned, returning_arrays
-from .numpy._arrays import shape_error
+from ...core.pytree import tree_flatten, tree_unflatten
+from ...core.trace import get_aval
+from .. import numpy as jnp
+from ..numpy._array import returned, returning_arrays
+from ..numpy._arrays import shape_error
 
 
 def ravel_pytree(pytree):
