@@ -25,6 +25,14 @@ and `vector_vecmat`, by columns) are loops too: numba's `np.dot` calls BLAS, who
 costs as much as a 128 x 128 product, and whose row-major vector-matrix product is
 slower than adding scaled rows.
 
+numpy's integer power and float floor division are exact where numba's are not (its
+`np.power` of integers goes through float64, its float `np.floor_divide` is
+`floor(x / y)`): `signed_power`/`unsigned_power` square and multiply in 64-bit
+integers, wrapping as numpy's loop does, and raise numpy's ValueError for a negative
+exponent; `floor_divide_float32`/`_float64` are numpy's `npy_floor_divide` (the
+quotient of `x - fmod(x, y)`, adjusted to the floor and snapped to an integer, signed
+zeros and infinities included), in the dtype's own arithmetic.
+
 A function is source text: a kernel module calling one carries its definition
 (`definitions`), so numba's disk cache, keyed by the module's file, never holds a stale
 copy of it.
@@ -152,7 +160,46 @@ def vector_vecmat(x, a):
             out[j] += x[i] * a[i, j]
     return out
 """
-FUNCTIONS = {"vector_tanh": tanh_source(), "vector_vecmat": VECMAT}
+def integer_power_source(name: str, dtype: str) -> str:
+    """numpy's integer power: `x ** y` by squaring, in wrapping 64-bit arithmetic."""
+    refuse = ("    if y < 0:\n        raise ValueError("
+              "'Integers to negative integer powers are not allowed.')\n"
+              if dtype == "int64" else "")
+    return f"""{decorator()}
+def {name}(x, y):
+{refuse}    one = np.{dtype}(1)
+    out = x if y & one else one
+    y >>= one
+    while y:
+        x *= x
+        if y & one:
+            out *= x
+        y >>= one
+    return out
+"""
+
+
+def floor_divide_source(dtype: str) -> str:
+    """numpy's float floor division (npy_floor_divide, npy_divmod) in `dtype`."""
+    return f"""@numba.njit(cache=True, error_model='numpy')
+def floor_divide_{dtype}(a, b):
+    if b == 0:
+        return a / b
+    mod = np.fmod(a, b)
+    div = (a - mod) / b
+    if mod != 0 and (b < 0) != (mod < 0):
+        div = div - np.{dtype}(1.0)
+    if div == 0:
+        return np.copysign(np.{dtype}(0.0), a / b)
+    floor = np.floor(div)
+    return floor + np.{dtype}(1.0) if div - floor > np.{dtype}(0.5) else floor
+"""
+
+
+FUNCTIONS = {"vector_tanh": tanh_source(), "vector_vecmat": VECMAT,
+             "signed_power": integer_power_source("signed_power", "int64"),
+             "unsigned_power": integer_power_source("unsigned_power", "uint64"),
+             **{f"floor_divide_{t}": floor_divide_source(t) for t in ("float32", "float64")}}
 UFUNCS = {"tanh": "vector_tanh"}  # numpy's name -> the function computing it here
 LIBM = {"vector_tanh": "tanh"}  # the libm function scalar code calls instead (no loop)
 _CALL = re.compile(r"\b(" + "|".join(FUNCTIONS) + r")\(")
