@@ -404,3 +404,68 @@ def test_backends_compute_numpys_bits(name, monkeypatch):
         if c.case.elementwise:
             failures += run_scalars(name, c)
     assert not failures, "\n".join(failures)
+
+
+# ---------------------------------------------------------------------------------
+# The cases issue 24 reported, through `jit`: numba's backend, and the default one
+# after its switch from numpy's code to numba's, compute eager numpy's bits
+
+
+def _floor_divide(x, y):
+    return (x * 1.0) // y
+
+
+def _power(x, y):
+    return (x + 0) ** y  # (+ 0: a cluster of two equations is a kernel, a lone one numpy's)
+
+
+REPORTED = {
+    "float floor_divide": (_floor_divide, np.array([1.0, 3.0, 5.0]),
+                           np.array([0.1, -0.3, -np.inf])),
+    "0-d float floor_divide": (_floor_divide, np.float64(1.0), np.float64(0.1)),
+    "integer power": (_power, np.array([2049, 7]), np.array([5, 22])),
+    "0-d integer power": (_power, np.int64(2049), np.int64(5)),
+    "unsigned sign": (lambda x: inert.lax.sign(x * np.uint8(1)), np.array([200, 0], np.uint8)),
+    "0-d unsigned sign": (inert.lax.sign, np.uint8(200)),
+    "clamp of -0.0": (lambda x: 1 / inert.lax.clamp(0.0, x, 1.0), np.array([-0.0, 0.0])),
+    "0-d clamp of -0.0": (lambda x: 1 / inert.lax.clamp(0.0, x, 1.0), np.float64(-0.0)),
+    "max of signed zeros": (lambda x: 1 / inert.numpy.max(x * 1.0), np.array([-0.0, 0.0])),
+    "max of zeros, -0.0 last": (lambda x: 1 / inert.numpy.max(x * 1.0), np.array([0.0, -0.0])),
+    "min of signed zeros": (lambda x: 1 / inert.numpy.min(x * 1.0), np.array([0.0, -0.0])),
+    "sign of -0.0": (lambda x: 1 / inert.lax.sign(x * 1.0), np.array([-0.0, 1.0])),
+    "0-d sign of -0.0": (lambda x: 1 / inert.lax.sign(x), np.float64(-0.0)),
+    "round of an integer": (lambda x: inert.lax.round(x + 0), np.array([2 ** 53 + 1, -3])),
+    "0-d round of an integer": (inert.lax.round, np.int64(2 ** 53 + 1)),
+    "floor of an integer": (lambda x: inert.numpy.floor(x + 0), np.array([2 ** 53 + 1, -3])),
+}
+
+
+def _same_bits(got, want) -> bool:
+    got, want = np.asarray(got), np.asarray(want)
+    return got.dtype == want.dtype and got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("backend", ["numba", "auto"])
+@pytest.mark.parametrize("name", REPORTED)
+def test_the_reported_cases_compute_numpys_bits(name, backend, monkeypatch):
+    monkeypatch.setattr(inert.api.compiled, "HOT_SECONDS", 0.0)  # auto: numba's from call 2
+    f, *args = REPORTED[name]
+    with np.errstate(divide="ignore"):
+        want = f(*args)
+        g = inert.jit(f, backend=backend)
+        for _ in range(2):  # the first call of "auto" runs numpy's code, then switches
+            assert _same_bits(g(*args), want), (g(*args), want)
+
+
+@pytest.mark.parametrize("backend", ["numba", "auto"])
+@pytest.mark.parametrize("exponent", [np.array([2, -1]), np.int64(-1)])
+def test_a_negative_integer_exponent_raises_numpys_error(exponent, backend, monkeypatch):
+    monkeypatch.setattr(inert.api.compiled, "HOT_SECONDS", 0.0)
+    base = np.full(np.shape(exponent), 3)[()]
+    g = inert.jit(_power, backend=backend)
+    g(base, np.abs(exponent))
+    g(base, np.abs(exponent))  # "auto" runs numba's code now
+    with pytest.raises(ValueError, match="Integers to negative integer powers"):
+        _power(base, exponent)
+    with pytest.raises(ValueError, match="Integers to negative integer powers"):
+        g(base, exponent)
