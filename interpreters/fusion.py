@@ -29,10 +29,12 @@ from one. So a closed cluster never grows, an open one reads only values compute
 before it is emitted, and the driver emits steps in a valid order.
 
 Dtypes are exactly the numpy backend's: each equation's result is cast to its aval's
-dtype, and a weakly typed literal is cast to the dtype it promotes to. Values agree
-to rounding: kernels with a reduction let LLVM reassociate (`fastmath={"reassoc"}`)
-so that sums vectorise, `x ** 3` is `x * x * x` (libm's `pow` per element is 50 times
-slower), and the tests hold float64 results to 1e-12 relative. Kernels never warn, so
+dtype, and a weakly typed literal is cast to the dtype it promotes to. Values are
+numpy's bits (`tests/interpreters/test_backend_conformance.py`), where numba's own
+scalar ufunc differs in numpy's form (`numpy_form`), but for rounding: transcendental
+functions are libm's (2 ulp of numpy's), kernels with a reduction let LLVM reassociate
+(`fastmath={"reassoc"}`) so that sums vectorise, and `x ** 3` is `x * x * x` (libm's
+`pow` per element is 50 times slower). Kernels never warn, so
 a program of kernels alone runs without numpy's `errstate`.
 
 Kernels are cached per source text: in memory, and on disk through numba's cache
