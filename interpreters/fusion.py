@@ -30,11 +30,10 @@ before it is emitted, and the driver emits steps in a valid order.
 
 Dtypes are exactly the numpy backend's: each equation's result is cast to its aval's
 dtype, and a weakly typed literal is cast to the dtype it promotes to. Values are
-numpy's bits (`tests/interpreters/test_backend_conformance.py`), where numba's own
-scalar ufunc differs in numpy's form (`numpy_form`), but for rounding: transcendental
-functions are libm's (2 ulp of numpy's), kernels with a reduction let LLVM reassociate
-(`fastmath={"reassoc"}`) so that sums vectorise, and `x ** 3` is `x * x * x` (libm's
-`pow` per element is 50 times slower). Kernels never warn, so
+numpy's bits (`numpy_form` where numba's ufunc differs; test_backend_conformance), but
+transcendental functions (libm's: 2 ulp), sums that LLVM reassociates to vectorise
+(`fastmath={"reassoc"}` in kernels with a reduction) and `x ** 3` as `x * x * x`
+(libm's `pow` per element is 50 times slower). Kernels never warn, so
 a program of kernels alone runs without numpy's `errstate`.
 
 Kernels are cached per source text: in memory, and on disk through numba's cache
@@ -46,7 +45,6 @@ from __future__ import annotations
 
 import importlib.util
 import math
-import operator
 import os
 import sys
 import threading
@@ -60,6 +58,7 @@ from ..core.rules import RuleTable
 from . import scalar_kernels, vector_math
 from .eval import Step, compile_steps, impl_step
 from .kernel_cache import cache_dir, digest, write_once
+from .vector_math import COMPARISONS, exact_comparison, numpy_form
 
 SMALL = 1024  # elements below which a libm call per element beats a numpy call
 # numba compiles an array kernel in about 0.15 s, plus 25 ms per equation (its type
@@ -98,11 +97,10 @@ def deffused(prim, expr: Callable, kinds: str = "biuf",
              typed: bool = False) -> None:
     """`prim` is elementwise: `expr(*operands, **params)` computes one element from its
     operands' scalar expressions, each cast first to `operand_dtypes(eqn)` (default:
-    the dtype numpy computes in, `computation_dtype`; None leaves one uncast); with
-    `typed`, `expr` also takes `dtypes`, those dtypes (an uncast operand's own), for
-    a form that depends on them. `vectorised=False` marks a libm call per element:
-    numpy's SIMD loops beat it on large arrays, so it fuses only into scalar and small
-    kernels."""
+    the dtype numpy computes in, `computation_dtype`; None leaves one uncast), which
+    a `typed` expr also takes, as `dtypes`. `vectorised=False` marks a libm call per
+    element: numpy's SIMD loops beat it on large arrays, so it fuses only into scalar
+    and small kernels."""
     fusion_rules[prim] = FusionRule("elementwise", expr, kinds=kinds,
                                     operand_dtypes=operand_dtypes, vectorised=vectorised,
                                     typed=typed)
@@ -126,61 +124,17 @@ _MATH = {
 _SWAPPED = {"maximum", "minimum"}
 
 
-def _identity(x: str) -> str:
-    return x
-
-
-# numpy's result where numba's ufunc differs, by the kind of dtype computed in: numba
-# rounds integers through float64 (losing the bits beyond 2**53) and raises them to a
-# power there, takes an unsigned sign as -1 (255 for uint8), gives sign(-0.0) = -0.0
-# (numpy: 0.0; adding 0.0 makes a zero positive, NaN and ±1 stay), its integer
-# floor_divide gives 0 for INT_MIN // -1 (numpy: INT_MIN, wrapped) and its float one
-# floor(x / y) (1.0 // 0.1 is 10.0; numpy's is 9.0, `vector_math.floor_divide_*`)
-_NUMPY_FORMS: dict[tuple[str, str], Callable] = {
-    **{(name, kind): _identity for name in ("floor", "ceil", "rint", "trunc") for kind in "iu"},
-    ("sign", "u"): lambda x: f"({x} != 0)",
-    ("sign", "f"): lambda x: f"(np.sign({x}) + 0.0)",
-    ("power", "i"): lambda x, y: f"signed_power(np.int64({x}), np.int64({y}))",
-    ("power", "u"): lambda x, y: f"unsigned_power(np.uint64({x}), np.uint64({y}))",
-    ("floor_divide", "i"): lambda x, y: f"(-{x} if {y} == -1 else np.floor_divide({x}, {y}))",
-}
-
-
-def numpy_form(name: str, dtype: np.dtype) -> Callable | None:
-    """numpy's scalar form of the ufunc `name` computed in `dtype`, where numba's differs."""
-    if name == "floor_divide" and dtype.kind == "f":
-        return lambda x, y: f"floor_divide_{dtype.name}({x}, {y})"
-    return _NUMPY_FORMS.get((name, dtype.kind))
-
-
-_COMPARISONS = {"equal": operator.eq, "not_equal": operator.ne, "less": operator.lt,
-                "less_equal": operator.le, "greater": operator.gt, "greater_equal": operator.ge}
-
-
 def comparison_operand_dtypes(eqn: JaxprEqn) -> list:
-    """A comparison's operands, cast to the dtype numpy compares in; but an unsigned
-    64-bit integer and a signed one stay as they are: numpy compares them exactly,
-    where in their promotion, float64, 2**63 + 1 equals 2**63 - 1."""
+    """A comparison's operands, cast to the dtype numpy compares in, but for integers
+    promoting to float64 (uint64, int64): numpy compares them exactly (`exact_comparison`)."""
     dtype = computation_dtype(eqn)
-    avals = [a.aval for a in eqn.inputs]
-    if dtype.kind == "f" and all(a.dtype.kind in "iu" and not a.weak_type for a in avals):
-        return [None, None]
-    return [dtype, dtype]
-
-
-def exact_comparison(name: str, x: str, y: str, dtypes: list) -> str:
-    """`x` and `y` of mixed signedness compared exactly: a negative one is the smaller,
-    else both are unsigned."""
-    op, compare = _OPERATORS[name], _COMPARISONS[name]
-    if dtypes[0].kind == "u":
-        return f"({compare(1, -1)} if {y} < 0 else {x} {op} np.uint64({y}))"
-    return f"({compare(-1, 1)} if {x} < 0 else np.uint64({x}) {op} {y})"
+    exact = dtype.kind == "f" and all(a.aval.dtype.kind in "iu" and not a.aval.weak_type
+                                      for a in eqn.inputs)
+    return [None, None] if exact else [dtype, dtype]
 
 
 def ufunc_expr(ufunc: np.ufunc) -> Callable:
     name = ufunc.__name__
-    if name == "exp2":  # numba's float32 np.exp2 passes a float to llvm.exp2.f64
-        return lambda x: f"np.exp2(np.float64({x}))"
     if name in _OPERATORS:
         return lambda x, y: f"({x} {_OPERATORS[name]} {y})"
     if name in _SWAPPED:
@@ -201,8 +155,7 @@ def deffused_ufunc(prim, ufunc: np.ufunc, kinds: str = "biuf") -> None:
     vectorises 256 bits wide, numpy 512: W2 and W9 lose 10 % fusing it with an add)."""
     name = ufunc.__name__
     plain = ufunc_expr(ufunc)
-    forms = {np.dtype(t): numpy_form(name, np.dtype(t)) or plain
-             for t in "?" + np.typecodes["AllInteger"] + "fd"}
+    forms = {np.dtype(t): numpy_form(name, np.dtype(t)) or plain for t in "?bhilqBHILQfd"}
 
     def expr(*operands, dtypes):
         if dtypes[0] != dtypes[-1]:  # left uncast by `comparison_operand_dtypes`
@@ -210,7 +163,7 @@ def deffused_ufunc(prim, ufunc: np.ufunc, kinds: str = "biuf") -> None:
         return forms.get(dtypes[0], plain)(*operands)
 
     deffused(prim, expr, kinds, typed=True,
-             operand_dtypes=comparison_operand_dtypes if name in _COMPARISONS else None,
+             operand_dtypes=comparison_operand_dtypes if name in COMPARISONS else None,
              vectorised=name == "sqrt" or name not in _MATH and name not in vector_math.UFUNCS)
 
 
@@ -418,11 +371,9 @@ class KernelSource:
         else:
             dtypes = operand_dtypes(eqn)
             operands = [self.operand(a, eqn, d) for a, d in zip(eqn.inputs, dtypes)]
-            if rule.typed:
-                typed = [d or a.aval.dtype for a, d in zip(eqn.inputs, dtypes)]
-                expr = rule.expr(*operands, dtypes=typed, **eqn.params)
-            else:
-                expr = rule.expr(*operands, **eqn.params)
+            typed = {"dtypes": [d or a.aval.dtype for a, d in zip(eqn.inputs, dtypes)]
+                     } if rule.typed else {}
+            expr = rule.expr(*operands, **typed, **eqn.params)
             # float64 in and out needs no cast: numba computes float64 from float64
             exact = out.aval.dtype == np.float64 and all(d == np.float64 for d in dtypes)
             self.body.append(f"{local} = {expr}" if exact else f"{local} = {dtype}({expr})")
