@@ -114,7 +114,15 @@ def unary(prim, **params):
 
 def binary(prim):
     pairs = [(d, d) for d in DTYPES] + MIXED
-    return [Case(f"{a},{b}", bound(prim), grid(a, b)) for a, b in pairs]
+    return [Case(f"{a},{b}", bound(prim), grid(a, b)) for a, b in pairs] + [
+        Case(f"{d},{y!r}", lambda x, y=y: prim.bind(x, y), grid(np.dtype(d)))
+        for d, y in LITERALS]
+
+
+# weakly typed Python numbers as literals of the kernel, which yield to the array's dtype
+LITERALS = [(np.float32, 0.1), (np.int8, -1)] + ([
+    (np.float64, -0.0), (np.float32, float("-inf")), (np.uint64, 3), (np.int64, 2 ** 53 + 1),
+    (np.uint8, 0), (bool, 1.5)] if FULL else [])
 
 
 def clamp(prim):
@@ -243,7 +251,7 @@ def excused(name: str, backend: str, c: Checked) -> np.ndarray:
         with np.errstate(all="ignore"):
             return ~(np.isfinite(operands[0]) & (info.min <= np.trunc(operands[0]))
                      & (np.trunc(operands[0]) <= info.max))
-    if name == "pow" and backend == "numpy 0-d":
+    if name == "pow" and backend == "numpy 0-d" and len(operands) == 2:
         return operands[1] == 0.5
     return np.zeros(c.own, bool)
 
@@ -259,13 +267,16 @@ def report(name, case, backend, got, want, operands, wrong) -> str:
 
 def without_errors(case: Case):
     """The case's operands with the elements numpy raises on replaced by a valid one,
-    those raising elements' operands, and numpy's result and its error."""
+    those raising elements' operands, and numpy's result (None where every element
+    raises: `x ** -1` of integers) and its error."""
     want, error = numpy_result(case, case.operands)
     if error is None:
         return case.operands, [], want, None
     raising = [i for i in range(case.operands[0].shape[0])
                if numpy_result(case, [x[i:i + 1] for x in case.operands])[1] is not None]
-    valid = next(i for i in range(case.operands[0].shape[0]) if i not in raising)
+    valid = next((i for i in range(case.operands[0].shape[0]) if i not in raising), None)
+    if valid is None:
+        return case.operands, [[x[0] for x in case.operands]], None, error
     operands = [x.copy() for x in case.operands]
     for x in operands:
         x[raising] = x[valid]
@@ -291,10 +302,11 @@ class Checked(NamedTuple):
 
 
 def checked(name: str, case: Case, length: int) -> Checked:
-    operands, raising, _, error = without_errors(case)
+    operands, raising, want, error = without_errors(case)
     own = operands[0].shape[0]
     operands = [x[np.arange(length) % own] for x in operands]
-    want, _ = numpy_result(case, operands)
+    if want is not None:
+        want = numpy_result(case, operands)[0]
     return Checked(name, case, operands, want, raising if FULL else raising[:1], error, own)
 
 
@@ -341,6 +353,19 @@ def run_arrays(cases: list[Checked]) -> list[tuple[str, str]]:
                     c.name, c, f"{backend} arrays", run, closed.consts,
                     _with_element(args, starts, k, c, element))]
     return failures
+
+
+def run_always_raising(c: Checked) -> list[str]:
+    """A case numpy raises on whatever its values, twice in a program (a kernel holds
+    two equations at least): every backend must raise, on arrays and on 0-d values."""
+    arrays, args, _ = kernel_program([c, c])
+    value = inert.make_jaxpr(c.case.call)(*scalars(c, 0))
+    runs = {"numba arrays": (fusion.compile_jaxpr_numba, arrays, args),
+            "numpy arrays": (compile_jaxpr, arrays, args),
+            "0-d kernel": (fusion.compile_jaxpr_numba, value, scalars(c, 0)),
+            "numpy 0-d": (compile_jaxpr, value, scalars(c, 0))}
+    return [f for backend, (compile_for, closed, xs) in runs.items()
+            for f in raised(c.name, c, backend, compile_for(closed.jaxpr), closed.consts, xs)]
 
 
 def _with_element(args, starts, k, c: Checked, element) -> list:
@@ -427,8 +452,10 @@ def test_backends_compute_numpys_bits(name, monkeypatch):
     cases = [case for case in CASES[name](_primitive(name)) if _accepts(case)]
     length = max(case.operands[0].shape[0] for case in cases)
     ready = [checked(name, case, length) for case in cases]
-    failures = [failure for start in range(0, len(ready), MAX_CASES)
-                for _, failure in run_arrays(ready[start:start + MAX_CASES])]
+    failures = [f for c in ready if c.want is None for f in run_always_raising(c)]
+    ready = [c for c in ready if c.want is not None]
+    failures += [failure for start in range(0, len(ready), MAX_CASES)
+                 for _, failure in run_arrays(ready[start:start + MAX_CASES])]
     failures += run_scalars(name, [c for c in ready if c.case.elementwise])
     assert not failures, "\n".join(failures)
 
