@@ -2,25 +2,26 @@
 
 A long-running program lands on jit's numba backend (`jit`'s default switches after a
 second), so its fused translations must compute what eager numpy computes: the same
-dtype and the same bits, a NaN compared as NaN (its payload is excused). The one
-exception are the transcendental functions (`TRANSCENDENTAL`): libm's and numpy's SIMD
-loops round differently, within `ULPS` units in the last place; their zeros,
-infinities and NaNs are still exact. Where numpy raises, every backend raises the same
-error type.
+dtype and the same bits, a NaN compared as NaN (its payload is excused). The exceptions:
+the transcendental functions (`TRANSCENDENTAL`), where libm's and numpy's SIMD loops
+round differently, within `ULPS` units in the last place (their zeros, infinities and
+NaNs still exact), and what `excused` lists, where numpy's own result is not one to
+match. Where numpy raises, every backend raises the same error type. (Sums of floats
+over more than two elements are not in the matrix: kernels reassociate them.)
 
 The matrix is generated from `fusion_rules`, so a newly fused primitive fails
 `test_every_fused_primitive_is_in_the_matrix` until it has a row in `CASES`. Each row
-runs every dtype its abstract eval accepts (same-dtype operands, plus `MIXED` pairs for
+runs each dtype of `DTYPES` its abstract eval accepts (same-dtype operands, plus `MIXED` pairs for
 binary primitives) on edge values (signed zeros, infinities, NaN, subnormals, integer
 extremes, integers beyond 2**53, exponents and divisors of both signs), all pairs of
-them for a binary primitive:
+them for a binary primitive, and a binary primitive with weakly typed `LITERALS`:
 
 * as arrays, through numba's loop kernels: one kernel per primitive, holding each
   dtype's equation (so a kernel has at least two: a lone equation stays numpy's);
   data movement reads its result through `stop_gradient`, which keeps its bits;
 * as 0-d values, through the scalar kernels compiled to LLVM (`scalar_kernels`): one
-  kernel per row and dtype, called once per value (where the translation refuses a
-  dtype, numba compiles the same expression text the array kernel holds);
+  kernel per primitive, called once per value (where the translation refuses a
+  dtype, the full matrix runs numba's 0-d kernel: the array kernel's expressions);
 * on the numpy backend, on arrays and on 0-d values (its impls reach Python's
   operators on numpy scalars).
 
