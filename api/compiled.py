@@ -202,8 +202,8 @@ class _NumpyThenNumba:
     had compiled it, and a training loop that has run for about what compiling costs
     will likely run for longer still. So a function pays for numba's compile only once
     it has run for about as long (the rent-or-buy rule), and a short script never
-    does. The switch may change a result's last bits: the backends agree to 1e-12,
-    not bit for bit."""
+    does. The switch keeps a result's bits but for transcendental functions (2 ulp)
+    and the reassociated sums of numba's reductions (1e-12; docs/design.md)."""
 
     def __init__(self, jaxpr):
         self.jaxpr = jaxpr

@@ -29,10 +29,11 @@ from one. So a closed cluster never grows, an open one reads only values compute
 before it is emitted, and the driver emits steps in a valid order.
 
 Dtypes are exactly the numpy backend's: each equation's result is cast to its aval's
-dtype, and a weakly typed literal is cast to the dtype it promotes to. Values agree
-to rounding: kernels with a reduction let LLVM reassociate (`fastmath={"reassoc"}`)
-so that sums vectorise, `x ** 3` is `x * x * x` (libm's `pow` per element is 50 times
-slower), and the tests hold float64 results to 1e-12 relative. Kernels never warn, so
+dtype, and a weakly typed literal is cast to the dtype it promotes to. Values are
+numpy's bits (`numpy_form` where numba's ufunc differs; test_backend_conformance), but
+transcendental functions (libm's: 2 ulp), sums that LLVM reassociates to vectorise
+(`fastmath={"reassoc"}` in kernels with a reduction) and `x ** 3` as `x * x * x`
+(libm's `pow` per element is 50 times slower). Kernels never warn, so
 a program of kernels alone runs without numpy's `errstate`.
 
 Kernels are cached per source text: in memory (the `config.inert_kernels_in_memory`
@@ -55,6 +56,7 @@ from ..core.rules import RuleTable
 from . import scalar_kernels, vector_math
 from .eval import Step, compile_steps, impl_step
 from .kernel_cache import has_kernel, load_kernel
+from .vector_math import COMPARISONS, exact_comparison, numpy_form
 
 SMALL = 1024  # elements below which a libm call per element beats a numpy call
 # numba compiles an array kernel in about 0.15 s, plus 25 ms per equation (its type
@@ -76,6 +78,7 @@ class FusionRule:
     operand_dtypes: Callable | None = None  # eqn -> the dtype each operand is cast to
     vectorised: bool = True  # False: a libm call per element, slower than numpy's SIMD
     view: bool = False  # a gather whose numpy impl is a view of its operand (no copy)
+    typed: bool = False  # `expr` also takes `dtypes=`, the dtypes its operands are cast to
 
 
 fusion_rules = RuleTable("fusion")
@@ -88,14 +91,17 @@ program_compilers: list[Callable] = []
 
 
 def deffused(prim, expr: Callable, kinds: str = "biuf",
-             operand_dtypes: Callable | None = None, vectorised: bool = True) -> None:
+             operand_dtypes: Callable | None = None, vectorised: bool = True,
+             typed: bool = False) -> None:
     """`prim` is elementwise: `expr(*operands, **params)` computes one element from its
     operands' scalar expressions, each cast first to `operand_dtypes(eqn)` (default:
-    the dtype numpy computes in, `computation_dtype`; None leaves one uncast).
-    `vectorised=False` marks a libm call per element: numpy's SIMD loops beat it on
-    large arrays, so it fuses only into scalar and small kernels."""
+    the dtype numpy computes in, `computation_dtype`; None leaves one uncast), which
+    a `typed` expr also takes, as `dtypes`. `vectorised=False` marks a libm call per
+    element: numpy's SIMD loops beat it on large arrays, so it fuses only into scalar
+    and small kernels."""
     fusion_rules[prim] = FusionRule("elementwise", expr, kinds=kinds,
-                                    operand_dtypes=operand_dtypes, vectorised=vectorised)
+                                    operand_dtypes=operand_dtypes, vectorised=vectorised,
+                                    typed=typed)
 
 
 # Scalar forms numba types faster than a numpy ufunc call (its compile time is mostly
@@ -114,6 +120,15 @@ _MATH = {
 # maxsd), numba's np.maximum the first, so the operands are swapped: 1 / maximum(0.0, -0.0)
 # is numpy's -inf on both backends (a NaN in either operand propagates either way)
 _SWAPPED = {"maximum", "minimum"}
+
+
+def comparison_operand_dtypes(eqn: JaxprEqn) -> list:
+    """A comparison's operands, cast to the dtype numpy compares in, but for integers
+    promoting to float64 (uint64, int64): numpy compares them exactly (`exact_comparison`)."""
+    dtype = computation_dtype(eqn)
+    exact = dtype.kind == "f" and all(a.aval.dtype.kind in "iu" and not a.aval.weak_type
+                                      for a in eqn.inputs)
+    return [None, None] if exact else [dtype, dtype]
 
 
 def ufunc_expr(ufunc: np.ufunc) -> Callable:
@@ -137,7 +152,16 @@ def deffused_ufunc(prim, ufunc: np.ufunc, kinds: str = "biuf") -> None:
     SIMD loop beats libm's call per element, and `vector_math`'s tanh too (which LLVM
     vectorises 256 bits wide, numpy 512: W2 and W9 lose 10 % fusing it with an add)."""
     name = ufunc.__name__
-    deffused(prim, ufunc_expr(ufunc), kinds,
+    plain = ufunc_expr(ufunc)
+    forms = {np.dtype(t): numpy_form(name, np.dtype(t)) or plain for t in "?bhilqBHILQfd"}
+
+    def expr(*operands, dtypes):
+        if dtypes[0] != dtypes[-1]:  # left uncast by `comparison_operand_dtypes`
+            return exact_comparison(name, *operands, dtypes)
+        return forms.get(dtypes[0], plain)(*operands)
+
+    deffused(prim, expr, kinds, typed=True,
+             operand_dtypes=comparison_operand_dtypes if name in COMPARISONS else None,
              vectorised=name == "sqrt" or name not in _MATH and name not in vector_math.UFUNCS)
 
 
@@ -344,8 +368,10 @@ class KernelSource:
             self.body.append(f"{local} = {expr}")
         else:
             dtypes = operand_dtypes(eqn)
-            expr = rule.expr(*(self.operand(a, eqn, d) for a, d in zip(eqn.inputs, dtypes)),
-                             **eqn.params)
+            operands = [self.operand(a, eqn, d) for a, d in zip(eqn.inputs, dtypes)]
+            typed = {"dtypes": [d or a.aval.dtype for a, d in zip(eqn.inputs, dtypes)]
+                     } if rule.typed else {}
+            expr = rule.expr(*operands, **typed, **eqn.params)
             # float64 in and out needs no cast: numba computes float64 from float64
             exact = out.aval.dtype == np.float64 and all(d == np.float64 for d in dtypes)
             self.body.append(f"{local} = {expr}" if exact else f"{local} = {dtype}({expr})")

@@ -25,6 +25,14 @@ and `vector_vecmat`, by columns) are loops too: numba's `np.dot` calls BLAS, who
 costs as much as a 128 x 128 product, and whose row-major vector-matrix product is
 slower than adding scaled rows.
 
+numpy's integer power and float floor division are exact where numba's are not (its
+`np.power` of integers goes through float64, its float `np.floor_divide` is
+`floor(x / y)`): `signed_power`/`unsigned_power` square and multiply in 64-bit
+integers, wrapping as numpy's loop does, and raise numpy's ValueError for a negative
+exponent; `floor_divide_float32`/`_float64` are numpy's `npy_floor_divide` (the
+quotient of `x - fmod(x, y)`, adjusted to the floor and snapped to an integer, signed
+zeros and infinities included), in the dtype's own arithmetic.
+
 A function is source text: a kernel module calling one carries its definition
 (`definitions`), so numba's disk cache, keyed by the module's file, never holds a stale
 copy of it.
@@ -34,8 +42,12 @@ from __future__ import annotations
 
 import decimal
 import math
+import operator
 import re
 from fractions import Fraction
+from typing import Callable
+
+import numpy as np
 
 
 def decorator(*fastmath: str) -> str:
@@ -152,7 +164,93 @@ def vector_vecmat(x, a):
             out[j] += x[i] * a[i, j]
     return out
 """
-FUNCTIONS = {"vector_tanh": tanh_source(), "vector_vecmat": VECMAT}
+def integer_power_source(name: str, dtype: str) -> str:
+    """numpy's integer power: `x ** y` by squaring, in wrapping 64-bit arithmetic."""
+    refuse = ("    if y < 0:\n        raise ValueError("
+              "'Integers to negative integer powers are not allowed.')\n"
+              if dtype == "int64" else "")
+    return f"""{decorator()}
+def {name}(x, y):
+{refuse}    one = np.{dtype}(1)
+    out = x if y & one else one
+    y >>= one
+    while y:
+        x *= x
+        if y & one:
+            out *= x
+        y >>= one
+    return out
+"""
+
+
+def floor_divide_source(dtype: str) -> str:
+    """numpy's float floor division (npy_floor_divide, npy_divmod) in `dtype`."""
+    return f"""@numba.njit(cache=True, error_model='numpy')
+def floor_divide_{dtype}(a, b):
+    if b == 0:
+        return a / b
+    mod = np.fmod(a, b)
+    div = (a - mod) / b
+    if mod != 0 and (b < 0) != (mod < 0):
+        div = div - np.{dtype}(1.0)
+    if div == 0:
+        return np.copysign(np.{dtype}(0.0), a / b)
+    floor = np.floor(div)
+    return floor + np.{dtype}(1.0) if div - floor > np.{dtype}(0.5) else floor
+"""
+
+
+FUNCTIONS = {"vector_tanh": tanh_source(), "vector_vecmat": VECMAT,
+             "signed_power": integer_power_source("signed_power", "int64"),
+             "unsigned_power": integer_power_source("unsigned_power", "uint64"),
+             **{f"floor_divide_{t}": floor_divide_source(t) for t in ("float32", "float64")}}
+# ---------------------------------------------------------------------------------
+# numpy's scalar forms, for fusion rules
+
+
+def _identity(x: str) -> str:
+    return x
+
+
+# numpy's result where numba's ufunc differs, by the kind of dtype computed in: numba
+# rounds integers through float64 (losing the bits beyond 2**53) and raises them to a
+# power there, takes an unsigned sign as -1 (255 for uint8), gives sign(-0.0) = -0.0
+# (numpy: 0.0; adding 0.0 makes a zero positive, NaN and ±1 stay), its integer
+# floor_divide gives 0 for INT_MIN // -1 (numpy: INT_MIN, wrapped) and its float one
+# floor(x / y) (1.0 // 0.1 is 10.0; numpy's is 9.0, `floor_divide_*`); and numba's
+# float32 np.exp2 passes a float to llvm.exp2.f64, which its lowering refuses
+_NUMPY_FORMS: dict[tuple[str, str], Callable] = {
+    **{(name, kind): _identity for name in ("floor", "ceil", "rint", "trunc") for kind in "iu"},
+    ("sign", "u"): lambda x: f"({x} != 0)",
+    ("sign", "f"): lambda x: f"(np.sign({x}) + 0.0)",
+    ("exp2", "f"): lambda x: f"np.exp2(np.float64({x}))",  # numba's float32 one crashes
+    ("power", "i"): lambda x, y: f"signed_power(np.int64({x}), np.int64({y}))",
+    ("power", "u"): lambda x, y: f"unsigned_power(np.uint64({x}), np.uint64({y}))",
+    ("floor_divide", "i"): lambda x, y: f"(-{x} if {y} == -1 else np.floor_divide({x}, {y}))",
+}
+
+
+def numpy_form(name: str, dtype: np.dtype) -> Callable | None:
+    """numpy's scalar form of the ufunc `name` computed in `dtype`, where numba's differs."""
+    if name == "floor_divide" and dtype.kind == "f":
+        return lambda x, y: f"floor_divide_{dtype.name}({x}, {y})"
+    return _NUMPY_FORMS.get((name, dtype.kind))
+
+
+COMPARISONS = {"equal": ("==", operator.eq), "not_equal": ("!=", operator.ne),
+               "less": ("<", operator.lt), "less_equal": ("<=", operator.le),
+               "greater": (">", operator.gt), "greater_equal": (">=", operator.ge)}
+
+
+def exact_comparison(name: str, x: str, y: str, dtypes: list) -> str:
+    """`x` and `y` of mixed signedness compared exactly: a negative one is the smaller,
+    else both are unsigned."""
+    op, compare = COMPARISONS[name]
+    if dtypes[0].kind == "u":
+        return f"({compare(1, -1)} if {y} < 0 else {x} {op} np.uint64({y}))"
+    return f"({compare(-1, 1)} if {x} < 0 else np.uint64({x}) {op} {y})"
+
+
 UFUNCS = {"tanh": "vector_tanh"}  # numpy's name -> the function computing it here
 LIBM = {"vector_tanh": "tanh"}  # the libm function scalar code calls instead (no loop)
 _CALL = re.compile(r"\b(" + "|".join(FUNCTIONS) + r")\(")

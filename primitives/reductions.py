@@ -76,7 +76,8 @@ def _shift(x, offset: int, axis: int, fill, reverse: bool):
 def def_extremum(name: str, np_fn, beats: str) -> Primitive:
     """`reduce_max` or `reduce_min`: the same rules around numpy's function; not
     linear, so no transpose. `beats` compares a candidate with the running extremum
-    when fused; NaN wins, as in numpy."""
+    when fused; NaN wins, as in numpy, and so does the later of equal elements
+    (numpy's max of [0.0, -0.0] is -0.0, of [-0.0, 0.0] 0.0)."""
     prim = Primitive(name)
     impl_rules[prim] = lambda x, *, axes: np_fn(x, axis=axes)
     def extremum_array_api(xp, x, *, axes):
@@ -86,7 +87,7 @@ def def_extremum(name: str, np_fn, beats: str) -> Primitive:
 
     array_api_impls[prim] = extremum_array_api
     deffused_reduction(
-        prim, lambda acc, x: f"({x} if {x} {beats} {acc} or {x} != {x} else {acc})",
+        prim, lambda acc, x: f"({x} if {x} {beats}= {acc} or {x} != {x} else {acc})",
         lambda dtype: _extremum_identity(dtype, beats == "<"))
     abstract_eval_rules[prim] = lambda x, *, axes: _reduced_aval(
         name, x, axes, x.dtype, needs_elements=True)

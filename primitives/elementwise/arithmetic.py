@@ -24,7 +24,7 @@ from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ...interpreters.ad import jvp_rules
 from ...interpreters.batching import defvectorized
 from ...interpreters.cse import simplify_rules
-from ...interpreters.fusion import deffused, deffused_ufunc
+from ...interpreters.fusion import deffused, deffused_ufunc, numpy_form, ufunc_expr
 from ...interpreters.partial_eval import def_recomputable
 from ...interpreters.transpose import def_elementwise_transpose, is_linear, transpose_rules
 from ..shape import structural
@@ -227,13 +227,18 @@ def integer_pow(x, y: int):
 impl_rules[integer_pow_p] = lambda x, *, y: np.power(x, y)
 
 
-def integer_pow_fused(x: str, *, y: int) -> str:
+def integer_pow_fused(x: str, *, dtypes, y: int) -> str:
     """Small positive powers as products: numba's `np.power` calls libm's `pow` per
-    element (38 ns, not vectorised) where `x * x * x` is one vector multiply each."""
-    return f"({' * '.join([x] * y)})" if 1 <= y <= 4 else f"np.power({x}, {y})"
+    element (38 ns, not vectorised) where `x * x * x` is one vector multiply each
+    (integers wrap as numpy's do; floats round within a few ulp of numpy's `pow`).
+    Other integer powers are numpy's exact ones, not numba's through float64."""
+    if 1 <= y <= 4:
+        return f"({' * '.join([x] * y)})"
+    return numpy_form("power", dtypes[0])(x, str(y)) if dtypes[0].kind in "iu" else \
+        f"np.power({x}, {y})"
 
 
-deffused(integer_pow_p, integer_pow_fused)
+deffused(integer_pow_p, integer_pow_fused, typed=True)
 _power_abstract_eval = ufunc_abstract_eval(np.power, "integer_pow")
 
 
@@ -335,7 +340,8 @@ def clamp(lo, x, hi):
 
 
 impl_rules[clamp_p] = lambda lo, x, hi: np.minimum(np.maximum(x, lo), hi)
-deffused(clamp_p, lambda lo, x, hi: f"np.minimum(np.maximum({x}, {lo}), {hi})")
+_fused_max, _fused_min = ufunc_expr(np.maximum), ufunc_expr(np.minimum)  # numpy's ties
+deffused(clamp_p, lambda lo, x, hi: _fused_min(_fused_max(x, lo), hi))
 _clamp_below = ufunc_abstract_eval(np.maximum, "clamp")
 _clamp_above = ufunc_abstract_eval(np.minimum, "clamp")
 abstract_eval_rules[clamp_p] = lambda lo, x, hi: _clamp_above(_clamp_below(x, lo), hi)

@@ -173,9 +173,18 @@ def round_impl(x, *, rounding_method):
 
 
 impl_rules[round_p] = round_impl
-deffused(round_p, lambda x, *, rounding_method: (
-    f"np.rint({x})" if rounding_method is RoundingMethod.TO_NEAREST_EVEN
-    else f"np.trunc({x}) + (np.sign({x}) if np.abs({x} - np.trunc({x})) >= 0.5 else 0)"))
+
+
+def round_fused(x: str, *, dtypes, rounding_method) -> str:
+    """An integer as it is (numba's np.rint goes through float64: 2**53 + 1 is lost)."""
+    if dtypes[0].kind != "f":
+        return x
+    if rounding_method is RoundingMethod.TO_NEAREST_EVEN:
+        return f"np.rint({x})"
+    return f"np.trunc({x}) + (np.sign({x}) if np.abs({x} - np.trunc({x})) >= 0.5 else 0)"
+
+
+deffused(round_p, round_fused, typed=True)
 
 
 def round_abstract_eval(x, *, rounding_method):
