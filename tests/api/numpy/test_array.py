@@ -42,8 +42,8 @@ def test_bad_indices_and_lax_reshape_sizes_name_the_line():
 
     from inert.errors import IndexingError, ShapeError
 
-    with pytest.raises(IndexingError, match="out of bounds") as info:
-        inert.grad(lambda a: a[5])(np.ones(3))
+    with pytest.raises(IndexingError, match="too many indices") as info:
+        inert.grad(lambda a: a[0, 0])(np.ones(3))
     assert isinstance(info.value, IndexError) and __file__ in str(info.value)
     with pytest.raises(ShapeError, match="negative size"):
         inert.lax.reshape(np.ones(4), (-1,))
