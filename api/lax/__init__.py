@@ -73,7 +73,7 @@ from ...primitives.elementwise import (
     tanh,
     xor,
 )
-from ...primitives.indexing.gather_scatter import dynamic_slice, dynamic_update_slice
+from ...primitives.indexing.dynamic_slices import dynamic_slice, dynamic_update_slice
 from ...primitives.linalg import dot_general as contraction
 from ...primitives.reductions import (
     argmax,

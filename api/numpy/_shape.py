@@ -16,6 +16,7 @@ import numpy as np
 from ...core.trace import Tracer, get_aval
 from ...primitives import elementwise as ew
 from ...primitives.indexing import gather_scatter as ix
+from ...primitives.indexing.dynamic_slices import dynamic_slice
 from ...primitives.shape import slicing as sl
 from ...primitives.shape import structural as st
 from ._arrays import (
@@ -306,7 +307,7 @@ def _roll_traced(a, shift, axis):
         if n:
             starts = [0] * len(x_shape)
             starts[ax] = n - remainder(shifts[k], n)
-            a = ix.dynamic_slice(concatenate([a, a], ax), starts, x_shape)
+            a = dynamic_slice(concatenate([a, a], ax), starts, x_shape)
     return a
 
 

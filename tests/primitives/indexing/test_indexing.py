@@ -20,6 +20,7 @@ import inert
 from inert.core.trace import Primitive
 from inert.errors import ConcretizationError, DTypeError, ShapeError
 from inert.primitives.elementwise import sin
+from inert.primitives.indexing import dynamic_slices as ds
 from inert.primitives.indexing import gather_scatter as ix
 from inert.primitives.indexing import scatter_extrema as ext
 
@@ -102,13 +103,13 @@ MUL_X, MUL_U = RNG.standard_normal(5), np.array([0.0, 2.0, 0.0, 0.0, 3.0, 1.5, -
 MUL_IDX = np.array([0, 0, 1, 1, 1, 2, 2])  # one zero at 0, two zeros at 1, none at 2
 
 CASES = [
-    Case("dynamic_slice", ix.dynamic_slice_p, (X, 1, 2), {"slice_sizes": (2, 3)},
+    Case("dynamic_slice", ds.dynamic_slice_p, (X, 1, 2), {"slice_sizes": (2, 3)},
          lambda x, *_: x[1:3, 2:5]),
-    Case("dynamic_slice_clamped", ix.dynamic_slice_p, (X, np.int64(4), np.int32(-3)),
+    Case("dynamic_slice_clamped", ds.dynamic_slice_p, (X, np.int64(4), np.int32(-3)),
          {"slice_sizes": (3, 2)}, lambda x, *_: x[2:5, 0:2]),
-    Case("dynamic_update_slice", ix.dynamic_update_slice_p, (X, X[:2, :3] + 1, 1, 2), {},
+    Case("dynamic_update_slice", ds.dynamic_update_slice_p, (X, X[:2, :3] + 1, 1, 2), {},
          _setitem(np.s_[1:3, 2:5]), n_float=2),
-    Case("dynamic_update_slice_clamped", ix.dynamic_update_slice_p, (X, X[:2, :3] + 1, 9, -1),
+    Case("dynamic_update_slice_clamped", ds.dynamic_update_slice_p, (X, X[:2, :3] + 1, 9, -1),
          {}, _setitem(np.s_[3:5, 0:3]), n_float=2),
     Case("gather_rows", ix.gather_p, (X, np.array([[0, 4], [-1, 2]])),
          {"axes": (0,), **GATHER},
@@ -215,10 +216,10 @@ def test_scatter_mul_derivative_at_zero_updates():
 
 def test_traced_start_indices(rng):
     x = rng.standard_normal(6)
-    f = inert.jit(lambda x, i: ix.dynamic_slice(x, (i,), (2,)))
+    f = inert.jit(lambda x, i: ds.dynamic_slice(x, (i,), (2,)))
     np.testing.assert_array_equal(f(x, 3), x[3:5])
     np.testing.assert_array_equal(f(x, 5), x[4:6])  # clamped
-    g = inert.grad(lambda x, i: ix.dynamic_slice(x, (i,), (2,)).sum())(x, 1)
+    g = inert.grad(lambda x, i: ds.dynamic_slice(x, (i,), (2,)).sum())(x, 1)
     np.testing.assert_array_equal(g, [0, 1, 1, 0, 0, 0])
 
 
@@ -346,11 +347,11 @@ def test_bad_operands_raise_errors_naming_the_primitive():
     with pytest.raises(DTypeError, match="scatter: updates f32"):
         ix.scatter(X, X[:4].astype(np.float32), ROWS_DUP, axes=(0,))
     with pytest.raises(ShapeError, match="dynamic_slice: 1 start indices for the 2 axes"):
-        ix.dynamic_slice(X, (0,), (1, 1))
+        ds.dynamic_slice(X, (0,), (1, 1))
     with pytest.raises(DTypeError, match="dynamic_slice: start indices must be integer"):
-        ix.dynamic_slice(X, (0, 1.0), (1, 1))
+        ds.dynamic_slice(X, (0, 1.0), (1, 1))
     with pytest.raises(DTypeError, match="dynamic_update_slice: update i64"):
-        ix.dynamic_update_slice(X, np.ones((1, 1), np.int64), (0, 0))
+        ds.dynamic_update_slice(X, np.ones((1, 1), np.int64), (0, 0))
     with pytest.raises(ShapeError, match=r"index_update: values of shape \(3,\)"):
         ix.index_update(X, np.s_[:2], np.ones(3), "set")
     with pytest.raises(ValueError, match="kind must be one of"):
