@@ -233,6 +233,7 @@ def test_a_loop_clamps_reads_and_drops_writes_out_of_bounds(rng):
         np.testing.assert_array_equal(written, [*x[:3], 1.0])
         np.testing.assert_allclose(inert.jit(f, backend=backend)(x, 1)[0], x[1] + x[2],
                                    rtol=1e-12)
+    assert native(f, x, 3) == [("scan", True)]  # the numba loop clamps and drops itself
 
 
 def rnn_state(W, h0, xs):

@@ -147,3 +147,34 @@ def test_dynamic_slice_clamps_under_vmap():
     want = np.stack([M[np.clip(s, 0, 2):np.clip(s, 0, 2) + 2, :] for s in starts])
     got = inert.vmap(lambda s: lax.dynamic_slice(M, (s, 0), (2, 3)))(starts)
     np.testing.assert_array_equal(got, want)
+
+
+def test_a_receding_horizon_reads_past_the_reference_end_as_mpc_does(rng):
+    """The pattern of an MPC loop: the horizon's reference `r[t + k]` runs past the end
+    of the trajectory and reads its last point (JAX's clamp); the plan shifted by one
+    step writes its last entry past the end, which is dropped. Under scan and jit, with
+    its gradient against numpy with the clamping written out."""
+    r, horizon = rng.standard_normal(6), 4
+
+    def cost(u):
+        def step(plan, t):
+            ahead = t + jnp.arange(horizon)
+            err = plan - jnp.asarray(r)[ahead]
+            shifted = jnp.zeros(horizon).at[jnp.arange(1, horizon + 1)].set(plan)
+            return shifted + 0.5 * err, jnp.sum(err ** 2)
+
+        return jnp.sum(lax.scan(step, u, jnp.arange(len(r)))[1])
+
+    def cost_np(u):
+        total = 0.0
+        for t in range(len(r)):
+            err = u - r[np.minimum(t + np.arange(horizon), len(r) - 1)]
+            total += np.sum(err ** 2)
+            u = np.concatenate([[0.0], u[:-1]]) + 0.5 * err
+        return total
+
+    u = rng.standard_normal(horizon)
+    np.testing.assert_allclose(inert.jit(cost)(u), cost_np(u), rtol=1e-12)
+    eps = 1e-6
+    fd = [(cost_np(u + eps * e) - cost_np(u - eps * e)) / (2 * eps) for e in np.eye(horizon)]
+    np.testing.assert_allclose(inert.jit(inert.grad(cost))(u), fd, rtol=1e-6)
