@@ -63,6 +63,13 @@ class Array(np.ndarray):
         except IndexError:
             return returned(ix.getitem(self, index), (self,))
 
+    def __iter__(self):
+        """numpy's iteration, by index: the sequence protocol numpy's would use stops at
+        an IndexError, which `__getitem__` no longer raises past the end."""
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d array")
+        return (np.ndarray.__getitem__(self, i) for i in range(len(self)))
+
     def block_until_ready(self) -> Array:
         """JAX's: wait for the value. inert computes values before returning them."""
         return self
