@@ -74,8 +74,8 @@ from ...primitives.elementwise import (
     tanh,
     xor,
 )
-from ...primitives.indexing.gather_scatter import dynamic_slice, dynamic_update_slice
-from ...primitives.linalg.dot_general import dot_general
+from ...primitives.indexing.dynamic_slices import dynamic_slice, dynamic_update_slice
+from ...primitives.linalg import dot_general as contraction
 from ...primitives.reductions import (
     argmax,
     argmin,
@@ -115,6 +115,7 @@ from ...primitives.special import (
 )
 from ...primitives.special import gammaln as lgamma
 from ..numpy._array import derived_docstring, return_arrays_from
+from ..numpy._precision import Precision, check_precision
 from ..numpy._shape import take_along_axis
 from ..numpy._sorting import argsort
 from . import linalg
@@ -160,9 +161,16 @@ def broadcast(operand, sizes):
     return broadcast_in_dim(operand, shape, range(len(sizes), len(sizes) + ndim))
 
 
-def dot(lhs, rhs):
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
+    """jax.lax.dot_general; `precision` is checked and ignored (`Precision`)."""
+    check_precision(precision, "dot_general")
+    return contraction.dot_general(lhs, rhs, dimension_numbers, preferred_element_type)
+
+
+def dot(lhs, rhs, precision=None, preferred_element_type=None):
     """Vector/matrix products: the last axis of `lhs` with the first of `rhs`."""
-    return dot_general(lhs, rhs, (((get_aval(lhs).ndim - 1,), (0,)), ((), ())))
+    return dot_general(lhs, rhs, (((get_aval(lhs).ndim - 1,), (0,)), ((), ())), precision,
+                       preferred_element_type)
 
 
 def iota(dtype, size):
@@ -205,7 +213,7 @@ def top_k(operand, k: int):
     return take_along_axis(operand, indices, -1), convert_element_type(indices, np.int32)
 
 __all__ = [
-    "ConvDimensionNumbers", "conv", "conv_dimension_numbers", "conv_general_dilated",
+    "ConvDimensionNumbers", "Precision", "conv", "conv_dimension_numbers", "conv_general_dilated",
     "conv_general_shape_tuple", "conv_transpose", "conv_transpose_shape_tuple",
     "conv_with_general_padding", "padtype_to_pads", "reduce_window", "reduce_window_shape_tuple",
     "RoundingMethod", "abs", "acos", "acosh", "add", "and_", "argmax", "argmin", "asin",

@@ -56,11 +56,23 @@ class Array(np.ndarray):
 
     def __getitem__(self, index):
         """numpy's indexing, except that a traced index (a `jit` or `vmap` argument)
-        stages a gather, as indexing a JAX array with a traced integer does."""
+        stages a gather, as indexing a JAX array with a traced integer does, and that
+        an index out of bounds is clamped, as JAX's are (numpy's IndexError sends the
+        index to `getitem`, which raises only for an index that is no index)."""
         if isinstance(index, Tracer) or (type(index) is tuple and
                                          any(isinstance(i, Tracer) for i in index)):
             return ix.getitem(self, index)
-        return super().__getitem__(index)
+        try:
+            return super().__getitem__(index)
+        except IndexError:
+            return returned(ix.getitem(self, index), (self,))
+
+    def __iter__(self):
+        """numpy's iteration, by index: the sequence protocol numpy's would use stops at
+        an IndexError, which `__getitem__` no longer raises past the end."""
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d array")
+        return (np.ndarray.__getitem__(self, i) for i in range(len(self)))
 
     def block_until_ready(self) -> Array:
         """JAX's: wait for the value. inert computes values before returning them."""
@@ -209,19 +221,17 @@ class IndexUpdateRef:
 
     JAX's keyword arguments are accepted: `indices_are_sorted` and `unique_indices`
     are hints that change nothing here (results are exact for any indices), and
-    `mode` may be None or "promise_in_bounds" (inert indexes as numpy does: an index
-    out of bounds is an error, never clipped or dropped)."""
+    `mode` says what an index out of bounds does, as in JAX: `get` clamps it (None,
+    "promise_in_bounds", "clip") or reads `fill_value` ("fill", "drop"; NaN for
+    floats by default); the updates drop it (None, "promise_in_bounds", "drop",
+    "fill") or write at the clamped index ("clip")."""
 
     array: Tracer | np.ndarray
     index: object
 
     def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None,
             fill_value=None):
-        _check_mode("get", mode)
-        if fill_value is not None:
-            raise NotImplementedError("x.at[idx].get: fill_value is only used by mode='fill', "
-                                      "which inert does not support")
-        return returned(ix.getitem(self.array, self.index), (self.array,))
+        return returned(ix.getitem(self.array, self.index, mode, fill_value), (self.array,))
 
     def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
         return self._update("set", values, mode)
@@ -252,20 +262,13 @@ class IndexUpdateRef:
 
     def _update(self, method: str, values, mode, scatter=None):
         """`method`'s update: index_update's scatter of that name, or `scatter`."""
-        _check_mode(method, mode)
-        return returned(ix.index_update(self.array, self.index, values, scatter or method),
-                        (values,))
+        return returned(ix.index_update(self.array, self.index, values, scatter or method,
+                                        mode), (values,))
 
     def _product_of(self, values, mode):
         ones = st.broadcast_in_dim(get_aval(self.array).dtype.type(1),
                                    get_aval(self.array).shape, ())
         return IndexUpdateRef(ones, self.index)._update("multiply", values, mode)
-
-
-def _check_mode(method: str, mode) -> None:
-    if mode not in (None, "promise_in_bounds"):
-        raise NotImplementedError(f"x.at[idx].{method}: mode={mode!r} is not supported; inert "
-                                  "indexes as numpy does (an out-of-bounds index is an error)")
 
 
 @attrs.frozen

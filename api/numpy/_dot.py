@@ -1,6 +1,9 @@
 """numpy's products on inert values: dot, matmul (`@`), tensordot, inner, outer, vdot,
 trace and einsum, all lowered to the one contraction primitive `dot_general` plus
 reshapes, transposes and sums.
+
+JAX's keywords are accepted: `precision` is checked and ignored (`_precision`), and
+`preferred_element_type` is the dtype the product is computed and returned in.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from ...primitives import elementwise as ew
 from ...primitives.linalg.dot_general import dot_general
 from ...primitives.shape import structural as st
 from ._arrays import broadcast_shapes, broadcast_to, normalize_axes, promote, shape_error
+from ._precision import check_precision
 from ._reductions import sum
 from ._shape import diagonal, ravel, reshape, transpose
 
@@ -21,19 +25,28 @@ def _contract(a, b, a_axes, b_axes):
     return dot_general(a, b, ((tuple(a_axes), tuple(b_axes)), ((), ())))
 
 
-def dot(a, b):
+def _operands(name: str, operands, precision, preferred_element_type) -> list:
+    """The operands promoted together, or cast to `preferred_element_type`."""
+    check_precision(precision, name)
+    operands = promote(*operands)
+    if preferred_element_type is None:
+        return list(operands)
+    return [st.convert_element_type(x, preferred_element_type) for x in operands]
+
+
+def dot(a, b, *, precision=None, preferred_element_type=None):
     """numpy.dot: the last axis of `a` with the second-to-last of `b` (its only one
     if `b` is 1-d); a scalar operand multiplies."""
-    a, b = promote(a, b)
+    a, b = _operands("dot", (a, b), precision, preferred_element_type)
     nda, ndb = get_aval(a).ndim, get_aval(b).ndim
     if nda == 0 or ndb == 0:
         return ew.mul(a, b)
     return _contract(a, b, [nda - 1], [max(ndb - 2, 0)])
 
 
-def matmul(a, b):
+def matmul(a, b, *, precision=None, preferred_element_type=None):
     """numpy.matmul: stacks of matrices, with the leading (batch) axes broadcast."""
-    a, b = promote(a, b)
+    a, b = _operands("matmul", (a, b), precision, preferred_element_type)
     sa, sb = get_aval(a).shape, get_aval(b).shape
     if not sa or not sb:
         raise shape_error("matmul: operands must not be scalars (use multiply)")
@@ -45,10 +58,10 @@ def matmul(a, b):
     return dot_general(a, b, (((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb)))))
 
 
-def tensordot(a, b, axes=2):
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
     """numpy.tensordot: `axes=n` contracts the last n axes of `a` with the first n of
     `b`; a pair of sequences names them."""
-    a, b = promote(a, b)
+    a, b = _operands("tensordot", (a, b), precision, preferred_element_type)
     nda, ndb = get_aval(a).ndim, get_aval(b).ndim
     if isinstance(axes, int):
         return _contract(a, b, range(nda - axes, nda), range(axes))
@@ -57,8 +70,8 @@ def tensordot(a, b, axes=2):
                      normalize_axes(b_axes, ndb, "tensordot"))
 
 
-def inner(a, b):
-    a, b = promote(a, b)
+def inner(a, b, *, precision=None, preferred_element_type=None):
+    a, b = _operands("inner", (a, b), precision, preferred_element_type)
     nda, ndb = get_aval(a).ndim, get_aval(b).ndim
     if nda == 0 or ndb == 0:
         return ew.mul(a, b)
@@ -79,20 +92,21 @@ def trace(a, offset=0, axis1=0, axis2=1):
 
 
 # ---------------------------------------------------------------------------------
-# einsum: each operand's repeated labels become diagonals, labels no one else needs
-# are summed away, and the operands are contracted pairwise from the left (labels
-# still needed later are batch dimensions of the dot_general, the rest contract).
+# einsum: each operand's repeated labels become diagonals, a label of size 1 where
+# another operand's is larger is dropped (broadcasting), labels no one else needs are
+# summed away, and the operands are contracted pairwise from the left (labels still
+# needed later are batch dimensions of the dot_general, the rest contract).
 
 
-def einsum(subscripts, *operands, optimize=None):
-    """numpy.einsum, with explicit (`->`) or implicit output and `...` broadcasting of
-    equal-sized leading axes; also numpy's sublist form `einsum(a, [0, 1], b, [1, 2],
-    [0, 2])` (`Ellipsis` allowed). `optimize` is accepted and ignored."""
+def einsum(subscripts, *operands, optimize=None, precision=None, preferred_element_type=None):
+    """numpy.einsum, with explicit (`->`) or implicit output, `...` and size-1 axes
+    broadcast as numpy's and JAX's are; also numpy's sublist form `einsum(a, [0, 1],
+    b, [1, 2], [0, 2])` (`Ellipsis` allowed). `optimize` is accepted and ignored."""
     if not isinstance(subscripts, str):
         subscripts, operands = _from_sublists((subscripts, *operands))
-    operands = promote(*operands)
+    operands = _operands("einsum", operands, precision, preferred_element_type)
     inputs, output = _parse_einsum(subscripts, [get_aval(x).ndim for x in operands])
-    terms = [_take_diagonals(x, labels) for x, labels in zip(operands, inputs)]
+    terms = _broadcast_labels([_take_diagonals(x, labels) for x, labels in zip(operands, inputs)])
     x, labels = terms[0]
     for i, (y, y_labels) in enumerate(terms[1:], start=1):
         later = output + "".join(lbl for _, lbl in terms[i + 1:])
@@ -163,6 +177,28 @@ def _take_diagonals(x, labels: str):
             rest = labels[:i] + labels[i + 1:j] + labels[j + 1:]
             return _take_diagonals(x, rest + c)
     return x, labels
+
+
+def _broadcast_labels(terms: list) -> list:
+    """A label of size 1 in one operand and larger in another broadcasts: its axis is
+    squeezed out of the operand, whose values do not vary along it (the transpose
+    of that squeeze gives the cotangent back its unit axis, summed by the contraction).
+    Two sizes other than 1 for one label are an error."""
+    sizes: dict = {}
+    for x, labels in terms:
+        for c, d in zip(labels, get_aval(x).shape):
+            if d != 1 and sizes.setdefault(c, d) != d:
+                raise shape_error(f"einsum: label '{c}' has sizes {sizes[c]} and {d}, which "
+                                  "do not broadcast")
+    out = []
+    for x, labels in terms:
+        drop = [i for i, (c, d) in enumerate(zip(labels, get_aval(x).shape))
+                if d == 1 and sizes.get(c, 1) != 1]
+        if drop:
+            x, labels = st.squeeze(x, drop), "".join(c for i, c in enumerate(labels)
+                                                     if i not in drop)
+        out.append((x, labels))
+    return out
 
 
 def _sum_unneeded(x, labels: str, needed: str):

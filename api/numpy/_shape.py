@@ -16,6 +16,7 @@ import numpy as np
 from ...core.trace import Tracer, get_aval
 from ...primitives import elementwise as ew
 from ...primitives.indexing import gather_scatter as ix
+from ...primitives.indexing.dynamic_slices import dynamic_slice
 from ...primitives.shape import slicing as sl
 from ...primitives.shape import structural as st
 from ._arrays import (
@@ -306,7 +307,7 @@ def _roll_traced(a, shift, axis):
         if n:
             starts = [0] * len(x_shape)
             starts[ax] = n - remainder(shifts[k], n)
-            a = ix.dynamic_slice(concatenate([a, a], ax), starts, x_shape)
+            a = dynamic_slice(concatenate([a, a], ax), starts, x_shape)
     return a
 
 
@@ -347,17 +348,36 @@ def repeat(a, repeats, axis=None):
 # Index-based
 
 
-def take(a, indices, axis=None):
-    a = operand(a)
+def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
+         indices_are_sorted=False, fill_value=None):
+    """jax.numpy.take: as numpy's, but an index out of bounds reads `fill_value` (mode
+    None or "fill": NaN for floats, after negative indices wrap), is clamped into
+    [0, n - 1] ("clip", with no wrap, as in JAX) or wraps around ("wrap")."""
+    if out is not None:
+        raise NotImplementedError("take: the 'out' argument is not supported (arrays are "
+                                  "immutable)")
+    a, indices = operand(a), operand(indices)
     if axis is None:
         a, axis = ravel(a), 0
     axis = normalize_axis(axis, get_aval(a).ndim, "take")
-    return ix.getitem(a, (slice(None),) * axis + (operand(indices),))
+    n = get_aval(a).shape[axis]
+    if mode == "clip":
+        indices, mode = ew.clamp(0, indices, max(n - 1, 0)), "clip"
+    elif mode == "wrap":
+        indices, mode = remainder(indices, n), "clip"
+    elif mode in (None, "fill"):
+        mode = "fill"
+    else:
+        raise ValueError(f"take: mode must be 'fill', 'clip' or 'wrap' (got {mode!r}; "
+                         "'raise' is not supported, as in JAX)")
+    return ix.getitem(a, (slice(None),) * axis + (indices,), mode, fill_value)
 
 
-def take_along_axis(arr, indices, axis):
+def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
     """numpy.take_along_axis: `indices` picks along `axis`, every other axis is kept
-    by an iota index that broadcasts against it."""
+    by an iota index that broadcasts against it. An index out of bounds reads
+    `fill_value` (mode None or "fill", NaN for floats) or is clamped ("clip"), as in
+    JAX."""
     arr, indices = operand(arr), operand(indices)
     if axis is None:
         arr, axis = ravel(arr), 0
@@ -369,7 +389,7 @@ def take_along_axis(arr, indices, axis):
     index = tuple(indices if i == axis else
                   np.arange(d).reshape([d if j == i else 1 for j in range(len(shape))])
                   for i, d in enumerate(shape))
-    return ix.getitem(arr, index)
+    return ix.getitem(arr, index, "fill" if mode is None else mode, fill_value)
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1):

@@ -29,7 +29,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ...core.avals import ShapedArray, result_dtype
-from ...core.errors import ShapeError
+from ...core.errors import DTypeError, ShapeError
 from ...core.trace import (
     Primitive,
     abstract_eval_rules,
@@ -100,8 +100,13 @@ conv_general_dilated_p = Primitive("conv_general_dilated", operand_names=("lhs",
 def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
                          rhs_dilation=None, dimension_numbers=None, feature_group_count=1,
                          batch_group_count=1, precision=None, preferred_element_type=None):
-    """jax.lax.conv_general_dilated (`precision` is accepted and has no effect)."""
+    """jax.lax.conv_general_dilated (`precision` is accepted and has no effect). Its
+    operands must have one dtype, as in JAX (`inert.numpy.convolve` promotes first)."""
     lhs_shape, rhs_shape = get_aval(lhs).shape, get_aval(rhs).shape
+    if get_aval(lhs).dtype != get_aval(rhs).dtype:
+        raise DTypeError(f"conv_general_dilated requires arguments of the same dtype, got "
+                         f"{get_aval(lhs).str_short()} and {get_aval(rhs).str_short()}"
+                         ).with_source(user_source_info())
     dims = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
     n = len(lhs_shape) - 2
     ones = (1,) * n

@@ -93,9 +93,10 @@ def _fitted_to(t, out_aval: ShapedArray):
     have = get_aval(t)
     if have is want or have.strong() == want:  # a weak tangent needs no conversion
         return t
+    t = convert_element_type(t, want.dtype)  # first: the transpose sums in the wider type
     if have.shape != want.shape:
         t = broadcast_in_dim(t, want.shape, range(want.ndim - have.ndim, want.ndim))
-    return convert_element_type(t, want.dtype)
+    return t
 
 
 def defjvp_elementwise(prim: Primitive, *operand_rules) -> None:

@@ -3,17 +3,19 @@ operands point at.
 
 Index operands are integer arrays, so they are inactive by type: they reach a jvp
 rule with a `Zero` tangent and are never differentiated, yet they may be traced (a
-loop counter, the result of an argsort). Two kinds of primitives:
+loop counter, the result of an argsort). (`dynamic_slices` holds the block reads and
+writes at scalar starts.)
 
-* `dynamic_slice` / `dynamic_update_slice` read and write a contiguous block at
-  scalar start indices, clamped like XLA so that the block stays in bounds;
-* `gather` / `scatter_add` / `scatter` / `scatter_mul` are numpy's advanced
-  indexing. One description serves all four: integer arrays `indices`, one per axis
-  in the increasing `axes`, every other axis taken whole. The indexed region is
-  `x[ix]` where `ix` has `indices[i]` at `axes[i]` and `:` elsewhere, so each impl is
-  one numpy statement and the index dimensions sit where numpy puts them (in place
-  if `axes` are consecutive, else in front). Negative indices wrap, out-of-bounds
-  ones raise IndexError, as in numpy.
+`gather` / `scatter_add` / `scatter` / `scatter_mul` are numpy's advanced
+indexing. One description serves all four: integer arrays `indices`, one per axis
+in the increasing `axes`, every other axis taken whole. The indexed region is
+`x[ix]` where `ix` has `indices[i]` at `axes[i]` and `:` elsewhere, so each impl is
+one numpy statement and the index dimensions sit where numpy puts them (in place
+if `axes` are consecutive, else in front). Negative indices wrap as in numpy;
+an index out of bounds does what the primitive's `mode` says, as in JAX: a
+gather clamps it or reads a fill value, a scatter drops its update or clamps it
+(`bounds`). The rules keep the mode: a clamping gather transposes to a clamping
+scatter-add, a filling one to a dropping one.
 
 `getitem` and `index_update` turn any numpy index into these primitives (with the
 structural ones for basic indexing); `index_expressions` reads the index.
@@ -34,20 +36,20 @@ from ...interpreters.ad import add_tangents, instantiate_zeros, jvp_rules, zeros
 from ...interpreters.batching import batch_rules, batch_size
 from ...interpreters.fusion_loops import Unsupported, native_rules
 from ...interpreters.transpose import is_linear, transpose_rules
-from ..elementwise import add, clamp, div, eq, mul, select_n
+from ..elementwise import div, eq, mul, select_n
 from ..shape.structural import (
     aval_of,
     batch_axis_first,
     broadcast_in_dim,
     checked_impl,
     convert_element_type,
-    inserted,
     iota,
     matchaxis,
     moveaxis,
     reshape,
     transpose,
 )
+from . import bounds
 from .index_expressions import (
     basic_getitem,
     fit_updates,
@@ -76,152 +78,6 @@ def full(value, dtype, shape):
     return broadcast_in_dim(np.dtype(dtype).type(value), shape, ())
 
 
-def _check_scalar_indices(name: str, starts, x: ShapedArray) -> None:
-    if len(starts) != x.ndim:
-        raise ShapeError(f"{name}: {len(starts)} start indices for the {x.ndim} axes of "
-                         f"{x.str_short()}")
-    for i, s in enumerate(starts):
-        if s.shape != () or s.dtype.kind not in "iu":
-            raise DTypeError(f"{name}: start indices must be integer scalars, but start "
-                             f"index {i} is {s.str_short()}")
-
-
-def _block(shape, starts, sizes) -> tuple[slice, ...]:
-    """The block of `sizes` at `starts`, each start clamped into [0, dim - size]."""
-    begins = [min(max(int(s), 0), d - k) for s, d, k in zip(starts, shape, sizes)]
-    return tuple(slice(b, b + k) for b, k in zip(begins, sizes))
-
-
-def _block_indices(starts, start_dims, shape, sizes) -> tuple[list, list]:
-    """Index arrays for the block of `sizes` at `starts` (clamped like `_block`), one
-    per axis of `shape`, for a gather or scatter over all axes: what a dynamic slice
-    or update becomes when its starts differ between lanes. Array i is start i plus
-    0, 1, ... along axis i; a batched start (one per lane) puts the lanes first.
-    Returns the arrays and their batch axes."""
-    indices = []
-    for i, (start, d) in enumerate(zip(starts, start_dims)):
-        start = clamp(0, convert_element_type(start, np.int64), shape[i] - sizes[i])
-        if d is not None:
-            start = reshape(start, (get_aval(start).shape[0],) + (1,) * len(shape))
-        offsets = iota(np.int64, tuple(k if j == i else 1 for j, k in enumerate(sizes)), i)
-        indices.append(add(start, offsets))
-    return indices, [None if d is None else 0 for d in start_dims]
-
-
-def _unbatched_shape(x, dim: int | None) -> tuple[int, ...]:
-    shape = get_aval(x).shape
-    return shape if dim is None else shape[:dim] + shape[dim + 1:]
-
-
-# ---------------------------------------------------------------------------------
-dynamic_slice_p = Primitive("dynamic_slice", operand_names=("operand",))
-
-
-def dynamic_slice(x, start_indices, slice_sizes):
-    """jax.lax.dynamic_slice: the block of `slice_sizes` at (traced) `start_indices`."""
-    return dynamic_slice_p.bind(x, *start_indices,
-                                slice_sizes=tuple(int(k) for k in slice_sizes))
-
-
-def dynamic_slice_abstract_eval(x, *starts, slice_sizes):
-    _check_scalar_indices("dynamic_slice", starts, x)
-    if len(slice_sizes) != x.ndim or any(not 0 <= k <= d for k, d in zip(slice_sizes, x.shape)):
-        raise ShapeError(f"dynamic_slice: slice_sizes {slice_sizes} do not fit in "
-                         f"{x.str_short()}")
-    return ShapedArray(slice_sizes, x.dtype, x.weak_type)
-
-
-def dynamic_slice_impl(x, *starts, slice_sizes):
-    x = np.asarray(x)
-    return x[_block(x.shape, starts, slice_sizes)]
-
-
-# numpy would truncate a float start index: check first (as for all this family)
-impl_rules[dynamic_slice_p] = checked_impl(dynamic_slice_impl, dynamic_slice_abstract_eval)
-abstract_eval_rules[dynamic_slice_p] = dynamic_slice_abstract_eval
-deflinear_in_leading(dynamic_slice_p, 1)
-
-
-def dynamic_slice_transpose(ct, x, *starts, slice_sizes):
-    return [dynamic_update_slice(zeros(x.aval), ct, starts), *[None] * len(starts)]
-
-
-transpose_rules[dynamic_slice_p] = dynamic_slice_transpose
-
-
-def dynamic_slice_batch(vals, dims, *, slice_sizes):
-    """Starts the same for every lane: the block spans the whole batch axis. Starts
-    that differ: each lane's block is gathered."""
-    (x, *starts), (dx, *start_dims) = vals, dims
-    if all(d is None for d in start_dims):
-        size = get_aval(x).shape[dx]
-        return [dynamic_slice(x, inserted(starts, dx, 0), inserted(slice_sizes, dx, size))], [dx]
-    shape = _unbatched_shape(x, dx)
-    indices, index_dims = _block_indices(starts, start_dims, shape, slice_sizes)
-    return batch_rules[gather_p]([x, *indices], [dx, *index_dims], axes=tuple(range(len(shape))))
-
-
-batch_rules[dynamic_slice_p] = dynamic_slice_batch
-
-# ---------------------------------------------------------------------------------
-dynamic_update_slice_p = Primitive("dynamic_update_slice", operand_names=("operand", "update"))
-
-
-def dynamic_update_slice(x, update, start_indices):
-    """jax.lax.dynamic_update_slice: `x` with the block at `start_indices` replaced."""
-    return dynamic_update_slice_p.bind(x, update, *start_indices)
-
-
-def dynamic_update_slice_abstract_eval(x, update, *starts):
-    _check_scalar_indices("dynamic_update_slice", starts, x)
-    if update.ndim != x.ndim or any(k > d for k, d in zip(update.shape, x.shape)):
-        raise ShapeError(f"dynamic_update_slice: update {update.str_short()} does not fit in "
-                         f"{x.str_short()}")
-    if update.dtype != x.dtype:
-        raise DTypeError(f"dynamic_update_slice: update {update.str_short()} and operand "
-                         f"{x.str_short()} have different dtypes")
-    return ShapedArray(x.shape, x.dtype, x.weak_type)
-
-
-def dynamic_update_slice_impl(x, update, *starts):
-    out = np.array(x, copy=True)
-    out[_block(out.shape, starts, np.shape(update))] = update
-    return out
-
-
-impl_rules[dynamic_update_slice_p] = checked_impl(dynamic_update_slice_impl,
-                                                  dynamic_update_slice_abstract_eval)
-abstract_eval_rules[dynamic_update_slice_p] = dynamic_update_slice_abstract_eval
-deflinear_in_leading(dynamic_update_slice_p, 2)
-
-
-def dynamic_update_slice_transpose(ct, x, update, *starts):
-    ct_x = dynamic_update_slice(ct, zeros(aval_of(update)), starts) if is_linear(x) else None
-    ct_update = (dynamic_slice(ct, starts, update.aval.shape) if is_linear(update) else None)
-    return [ct_x, ct_update, *[None] * len(starts)]
-
-
-transpose_rules[dynamic_update_slice_p] = dynamic_update_slice_transpose
-
-
-def dynamic_update_slice_batch(vals, dims):
-    """Starts the same for every lane: the block spans the whole batch axis. Starts
-    that differ: each lane's block is scattered."""
-    (x, update, *starts), (dx, du, *start_dims) = vals, dims
-    size = batch_size(vals, dims)
-    if all(d is None for d in start_dims):
-        d = dx if dx is not None else du
-        x, update = matchaxis(x, dx, d, size), matchaxis(update, du, d, size)
-        return [dynamic_update_slice(x, update, inserted(starts, d, 0))], [d]
-    shape = _unbatched_shape(x, dx)
-    indices, index_dims = _block_indices(starts, start_dims, shape, _unbatched_shape(update, du))
-    return batch_rules[scatter_p]([x, update, *indices], [dx, du, *index_dims],
-                                  axes=tuple(range(len(shape))))
-
-
-batch_rules[dynamic_update_slice_p] = dynamic_update_slice_batch
-
-
 # ---------------------------------------------------------------------------------
 # Advanced indexing: the description shared by gather and the scatters
 
@@ -234,25 +90,32 @@ def full_index(ndim: int, axes, indices) -> tuple:
     return tuple(ix)
 
 
-def region_native(fn, eqn, indices: list[str], axes) -> str:
+def region_native(fn, eqn, indices: list[str], axes, mode: str) -> tuple[list[str], str]:
     """Inside a native loop (jit's numba backend): the region's index for scalar indices
-    on leading axes (`x[i]`, `x.at[i]`), checked in bounds (numba's indexing is not)."""
-    if not axes or tuple(axes) != tuple(range(len(axes))) or any(
+    on leading axes (`x[i]`, `x.at[i]`), wrapped when negative and, in mode "clip",
+    clamped (numba's indexing checks nothing). Also the condition that the index is in
+    bounds, for a drop scatter's guard."""
+    if mode == "fill" or not axes or tuple(axes) != tuple(range(len(axes))) or any(
             a.aval.shape for a in eqn.inputs[len(eqn.inputs) - len(axes):]):
-        raise Unsupported(f"{eqn.primitive.name} with index arrays or on axes {axes}")
-    for i, n in zip(indices, eqn.inputs[0].aval.shape):
-        with fn.block(f"if not -{n} <= {i} < {n}:"):
-            fn.line("raise IndexError('index out of bounds')")
-    return ", ".join(indices)
+        raise Unsupported(f"{eqn.primitive.name} with index arrays, on axes {axes} or in "
+                          f"mode {mode}")
+    sizes = eqn.inputs[0].aval.shape
+    index = fn.assign([f"{i} + {n} if {i} < 0 else {i}" for i, n in zip(indices, sizes)], "j")
+    if mode == "clip":
+        index = fn.assign([f"min(max({j}, 0), {n - 1})" for j, n in zip(index, sizes)], "j")
+    return index, " and ".join(f"0 <= {j} < {n}" for j, n in zip(index, sizes))
 
 
 def scatter_native(write: str):
-    """`out = x.copy(); out[index] <write> updates`, inside a native loop."""
+    """`out = x.copy(); out[index] <write> updates`, inside a native loop (an update out
+    of bounds dropped or clamped)."""
 
-    def rule(fn, eqn, operands, *, axes):
+    def rule(fn, eqn, operands, *, axes, mode):
         x, updates, *indices = operands
         (out,) = fn.assign([f"{x}.copy()"])
-        fn.line(f"{out}[{region_native(fn, eqn, indices, axes)}] {write} {updates}")
+        index, in_bounds = region_native(fn, eqn, indices, axes, mode)
+        with fn.block(f"if {in_bounds}:"):
+            fn.line(f"{out}[{', '.join(index)}] {write} {updates}")
         return [out]
 
     return rule
@@ -289,7 +152,8 @@ def region_aval(name: str, x: ShapedArray, indices, axes) -> ShapedArray:
 def scatter_abstract_eval(name: str):
     """Scatters write `updates`, exactly the indexed region's shape and dtype."""
 
-    def abstract_eval(x, updates, *indices, axes):
+    def abstract_eval(x, updates, *indices, axes, mode):
+        _check_mode(name, mode, bounds.SCATTER_MODES)
         region = region_aval(name, x, indices, axes)
         if updates.shape != region.shape:
             raise ShapeError(f"{name}: updates {updates.str_short()} do not have the shape "
@@ -302,15 +166,31 @@ def scatter_abstract_eval(name: str):
     return abstract_eval
 
 
+def _check_mode(name: str, mode: str, modes) -> None:
+    if mode not in modes:
+        raise ValueError(f"{name}: mode must be one of {modes}, got {mode!r}")
+
+
 def scatter_impl(write, abstract_eval):
     """`write(out, index, updates)` on a copy of `x`: numpy's `ufunc.at` or `setitem`.
     Checked first: numpy would broadcast and cast the updates, and read a boolean
-    index array as a mask."""
+    index array as a mask. Updates out of bounds are clamped, or dropped: written
+    into a slot past each indexed axis's end, which the result leaves out."""
 
-    def impl(x, updates, *indices, axes):
-        out = np.array(x, copy=True)
-        write(out, full_index(out.ndim, axes, indices), updates)
-        return out
+    def impl(x, updates, *indices, axes, mode):
+        x = np.asarray(x)
+        sizes = [x.shape[a] for a in axes]
+        if not bounds.any_outside(indices, sizes) or mode == "clip":
+            if mode == "clip":
+                indices = [bounds.clipped(i, n) for i, n in zip(indices, sizes)]
+            out = np.array(x, copy=True)
+            write(out, full_index(out.ndim, axes, indices), updates)
+            return out
+        inner = tuple(slice(0, d) for d in x.shape)
+        padded = np.zeros([d + (a in axes) for a, d in enumerate(x.shape)], x.dtype)
+        padded[inner] = x
+        write(padded, full_index(x.ndim, axes, bounds.dumped(indices, sizes)), updates)
+        return padded[inner].copy()
 
     return checked_impl(impl, abstract_eval)
 
@@ -369,17 +249,17 @@ def scatter_batch(prim: Primitive):
     batched scatter writes (see `gather_batch`); a lane's writes stay in their order,
     so of duplicate indices the same update wins in every lane."""
 
-    def rule(vals, dims, *, axes):
+    def rule(vals, dims, *, axes, mode):
         (x, updates, *indices), (dx, du, *index_dims) = vals, dims
         size, k = batch_size(vals, dims), index_rank(indices, index_dims)
         if all(d is None for d in index_dims):
             x, dx = _lanes_after_indexed(x, dx, axes, size)
             updates = matchaxis(updates, du, _region_lane_axis(dx, axes, k), size)
-            return [prim.bind(x, updates, *indices, axes=axes)], [dx]
+            return [prim.bind(x, updates, *indices, axes=axes, mode=mode)], [dx]
         indices = _lanes_first(indices, index_dims, k)
         updates = _swap_blocks(matchaxis(updates, du, 0, size), index_dims_start(axes), k)
         out = prim.bind(matchaxis(x, dx, 0, size), updates, _lane_indices(size, k), *indices,
-                        axes=(0, *(a + 1 for a in axes)))
+                        axes=(0, *(a + 1 for a in axes)), mode=mode)
         return [out], [0]
 
     return rule
@@ -389,45 +269,80 @@ def scatter_batch(prim: Primitive):
 gather_p = Primitive("gather", operand_names=("operand",))
 
 
-def gather(x, *indices, axes):
-    """`x` indexed by the integer arrays `indices` on `axes` (numpy semantics)."""
-    return gather_p.bind(x, *indices, axes=axes_param(axes))
+def gather(x, *indices, axes, mode="clip", fill_value=None):
+    """`x` indexed by the integer arrays `indices` on `axes` (numpy semantics), an index
+    out of bounds clamped (mode "clip") or read as `fill_value` ("fill"; None: the
+    dtype's default, NaN for floats)."""
+    fill = bounds.fill_param(fill_value, get_aval(x).dtype) if mode == "fill" else None
+    return gather_p.bind(x, *indices, axes=axes_param(axes), mode=mode, fill_value=fill)
 
 
-def gather_abstract_eval(x, *indices, axes):
+def gather_abstract_eval(x, *indices, axes, mode, fill_value):
+    _check_mode("gather", mode, bounds.GATHER_MODES)
     return region_aval("gather", x, indices, axes)
 
 
-def gather_impl(x, *indices, axes):
-    return np.asarray(x)[full_index(np.ndim(x), axes, indices)]
+def gather_impl(x, *indices, axes, mode, fill_value):
+    x = np.asarray(x)
+    sizes = [x.shape[a] for a in axes]
+    if not bounds.any_outside(indices, sizes):
+        return x[full_index(x.ndim, axes, indices)]
+    out = x[full_index(x.ndim, axes, [bounds.clipped(i, n) for i, n in zip(indices, sizes)])]
+    if mode == "clip":
+        return out
+    keep = bounds.inside(indices, sizes)  # over the index dims: broadcast it to the region
+    keep = keep.reshape(keep.shape + (1,) * (x.ndim - len(axes) - index_dims_start(axes)))
+    fill = bounds.default_fill_value(x.dtype) if fill_value is None else fill_value
+    return np.where(keep, out, np.asarray(fill, x.dtype))
 
 
 impl_rules[gather_p] = checked_impl(gather_impl, gather_abstract_eval)
-native_rules[gather_p] = lambda fn, eqn, operands, *, axes: [
-    f"{operands[0]}[{region_native(fn, eqn, operands[1:], axes)}]"]
+
+
+def gather_native(fn, eqn, operands, *, axes, mode, fill_value):
+    index, _ = region_native(fn, eqn, operands[1:], axes, mode)
+    return [f"{operands[0]}[{', '.join(index)}]"]
+
+
+native_rules[gather_p] = gather_native
 abstract_eval_rules[gather_p] = gather_abstract_eval
-deflinear_in_leading(gather_p, 1)
 
 
-def gather_transpose(ct, x, *indices, axes):
-    return [scatter_add(zeros(x.aval), ct, *indices, axes=axes), *[None] * len(indices)]
+def gather_jvp(primals, tangents, *, axes, mode, fill_value):
+    """Linear in `x` but for the fill value, a constant: the tangent reads 0 there."""
+    x, *indices = primals
+    out = gather(x, *indices, axes=axes, mode=mode, fill_value=fill_value)
+    return [out], [gather(instantiate_zeros(tangents[0]), *indices, axes=axes, mode=mode,
+                          fill_value=0)]
+
+
+jvp_rules[gather_p] = gather_jvp
+
+
+def gather_transpose(ct, x, *indices, axes, mode, fill_value):
+    """What a clamping gather read is where a clamping scatter-add writes; what a
+    filling one did not read gets nothing."""
+    scatter_mode = "clip" if mode == "clip" else "drop"
+    return [scatter_add(zeros(x.aval), ct, *indices, axes=axes, mode=scatter_mode),
+            *[None] * len(indices)]
 
 
 transpose_rules[gather_p] = gather_transpose
 
 
-def gather_batch(vals, dims, *, axes):
+def gather_batch(vals, dims, *, axes, mode, fill_value):
     (x, *indices), (dx, *index_dims) = vals, dims
     k = index_rank(indices, index_dims)
+    how = {"mode": mode, "fill_value": fill_value}
     if all(d is None for d in index_dims):
         x, dx = _lanes_after_indexed(x, dx, axes, None)
-        return [gather(x, *indices, axes=axes)], [_region_lane_axis(dx, axes, k)]
+        return [gather(x, *indices, axes=axes, **how)], [_region_lane_axis(dx, axes, k)]
     indices = _lanes_first(indices, index_dims, k)
     if dx is None:  # the lanes lead the index dimensions, wherever numpy puts those
-        return [gather(x, *indices, axes=axes)], [index_dims_start(axes)]
+        return [gather(x, *indices, axes=axes, **how)], [index_dims_start(axes)]
     x = moveaxis(x, dx, 0)
     region = gather(x, _lane_indices(get_aval(x).shape[0], k), *indices,
-                    axes=(0, *(a + 1 for a in axes)))  # lanes, index dims, unindexed axes
+                    axes=(0, *(a + 1 for a in axes)), **how)  # lanes, index dims, the rest
     return [_swap_blocks(region, k, index_dims_start(axes))], [0]
 
 
@@ -437,9 +352,10 @@ batch_rules[gather_p] = gather_batch
 scatter_add_p = Primitive("scatter_add", operand_names=("operand", "updates"))
 
 
-def scatter_add(x, updates, *indices, axes):
-    """`x` with `updates` added at the region (np.add.at: duplicates accumulate)."""
-    return scatter_add_p.bind(x, updates, *indices, axes=axes_param(axes))
+def scatter_add(x, updates, *indices, axes, mode="drop"):
+    """`x` with `updates` added at the region (np.add.at: duplicates accumulate); an
+    update out of bounds is dropped (mode "drop") or added at the clamped index."""
+    return scatter_add_p.bind(x, updates, *indices, axes=axes_param(axes), mode=mode)
 
 
 abstract_eval_rules[scatter_add_p] = scatter_abstract_eval("scatter_add")
@@ -448,9 +364,11 @@ native_rules[scatter_add_p] = scatter_native("+=")
 deflinear_in_leading(scatter_add_p, 2)
 
 
-def scatter_add_transpose(ct, x, updates, *indices, axes):
+def scatter_add_transpose(ct, x, updates, *indices, axes, mode):
+    read = bounds.read_mode_of(mode)
     return [ct if is_linear(x) else None,
-            gather(ct, *indices, axes=axes) if is_linear(updates) else None,
+            gather(ct, *indices, axes=axes, mode=read[0], fill_value=read[1])
+            if is_linear(updates) else None,
             *[None] * len(indices)]
 
 
@@ -461,9 +379,10 @@ batch_rules[scatter_add_p] = scatter_batch(scatter_add_p)
 scatter_p = Primitive("scatter", operand_names=("operand", "updates"))
 
 
-def scatter(x, updates, *indices, axes):
-    """`x` with the region set to `updates`; of duplicates, the last write wins."""
-    return scatter_p.bind(x, updates, *indices, axes=axes_param(axes))
+def scatter(x, updates, *indices, axes, mode="drop"):
+    """`x` with the region set to `updates`; of duplicates, the last write wins; an
+    update out of bounds is dropped (mode "drop") or written at the clamped index."""
+    return scatter_p.bind(x, updates, *indices, axes=axes_param(axes), mode=mode)
 
 
 abstract_eval_rules[scatter_p] = scatter_abstract_eval("scatter")
@@ -472,24 +391,27 @@ native_rules[scatter_p] = scatter_native("=")
 deflinear_in_leading(scatter_p, 2)  # a selection of x's and the updates' entries
 
 
-def landed_updates(x_shape, updates_shape, indices, axes):
+def landed_updates(x_shape, updates_shape, indices, axes, mode):
     """True for each update that `scatter` writes last to its position: only these
     reach the output. Scattering the updates' serial numbers, with the same indices,
-    shows which one the write order kept."""
+    shows which one the write order kept (a dropped one reads -1)."""
     ids = reshape(iota(np.int64, (math.prod(updates_shape),), 0), updates_shape)
-    winners = scatter(full(-1, np.int64, x_shape), ids, *indices, axes=axes)
-    return eq(gather(winners, *indices, axes=axes), ids)
+    winners = scatter(full(-1, np.int64, x_shape), ids, *indices, axes=axes, mode=mode)
+    read = bounds.read_mode_of(mode)[0]
+    return eq(gather(winners, *indices, axes=axes, mode=read, fill_value=-1), ids)
 
 
-def scatter_transpose(ct, x, updates, *indices, axes):
-    """The region's old values never reach the output, nor do overwritten updates."""
+def scatter_transpose(ct, x, updates, *indices, axes, mode):
+    """The region's old values never reach the output, nor do overwritten or dropped
+    updates."""
     ct_x = ct_updates = None
     if is_linear(x):
-        ct_x = scatter(ct, zeros(aval_of(updates)), *indices, axes=axes)
+        ct_x = scatter(ct, zeros(aval_of(updates)), *indices, axes=axes, mode=mode)
     if is_linear(updates):
-        ct_updates = gather(ct, *indices, axes=axes)
-        if updates.aval.size > 1:  # a single update always lands; several may collide
-            kept = landed_updates(get_aval(ct).shape, updates.aval.shape, indices, axes)
+        read = bounds.read_mode_of(mode)
+        ct_updates = gather(ct, *indices, axes=axes, mode=read[0], fill_value=read[1])
+        if updates.aval.size > 1:  # a single update lands, or is dropped (read as 0)
+            kept = landed_updates(get_aval(ct).shape, updates.aval.shape, indices, axes, mode)
             ct_updates = select_n(kept, zeros(updates.aval), ct_updates)
     return [ct_x, ct_updates, *[None] * len(indices)]
 
@@ -501,17 +423,17 @@ batch_rules[scatter_p] = scatter_batch(scatter_p)
 scatter_mul_p = Primitive("scatter_mul", operand_names=("operand", "updates"))
 
 
-def scatter_mul(x, updates, *indices, axes):
+def scatter_mul(x, updates, *indices, axes, mode="drop"):
     """`x` with the region multiplied by `updates` (np.multiply.at: duplicates
-    multiply)."""
-    return scatter_mul_p.bind(x, updates, *indices, axes=axes_param(axes))
+    multiply); an update out of bounds is dropped or clamped, as `mode` says."""
+    return scatter_mul_p.bind(x, updates, *indices, axes=axes_param(axes), mode=mode)
 
 
 abstract_eval_rules[scatter_mul_p] = scatter_abstract_eval("scatter_mul")
 impl_rules[scatter_mul_p] = scatter_impl(np.multiply.at, abstract_eval_rules[scatter_mul_p])
 
 
-def other_factors(updates, x_shape, indices, axes):
+def other_factors(updates, x_shape, indices, axes, mode):
     """For each update, the product of the *other* updates at its position: the
     derivative of the product with respect to it. Computed without dividing by a
     zero update: a zero's own factor is the product of the nonzero ones if it is the
@@ -522,29 +444,30 @@ def other_factors(updates, x_shape, indices, axes):
     aval = get_aval(updates)
     is_zero = eq(updates, aval.dtype.type(0))
     nonzero = select_n(is_zero, updates, full(1, aval.dtype, aval.shape))
-    product = gather(scatter_mul(full(1, aval.dtype, x_shape), nonzero, *indices, axes=axes),
-                     *indices, axes=axes)
+    read, fill = bounds.read_mode_of(mode)  # a dropped update's factor: never used
+    product = gather(scatter_mul(full(1, aval.dtype, x_shape), nonzero, *indices, axes=axes,
+                                 mode=mode), *indices, axes=axes, mode=read, fill_value=fill)
     zero_counts = scatter_add(full(0, np.int64, x_shape), convert_element_type(is_zero, np.int64),
-                              *indices, axes=axes)
-    zeros_here = gather(zero_counts, *indices, axes=axes)
+                              *indices, axes=axes, mode=mode)
+    zeros_here = gather(zero_counts, *indices, axes=axes, mode=read, fill_value=fill)
     nothing = full(0, aval.dtype, aval.shape)
     return select_n(is_zero,
                     select_n(eq(zeros_here, 0), nothing, div(product, nonzero)),
                     select_n(eq(zeros_here, 1), nothing, product))
 
 
-def scatter_mul_jvp(primals, tangents, *, axes):
+def scatter_mul_jvp(primals, tangents, *, axes, mode):
     x, updates, *indices = primals
     t_x, t_updates = tangents[:2]
-    out = scatter_mul(x, updates, *indices, axes=axes)
+    out = scatter_mul(x, updates, *indices, axes=axes, mode=mode)
     t_out = Zero(tangent_aval(get_aval(out)))
     if type(t_x) is not Zero:
-        t_out = scatter_mul(t_x, updates, *indices, axes=axes)
+        t_out = scatter_mul(t_x, updates, *indices, axes=axes, mode=mode)
     if type(t_updates) is not Zero:
         x_shape = get_aval(x).shape
-        factors = other_factors(updates, x_shape, indices, axes)
+        factors = other_factors(updates, x_shape, indices, axes, mode)
         t_product = scatter_add(zeros(tangent_aval(get_aval(x))), mul(t_updates, factors),
-                                *indices, axes=axes)
+                                *indices, axes=axes, mode=mode)
         t_out = add_tangents(t_out, mul(x, t_product))
     return [out], [t_out]
 
@@ -552,11 +475,12 @@ def scatter_mul_jvp(primals, tangents, *, axes):
 jvp_rules[scatter_mul_p] = scatter_mul_jvp
 
 
-def scatter_mul_transpose(ct, x, updates, *indices, axes):
+def scatter_mul_transpose(ct, x, updates, *indices, axes, mode):
     """Linear in `x` only (the jvp never makes it linear in the updates): a diagonal
     scaling, its own transpose."""
     assert not is_linear(updates), "scatter_mul is linear in its operand only"
-    return [scatter_mul(ct, updates, *indices, axes=axes), None, *[None] * len(indices)]
+    return [scatter_mul(ct, updates, *indices, axes=axes, mode=mode), None,
+            *[None] * len(indices)]
 
 
 transpose_rules[scatter_mul_p] = scatter_mul_transpose
@@ -567,33 +491,38 @@ batch_rules[scatter_mul_p] = scatter_batch(scatter_mul_p)
 # numpy indexing: `x[idx]` and `x.at[idx].set/add/multiply(values)`
 
 
-def getitem(x, idx):
+def getitem(x, idx, mode=None, fill_value=None):
     """`x[idx]` with numpy's semantics: ints, slices (any step), None, Ellipsis,
     integer arrays (numpy or traced, traced scalars included) and concrete boolean
     masks. Basic indexing is a reverse, a strided slice and a reshape; any integer
-    array makes the whole index one gather."""
-    if is_index_array(idx) and idx.dtype.kind in "iu":
-        return gather(x, idx, axes=(0,))  # the most common advanced index, directly
+    array makes the whole index one gather. An index out of bounds is clamped, or
+    with `mode="fill"` reads `fill_value`, as JAX's `x.at[idx].get(mode=...)`."""
+    mode = bounds.gather_mode(mode)
+    if is_index_array(idx) and idx.dtype.kind in "iu":  # the most common advanced index
+        return gather(x, idx, axes=(0,), mode=mode, fill_value=fill_value)
     shape = get_aval(x).shape
     entries = normalize_index(idx, shape)
     if any(is_index_array(e) for e in entries):
         plan = index_plan(entries, shape)
-        return reshape(gather(x, *plan.indices, axes=plan.axes), plan.shape)
+        region = gather(x, *plan.indices, axes=plan.axes, mode=mode, fill_value=fill_value)
+        return reshape(region, plan.shape)
     return basic_getitem(x, entries, shape)
 
 
 _SCATTERS = {"set": scatter, "add": scatter_add, "multiply": scatter_mul}
 
 
-def index_update(x, idx, values, mode):
-    """`x.at[idx].set(values)` (mode "set"), `.add` ("add") or `.multiply`
-    ("multiply"), or any other scatter passed as `mode`: one scatter over the region
+def index_update(x, idx, values, kind, mode=None):
+    """`x.at[idx].set(values)` (kind "set"), `.add` ("add") or `.multiply`
+    ("multiply"), or any other scatter passed as `kind`: one scatter over the region
     `x[idx]`, with `values` cast to x's dtype and broadcast to the region like numpy's
-    `x[idx] = values`."""
-    if not callable(mode) and mode not in _SCATTERS:
-        raise ValueError(f"index_update: mode must be one of {sorted(_SCATTERS)}, got {mode!r}")
+    `x[idx] = values`. An update out of bounds is dropped, or with `mode="clip"`
+    written at the clamped index, as JAX's `.at[idx].set(..., mode=...)`."""
+    if not callable(kind) and kind not in _SCATTERS:
+        raise ValueError(f"index_update: kind must be one of {sorted(_SCATTERS)}, got {kind!r}")
+    mode = bounds.scatter_mode(mode)
     aval = get_aval(x)
     plan = index_plan(normalize_index(idx, aval.shape), aval.shape)
     updates = fit_updates(values, aval.dtype, plan)
-    scatter_fn = mode if callable(mode) else _SCATTERS[mode]
-    return scatter_fn(x, updates, *plan.indices, axes=plan.axes)
+    scatter_fn = kind if callable(kind) else _SCATTERS[kind]
+    return scatter_fn(x, updates, *plan.indices, axes=plan.axes, mode=mode)

@@ -9,8 +9,11 @@ scatter, for updates) over a range of axes: the slices in that range become iota
 and every index array is shaped to broadcast into its place in numpy's result, so
 the region the primitive sees already has numpy's layout.
 
-Traced integer scalars are index arrays of shape (): they need no concrete value,
-wrap when negative and fail when out of bounds exactly as numpy's do.
+Traced integer scalars are index arrays of shape (): they need no concrete value
+and wrap when negative as numpy's do. An index out of bounds is no error, as in JAX:
+a concrete int out of bounds becomes an index array of shape () too, so that the
+gather or scatter treats it as its mode says (`bounds`). Only an axis of size 0
+refuses every index.
 """
 
 from __future__ import annotations
@@ -56,9 +59,9 @@ def normalize_index(idx, shape) -> list:
         if _is_mask(item):
             entries += _mask_indices(item, shape, axis)
         elif isinstance(item, int):
-            entries.append(_int_in_range(item, shape[axis], axis))
+            entries.append(_int_entry(item, shape[axis], axis))
         elif isinstance(item, np.ndarray):
-            entries.append(_array_in_range(item, shape[axis], axis))
+            entries.append(_check_axis_not_empty(item, shape[axis], axis))
         else:
             entries.append(item)
         axis += _n_axes(item)
@@ -110,19 +113,18 @@ def _mask_indices(mask: np.ndarray, shape, axis: int) -> list[np.ndarray]:
     return list(np.nonzero(mask))
 
 
-def _int_in_range(i: int, n: int, axis: int) -> int:
-    if not -n <= i < n:
-        raise _index_error(f"index {i} is out of bounds for axis {axis} with size {n}")
-    return i % n
+def _int_entry(i: int, n: int, axis: int):
+    """An int in bounds indexes basically (wrapped); one out of bounds is an index
+    array, for the primitive's mode to clamp, fill or drop."""
+    if -n <= i < n:
+        return i % n
+    return _check_axis_not_empty(np.asarray(i, np.int64), n, axis)
 
 
-def _array_in_range(index: np.ndarray, n: int, axis: int) -> np.ndarray:
-    """A concrete index array is checked as numpy does, even where the result it
-    selects is empty (an empty slice beside it) and so nothing is read."""
-    outside = (index < -n) | (index >= n)
-    if outside.any():
-        i = index[outside].flat[0]
-        raise _index_error(f"index {i} is out of bounds for axis {axis} with size {n}")
+def _check_axis_not_empty(index: np.ndarray, n: int, axis: int) -> np.ndarray:
+    """Nothing to clamp to: an axis of size 0 takes no index, as in numpy and JAX."""
+    if n == 0 and index.size:
+        raise _index_error(f"index {index.flat[0]} is out of bounds for axis {axis} with size 0")
     return index
 
 

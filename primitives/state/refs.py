@@ -164,7 +164,8 @@ def get_batch(vals, dims, *, axes):
     (ref, *indices), (dr, *index_dims) = vals, dims
     if dr == 0 and all(d is None for d in index_dims):
         return [get(ref, *indices, axes=_shifted(axes))], [_lanes_in_region(axes, indices)]
-    return batch_rules[gather_p]([get(ref), *indices], [dr, *index_dims], axes=axes)
+    return batch_rules[gather_p]([get(ref), *indices], [dr, *index_dims], axes=axes,
+                                 mode="clip", fill_value=None)
 
 
 batch_rules[get_p] = get_batch
@@ -221,9 +222,10 @@ def swap_batch(vals, dims, *, axes):
         at = _lanes_in_region(axes, indices)
         return [swap(ref, matchaxis(updates, du, at, size), *indices, axes=_shifted(axes))], [at]
     whole = get(ref)
-    (old,), (old_dim,) = batch_rules[gather_p]([whole, *indices], [dr, *index_dims], axes=axes)
+    (old,), (old_dim,) = batch_rules[gather_p]([whole, *indices], [dr, *index_dims], axes=axes,
+                                               mode="clip", fill_value=None)
     (new,), (new_dim,) = batch_rules[scatter_p]([whole, updates, *indices],
-                                                [dr, du, *index_dims], axes=axes)
+                                                [dr, du, *index_dims], axes=axes, mode="drop")
     swap(ref, matchaxis(new, new_dim, dr, size))
     return [old], [old_dim]
 
@@ -286,7 +288,8 @@ def addupdate_batch(vals, dims, *, axes):
         return [], []
     whole = get(ref)
     (new,), (new_dim,) = batch_rules[scatter_add_p]([whole, updates, *indices],
-                                                    [dr, du, *index_dims], axes=axes)
+                                                    [dr, du, *index_dims], axes=axes,
+                                                    mode="drop")
     swap(ref, matchaxis(new, new_dim, dr, size))
     return [], []
 

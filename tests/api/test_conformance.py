@@ -137,8 +137,8 @@ def test_index_updates_accept_jax_keywords_and_divide_and_power():
             np.testing.assert_allclose(g, w, rtol=1e-14)
     rng = np.random.default_rng(4)
     check_grads(_at_updates, (x, v), rng)
-    with pytest.raises(NotImplementedError, match="mode='clip' is not supported"):
-        inp.zeros(3).at[0].get(mode="clip")
+    with pytest.raises(ValueError, match="unknown indexing mode 'wrap'"):
+        inp.zeros(3).at[0].get(mode="wrap")
 
 
 def test_grad_of_grad_through_a_scatter_of_a_product():

@@ -36,6 +36,7 @@ from inert.primitives.control.while_loop import fori_loop, while_loop
 from inert.primitives.conv import windowed as wd
 from inert.primitives.conv.convolution import conv_general_dilated
 from inert.primitives.debugging import debug_callback
+from inert.primitives.indexing import dynamic_slices as ds
 from inert.primitives.indexing import gather_scatter as ix
 from inert.primitives.indexing import scatter_extrema as ext
 from inert.primitives.linalg import cholesky as chol
@@ -285,9 +286,9 @@ CASES = [
     Case("debug_callback", lambda x: [debug_callback(lambda v: None, x), x * 2.0][1],
          (real(2, 3),)),
     Case("solve_sylvester", sylvester.solve_sylvester, (spd(3), spd(2), real(3, 2))),
-    Case("dynamic_slice", lambda x, i, j: ix.dynamic_slice(x, (i, j), (2, 3)),
+    Case("dynamic_slice", lambda x, i, j: ds.dynamic_slice(x, (i, j), (2, 3)),
          (real(4, 5), ints(-1, 5), ints(-1, 5))),
-    Case("dynamic_update_slice", lambda x, u, i, j: ix.dynamic_update_slice(x, u, (i, j)),
+    Case("dynamic_update_slice", lambda x, u, i, j: ds.dynamic_update_slice(x, u, (i, j)),
          (real(4, 5), real(2, 3), ints(-1, 5), ints(-1, 5))),
     Case("gather", lambda x, i: ix.gather(x, i, axes=(0,)), (real(5, 6), ints(-5, 5, 2, 2))),
     Case("gather-apart", lambda x, i, k: ix.gather(x, i, k, axes=(0, 2)),

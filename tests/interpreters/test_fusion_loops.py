@@ -129,7 +129,7 @@ def test_nested_loops_compile_into_one_function(rng):
 
 def test_indexing_by_the_loop_counter_and_its_gradient(rng):
     """`x[i]` and `c.at[i].set(...)` with a traced scalar index compile (a gather and a
-    scatter; the gradient scatter-adds); an index out of bounds is numpy's IndexError."""
+    scatter; the gradient scatter-adds); an index out of bounds is clamped, as in JAX."""
     def f(x, c):
         x = inp.asarray(x)
 
@@ -144,8 +144,8 @@ def test_indexing_by_the_loop_counter_and_its_gradient(rng):
     assert native(f, x, c) == [("scan", True)]
     beyond = lambda x, n: lax.fori_loop(0, n, lambda i, s: s + inp.asarray(x)[i], 0.0)
     for backend in ("numpy", "numba"):
-        with pytest.raises(IndexError):
-            inert.jit(beyond, backend=backend, static_argnums=1)(x, 6)
+        np.testing.assert_allclose(inert.jit(beyond, backend=backend, static_argnums=1)(x, 6),
+                                   x[0] + x[1] + x[2] + 3 * x[3], rtol=1e-12)
 
 
 def test_a_body_that_does_not_compile_runs_through_its_impl(rng):
@@ -218,16 +218,22 @@ def test_a_kernel_numba_fails_to_compile_falls_back_to_the_impl(rng):
         dict.__setitem__(native_rules, reshape_p, rule)
 
 
-def test_an_error_of_the_program_at_the_first_call_is_raised(rng):
-    """An index out of bounds at the first call is the program's IndexError (not
-    taken for a kernel numba refused, which under checks would raise numba's error),
-    and the next call computes the right value."""
-    f = inert.jit(lambda x, i: lax.fori_loop(0, 2, lambda j, s: s + inp.asarray(x)[i + j],
-                                             0.0), backend="numba")
+def test_a_loop_clamps_reads_and_drops_writes_out_of_bounds(rng):
+    """As JAX does: a read past the end reads the last element, a write there is
+    dropped, in the native loop as in the impl; the next call is right too."""
+    def f(x, i):
+        x = inp.asarray(x)
+        return lax.fori_loop(0, 2, lambda j, c: (c[0] + x[i + j], c[1].at[i + j].set(1.0)),
+                             (0.0, x))
+
     x = rng.standard_normal(4)
-    with pytest.raises(IndexError):
-        f(x, 3)
-    np.testing.assert_allclose(f(x, 1), x[1] + x[2], rtol=1e-12)
+    for backend in ("numpy", "numba"):
+        total, written = inert.jit(f, backend=backend)(x, 3)
+        np.testing.assert_allclose(total, 2 * x[3], rtol=1e-12)
+        np.testing.assert_array_equal(written, [*x[:3], 1.0])
+        np.testing.assert_allclose(inert.jit(f, backend=backend)(x, 1)[0], x[1] + x[2],
+                                   rtol=1e-12)
+    assert native(f, x, 3) == [("scan", True)]  # the numba loop clamps and drops itself
 
 
 def rnn_state(W, h0, xs):

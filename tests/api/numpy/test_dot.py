@@ -67,6 +67,10 @@ EINSUMS = [
     ("ij,jk,kl->li", (2, 3), (3, 4), (4, 2)), ("i j , j -> i", (3, 4), (4,)),
     ("bhqd,bhkd->bhqk", (2, 2, 3, 4), (2, 2, 5, 4)), ("...i,...i->...", (2, 3), (2, 3)),
     ("iij->j", (3, 3, 2)),
+    # size-1 axes broadcast, as numpy's and JAX's do
+    ("mnd,mdo->mno", (1, 4, 1), (3, 1, 2)), ("ij,ij->ij", (1, 3), (4, 1)),
+    ("...ij,...jk->...ik", (1, 3, 4), (2, 4, 5)), ("i,i->", (1,), (3,)),
+    ("ij,jk->ik", (3, 1), (4, 2)),
 ]
 
 
@@ -82,6 +86,40 @@ def test_einsum_promotes_dtypes():
     x, n = normal(3, 4).astype(np.float32), R.integers(0, 3, (4,))
     check_like_numpy(lambda x, n: inp.einsum("ij,j->i", x, n),
                      lambda x, n: np.einsum("ij,j->i", x, n), (x, n))
+
+
+@pytest.mark.parametrize("precision", [None, "highest", "bfloat16", "tensorfloat32",
+                                       ("default", "float32")])
+def test_precision_is_accepted_and_changes_nothing(precision):
+    """As JAX on CPU: every product is computed in the operands' dtype, and the
+    jaxpr is the same as without `precision`."""
+    x, y = normal(3, 4).astype(np.float32), normal(4, 2).astype(np.float32)
+    calls = [lambda p: inp.dot(x, y, precision=p), lambda p: inp.matmul(x, y, precision=p),
+             lambda p: inp.einsum("ij,jk->ik", x, y, precision=p),
+             lambda p: inp.tensordot(x, y, 1, precision=p),
+             lambda p: inert.lax.dot(x, y, precision=p),
+             lambda p: inert.lax.dot_general(x, y, (((1,), (0,)), ((), ())), precision=p)]
+    for call in calls:
+        np.testing.assert_array_equal(call(precision), x @ y)
+        assert str(inert.make_jaxpr(lambda c=call: c(precision))()) == str(
+            inert.make_jaxpr(lambda c=call: c(None))())
+
+
+def test_precision_enum_as_jax():
+    P = inert.lax.Precision
+    assert [P("default"), P("high"), P("highest")] == [P.DEFAULT, P.HIGH, P.HIGHEST]
+    assert [P("bfloat16"), P("tensorfloat32"), P("float32")] == [P.DEFAULT, P.HIGH, P.HIGHEST]
+    assert str(P.HIGHEST) == "HIGHEST"
+    with pytest.raises(ValueError, match="unknown precision 'fast'"):
+        inp.dot(normal(3), normal(3), precision="fast")
+
+
+def test_preferred_element_type_is_the_dtype_computed_in():
+    x = R.integers(-3, 3, (3, 4)).astype(np.int8)
+    out = inp.matmul(x, x.T, preferred_element_type=np.float32)
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(out, x.astype(np.float32) @ x.T.astype(np.float32))
+    assert inp.einsum("ij,kj->ik", x, x, preferred_element_type=np.int32).dtype == np.int32
 
 
 NORMS = [
@@ -113,7 +151,7 @@ def test_norm_of_integers_and_unsupported_orders():
     (lambda x: inp.matmul(x, np.ones((4, 2))), "dot_general"),
     (lambda x: inp.matmul(np.ones((2, 2, 3)), np.ones((3, 3, 1))), "matmul"),
     (lambda x: inp.dot(x, np.ones(2)), "dot_general"),
-    (lambda x: inp.einsum("ij,jk->ik", x, np.ones((2, 2))), "dot_general"),
+    (lambda x: inp.einsum("ij,jk->ik", x, np.ones((2, 2))), "einsum: label 'j' has sizes 3 and 2"),
     (lambda x: inp.einsum("ijk->", x), "einsum"),
 ])
 def test_bad_shapes_name_the_primitive_and_the_callers_line(call, match):

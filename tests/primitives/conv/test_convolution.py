@@ -187,12 +187,15 @@ def test_dtypes(rng):
     x = rng.standard_normal((1, 2, 5)).astype(np.float32)
     w = rng.standard_normal((3, 2, 2))
     assert lax.conv(x, w.astype(np.float32), (1,), "VALID").dtype == np.float32
-    assert lax.conv(x, w, (1,), "VALID").dtype == np.float64
+    with pytest.raises(TypeError, match="same dtype, got f32.* and f64"):  # as in JAX
+        lax.conv(x, w, (1,), "VALID")
     out = lax.conv(x, w.astype(np.float32), (1,), "VALID", preferred_element_type=np.float64)
     assert out.dtype == np.float64
-    _, vjp_fn = inert.vjp(lambda x, w: lax.conv(x, w, (1,), "VALID"), x, w)
+    _, vjp_fn = inert.vjp(lambda x, w: lax.conv(x, w, (1,), "VALID",
+                                                preferred_element_type=np.float64),
+                          x, w.astype(np.float32))
     ct_x, ct_w = vjp_fn(np.ones((1, 3, 4)))
-    assert ct_x.dtype == np.float32 and ct_w.dtype == np.float64
+    assert ct_x.dtype == np.float32 and ct_w.dtype == np.float32
 
 
 def test_conv_transpose_is_the_transpose_of_a_strided_conv(rng):
