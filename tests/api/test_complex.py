@@ -13,8 +13,8 @@ Z = np.array([1.2 + 0.7j, -0.4 + 1.1j])
 
 def _wirtinger_grad(f, z, eps=1e-6):
     """∂f/∂x - i ∂f/∂y of a real f, by central differences."""
-    dx = (f(z + eps) - f(z - eps)) / (2 * eps)
-    dy = (f(z + 1j * eps) - f(z - 1j * eps)) / (2 * eps)
+    dx = (float(f(z + eps)) - float(f(z - eps))) / (2 * eps)
+    dy = (float(f(z + 1j * eps)) - float(f(z - 1j * eps))) / (2 * eps)
     return dx - 1j * dy
 
 
@@ -22,7 +22,7 @@ def test_grad_of_a_real_function_of_a_complex_input_is_jaxs():
     assert complex(inert.grad(lambda z: jnp.abs(z) ** 2)(3 + 4j)) == pytest.approx(6 - 8j)
     for f in (lambda z: jnp.abs(z), lambda z: jnp.real(z * jnp.sin(z)),
               lambda z: jnp.imag(jnp.exp(z)) * jnp.angle(z)):
-        want = _wirtinger_grad(lambda z: float(f(z)), 0.8 - 0.6j)
+        want = _wirtinger_grad(f, 0.8 - 0.6j)
         assert complex(inert.grad(f)(0.8 - 0.6j)) == pytest.approx(want, rel=1e-6)
 
 
