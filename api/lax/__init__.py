@@ -77,6 +77,7 @@ from ...primitives.elementwise import (
     tanh,
     xor,
 )
+from ...primitives.fft import FftType, fft
 from ...primitives.indexing.gather_scatter import dynamic_slice, dynamic_update_slice
 from ...primitives.linalg.dot_general import dot_general
 from ...primitives.reductions import (
@@ -199,6 +200,7 @@ __all__ = [
     "ConvDimensionNumbers", "conv", "conv_dimension_numbers", "conv_general_dilated",
     "conv_general_shape_tuple", "conv_transpose", "conv_transpose_shape_tuple",
     "conv_with_general_padding", "padtype_to_pads", "reduce_window", "reduce_window_shape_tuple",
+    "FftType", "complex", "conj", "fft", "imag", "real",
     "RoundingMethod", "abs", "acos", "acosh", "add", "and_", "argmax", "argmin", "asin",
     "associative_scan", "dynamic_index_in_dim", "dynamic_slice_in_dim",
     "dynamic_update_slice_in_dim", "map", "top_k",

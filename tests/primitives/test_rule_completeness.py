@@ -18,7 +18,7 @@ LINEAR = {
     "scatter_add", "scatter_mul", "select_n", "slice", "squeeze", "sub", "transpose",
     "xlog1py", "xlogy", "zeros",
     "expm_frechet", "solve", "triangular_solve",  # linear in their second operand
-    "complex", "conj", "imag", "real",  # real-linear
+    "complex", "conj", "imag", "real", "fft",  # real-linear
 }
 
 
