@@ -16,6 +16,7 @@ from ...primitives import elementwise as ew
 from ...primitives import reductions as red
 from ...primitives.shape import structural as st
 from ._arrays import (
+    abs_squared,
     broadcast_to,
     cast,
     concatenate,
@@ -118,7 +119,7 @@ def var(a, axis=None, dtype=None, ddof=0, keepdims=False):
     """The mean squared deviation, divided by `count - ddof` as numpy does."""
     a = operand(a)
     deviation = ew.sub(a, mean(a, axis, dtype, keepdims=True))
-    squares = sum(ew.mul(deviation, deviation), axis, keepdims=keepdims)
+    squares = sum(abs_squared(deviation), axis, keepdims=keepdims)
     return ew.div(squares, float(_count(a, axis, "var") - ddof))
 
 

@@ -93,3 +93,20 @@ def test_an_inactive_complex_operand_keeps_nothing(capsys):
     printed = capsys.readouterr().out
     assert "c128[2]" in printed and "bytes" in printed
     np.testing.assert_allclose(inert.grad(f)(np.ones(3), inert.Inactive(c[:3])), np.ones(3))
+
+
+@pytest.mark.parametrize("name, args", [
+    ("vdot", (Z, Z[::-1] * 2j)), ("correlate", (Z, np.array([1j, 2.0, 1 - 1j]))),
+    ("correlate", (np.array([1j, 2.0, 1 - 1j]), Z)), ("var", (Z,)), ("std", (Z,)),
+    ("linalg.norm", (Z,)), ("linalg.norm", (np.outer(Z, Z),))])
+def test_numpy_functions_conjugate_where_numpy_does(name, args):
+    ours, theirs = jnp, np
+    for part in name.split("."):
+        ours, theirs = getattr(ours, part), getattr(theirs, part)
+    got, want = ours(*args), theirs(*args)
+    assert np.asarray(got).dtype == np.asarray(want).dtype
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_grad_of_a_norm_of_complex_values():
+    np.testing.assert_allclose(inert.grad(jnp.linalg.norm)(Z), np.conj(Z) / np.linalg.norm(Z))
