@@ -98,12 +98,16 @@ def test_an_inactive_complex_operand_keeps_nothing(capsys):
 @pytest.mark.parametrize("name, args", [
     ("vdot", (Z, Z[::-1] * 2j)), ("correlate", (Z, np.array([1j, 2.0, 1 - 1j]))),
     ("correlate", (np.array([1j, 2.0, 1 - 1j]), Z)), ("var", (Z,)), ("std", (Z,)),
-    ("linalg.norm", (Z,)), ("linalg.norm", (np.outer(Z, Z),))])
+    ("linalg.norm", (Z,)), ("linalg.norm", (np.outer(Z, Z),)),
+    ("linalg.vector_norm", (Z,))])
 def test_numpy_functions_conjugate_where_numpy_does(name, args):
     ours, theirs = jnp, np
     for part in name.split("."):
         ours, theirs = getattr(ours, part), getattr(theirs, part)
     got, want = ours(*args), theirs(*args)
+    if name == "linalg.vector_norm":
+        for ord in (0, 1, 3, np.inf):  # noqa: A001 — numpy's name
+            np.testing.assert_allclose(ours(*args, ord=ord), theirs(*args, ord=ord))
     assert np.asarray(got).dtype == np.asarray(want).dtype
     np.testing.assert_allclose(got, want, rtol=1e-12)
 

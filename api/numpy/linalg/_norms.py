@@ -12,6 +12,7 @@ import numpy as np
 from ....core.avals import is_float
 from ....core.trace import get_aval
 from ....primitives import elementwise as ew
+from ....primitives.elementwise.complex_parts import real_dtype
 from .. import _reductions as nr
 from .._arrays import abs_squared, cast, normalize_axes, operand, shape_error
 from .._shape import expand_dims, moveaxis, squeeze
@@ -43,7 +44,7 @@ def _vector_norm(x, ord, axes, keepdims: bool):  # noqa: A002
     if ord == -np.inf:
         return nr.min(ew.abs(x), axes, keepdims=keepdims)
     if ord == 0:
-        return cast(nr.count_nonzero(x, axes, keepdims=keepdims), get_aval(x).dtype)
+        return cast(nr.count_nonzero(x, axes, keepdims=keepdims), real_dtype(get_aval(x).dtype))
     if ord == 1:
         return nr.sum(ew.abs(x), axes, keepdims=keepdims)
     powers = ew.pow(ew.abs(x), float(ord))
@@ -86,7 +87,9 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):  # noqa: A002 — the array
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
     """A vector norm over `axis` (all of `x`, flattened, if None)."""
-    x = float_matrices("vector_norm", x, min_ndim=0)
+    x = operand(x)  # complex too: every order is of absolute values
+    if not is_float(get_aval(x).dtype):
+        x = cast(x, np.float64)
     ndim = get_aval(x).ndim
     axes = tuple(range(ndim)) if axis is None else normalize_axes(axis, ndim, "vector_norm")
     return _vector_norm(x, ord, axes, keepdims)
