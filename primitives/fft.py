@@ -110,7 +110,7 @@ def fft_transpose(ct, x, *, fft_type, fft_lengths):
     return [fft(ct, fft_type, fft_lengths)]
 
 
-def zero_of(x):
+def _zero_of(x):
     return get_aval(x).dtype.type(0)
 
 
@@ -118,7 +118,7 @@ def _rfft_transpose(ct, fft_lengths):
     """real(FFT(ct padded with zeros to the full last length))."""
     n, half = fft_lengths[-1], get_aval(ct).shape[-1]
     padding = [(0, 0, 0)] * (get_aval(ct).ndim - 1) + [(0, n - half, 0)]
-    return real(fft(pad(ct, zero_of(ct), padding), FftType.FFT, fft_lengths))
+    return real(fft(pad(ct, _zero_of(ct), padding), FftType.FFT, fft_lengths))
 
 
 def _irfft_transpose(ct, fft_lengths):

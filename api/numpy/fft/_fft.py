@@ -18,7 +18,7 @@ from ....primitives.fft import FftType
 from ....primitives.fft import fft as fft_primitive
 from ....primitives.shape.slicing import pad, slice_in_dim
 from ....primitives.shape.structural import transpose
-from .._arrays import astype, operand
+from .._arrays import astype, conj_if_complex, operand
 from .._shape import roll
 
 _NORMS = ("backward", "ortho", "forward")
@@ -122,16 +122,12 @@ def irfft(a, n=None, axis=-1, norm=None):
 
 def hfft(a, n=None, axis=-1, norm=None):
     """The real spectrum of a signal with Hermitian symmetry, given its first half."""
-    return _transform(ew_conj(a), *_one(n, axis), _swapped(norm), FftType.IRFFT, "hfft")
+    return _transform(conj_if_complex(operand(a)), *_one(n, axis), _swapped(norm),
+                      FftType.IRFFT, "hfft")
 
 
 def ihfft(a, n=None, axis=-1, norm=None):
-    return ew_conj(_transform(a, *_one(n, axis), _swapped(norm), FftType.RFFT, "ihfft"))
-
-
-def ew_conj(a):
-    a = operand(a)
-    return ew.conj(a) if get_aval(a).dtype.kind == "c" else a
+    return conj_if_complex(_transform(a, *_one(n, axis), _swapped(norm), FftType.RFFT, "ihfft"))
 
 
 def fftn(a, s=None, axes=None, norm=None):
