@@ -7,6 +7,7 @@ import pytest
 
 import inert
 import inert.numpy as jnp
+from tests.harness import check_grads
 
 Z = np.array([1.2 + 0.7j, -0.4 + 1.1j])
 
@@ -114,3 +115,29 @@ def test_numpy_functions_conjugate_where_numpy_does(name, args):
 
 def test_grad_of_a_norm_of_complex_values():
     np.testing.assert_allclose(inert.grad(jnp.linalg.norm)(Z), np.conj(Z) / np.linalg.norm(Z))
+
+
+def _complex_matrix(rng, *shape):
+    return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+
+
+@pytest.mark.parametrize("name", ["solve", "solve_real_b", "inv", "det"])
+def test_complex_solve_inv_det(name, rng):
+    """lu and the solves are holomorphic (plain transposes, no conjugates)."""
+    a = _complex_matrix(rng, 3, 3) + 3 * np.eye(3)
+    b = _complex_matrix(rng, 3, 2)
+    f, args, want = {
+        "solve": (jnp.linalg.solve, (a, b), np.linalg.solve(a, b)),
+        "solve_real_b": (jnp.linalg.solve, (a, b.real), np.linalg.solve(a, b.real)),
+        "inv": (jnp.linalg.inv, (a,), np.linalg.inv(a)),
+        "det": (jnp.linalg.det, (a,), np.linalg.det(a)),
+    }[name]
+    np.testing.assert_allclose(f(*args), want, rtol=1e-12)
+    check_grads(f, args, rng, order=2)
+    np.testing.assert_allclose(inert.vmap(f)(*(np.stack([x, 2 * x]) for x in args))[1],
+                               np.asarray(f(*(2 * x for x in args))), rtol=1e-12)
+
+
+def test_hermitian_decompositions_still_refuse_complex_matrices():
+    with pytest.raises(inert.errors.DTypeError, match="complex matrices are not supported"):
+        jnp.linalg.cholesky(np.eye(2) * (1 + 0j))
