@@ -121,21 +121,32 @@ def _complex_matrix(rng, *shape):
     return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
 
 
-@pytest.mark.parametrize("name", ["solve", "solve_real_b", "inv", "det"])
+@pytest.mark.parametrize("name", ["solve", "solve_real_b", "inv", "det", "slogdet"])
 def test_complex_solve_inv_det(name, rng):
-    """lu and the solves are holomorphic (plain transposes, no conjugates)."""
+    """lu and the solves are holomorphic (plain transposes, no conjugates). Each case
+    returns a tuple (slogdet's pair)."""
     a = _complex_matrix(rng, 3, 3) + 3 * np.eye(3)
     b = _complex_matrix(rng, 3, 2)
-    f, args, want = {
-        "solve": (jnp.linalg.solve, (a, b), np.linalg.solve(a, b)),
-        "solve_real_b": (jnp.linalg.solve, (a, b.real), np.linalg.solve(a, b.real)),
-        "inv": (jnp.linalg.inv, (a,), np.linalg.inv(a)),
-        "det": (jnp.linalg.det, (a,), np.linalg.det(a)),
+    ours, theirs, args = {
+        "solve": (jnp.linalg.solve, np.linalg.solve, (a, b)),
+        "solve_real_b": (jnp.linalg.solve, np.linalg.solve, (a, b.real)),
+        "inv": (jnp.linalg.inv, np.linalg.inv, (a,)),
+        "det": (jnp.linalg.det, np.linalg.det, (a,)),
+        "slogdet": (jnp.linalg.slogdet, np.linalg.slogdet, (a,)),
     }[name]
-    np.testing.assert_allclose(f(*args), want, rtol=1e-12)
+    f = lambda *xs: tuple(ours(*xs)) if name == "slogdet" else (ours(*xs),)
+    want = tuple(theirs(*args)) if name == "slogdet" else (theirs(*args),)
+    for got, expected in zip(f(*args), want):
+        np.testing.assert_allclose(got, expected, rtol=1e-12)
     check_grads(f, args, rng, order=2)
-    np.testing.assert_allclose(inert.vmap(f)(*(np.stack([x, 2 * x]) for x in args))[1],
-                               np.asarray(f(*(2 * x for x in args))), rtol=1e-12)
+    lanes = inert.vmap(f)(*(np.stack([x, 2 * x]) for x in args))
+    for got, expected in zip(lanes, f(*(2 * x for x in args))):
+        np.testing.assert_allclose(np.asarray(got)[1], np.asarray(expected), rtol=1e-12)
+
+
+def test_complex_slogdet_of_a_singular_matrix():
+    sign, logabsdet = jnp.linalg.slogdet(np.ones((2, 2)) * (1 + 1j))
+    assert complex(sign) == 0 and float(logabsdet) == -np.inf
 
 
 def test_hermitian_decompositions_still_refuse_complex_matrices():

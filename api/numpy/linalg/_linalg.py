@@ -205,12 +205,15 @@ def det(a):
 def slogdet(a, *, method=None):
     """`SlogdetResult(sign, logabsdet)`: 0 and -inf for a singular matrix, no warning."""
     del method
-    a = float_matrices("slogdet", a)
+    a = float_matrices("slogdet", a, complex_ok=True)
     d, parity = _lu_diagonal_and_parity(a)
     axis = (get_aval(d).ndim - 1,)
     zero = ew.eq(d, 0.0)
-    logs = ew.select_n(zero, ew.log(ew.abs(ew.select_n(zero, d, 1.0))), -np.inf)
-    sign = ew.mul(parity, red.reduce_prod(ew.sign(d), axis))
+    magnitudes = ew.abs(ew.select_n(zero, d, 1.0))
+    logs = ew.select_n(zero, ew.log(magnitudes), -np.inf)
+    # a complex sign d/|d| has a derivative (sign's is zero): 0 where d is
+    units = ew.div(d, magnitudes) if get_aval(d).dtype.kind == "c" else ew.sign(d)
+    sign = ew.mul(parity, red.reduce_prod(units, axis))
     return SlogdetResult(sign, st.reduce_sum(logs, axis))
 
 
