@@ -32,6 +32,7 @@ from .api.jacobian import hessian, jacfwd, jacobian, jacrev
 from .api.lax import linalg as _lax_linalg
 from .api.lax import stop_gradient
 from .api.numpy import _methods  # noqa: F401 — installs operators on tracers
+from .api.numpy import fft as _numpy_fft
 from .api.numpy import linalg as _numpy_linalg
 from .api.numpy._array import Array
 from .api.pytrees import flatten_util, tree, tree_util
@@ -66,8 +67,8 @@ from .core.config import config, debug_nans, disable_jit
 from .core.ir import ClosedJaxpr, Jaxpr
 from .interpreters.eval import eval_jaxpr
 
-for _name, _module in [("numpy", numpy), ("numpy.linalg", _numpy_linalg), ("lax", lax),
-                       ("lax.linalg", _lax_linalg),
+for _name, _module in [("numpy", numpy), ("numpy.linalg", _numpy_linalg),
+                       ("numpy.fft", _numpy_fft), ("lax", lax), ("lax.linalg", _lax_linalg),
                        ("scipy", scipy), ("scipy.linalg", _scipy_linalg),
                        ("scipy.special", _scipy_special),
                        ("scipy.stats", _scipy_stats), ("scipy.integrate", _scipy_integrate),

@@ -123,10 +123,6 @@ def flatten_args(args: tuple, argnums: Sequence[int] | None = None,
             if selected and floats_only and not is_float(dtype):
                 raise TypeError(f"grad requires float inputs, but argument {argnum} has a leaf "
                                 f"of dtype {dtype}; pass it Inactive or leave it out of argnums")
-            if selected and dtype.kind == "c":
-                raise TypeError(f"argument {argnum} has a complex leaf ({dtype}): inert's "
-                                "derivative rules are for real values; differentiate with "
-                                "respect to its real and imaginary parts, or pass it Inactive")
             active.append(selected and is_float(dtype))
             kinds.append(1)
     return FlatArgs(leaves, active, treedef, kinds)

@@ -54,22 +54,28 @@ from .arguments import (
     with_keywords,
 )
 from .compiled import signature
+from .holomorphic import check_inputs, check_outputs
 from .numpy._array import returned_leaves
 from .transforms import arg_cotangents, linearized, pull_back
 
 
-def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
+def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+                   holomorphic: bool = False):
     """`(f(*args), gradient)`; the gradient has the structure of the `argnums` args
     (a tuple of them if `argnums` is a sequence). Other arguments that are not arrays
     (functions, strings, Python numbers), and keyword arguments, reach `f` as they are
     (`arguments.passed_as_is`)."""
-    return api_boundary(_value_and_grad(f, argnums, has_aux, value=True))
+    return api_boundary(_value_and_grad(f, argnums, has_aux, value=True,
+                                        holomorphic=holomorphic))
 
 
-def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
+def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+         holomorphic: bool = False):
     """The gradient of a scalar function (with `has_aux`: `(gradient, aux)`). The
-    forward pass computes only what the gradient (and `aux`) needs, not the value."""
-    value_and_grad_f = _value_and_grad(f, argnums, has_aux, value=False)
+    forward pass computes only what the gradient (and `aux`) needs, not the value.
+    A complex output needs `holomorphic` (its inputs complex too: `api.holomorphic`)."""
+    value_and_grad_f = _value_and_grad(f, argnums, has_aux, value=False,
+                                       holomorphic=holomorphic)
 
     @functools.wraps(f)
     def grad_f(*args, **kwargs):
@@ -79,7 +85,7 @@ def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
     return api_boundary(grad_f)
 
 
-def _value_and_grad(f: Callable, argnums, has_aux: bool, value: bool):
+def _value_and_grad(f: Callable, argnums, has_aux: bool, value: bool, holomorphic: bool):
     """value_and_grad; without `value` the value is not computed (its aval stands in)
     when no transformation is in progress. Under one, grad's forward pass is part of
     the outer transformation's program and runs the whole function, as the user wrote
@@ -94,8 +100,11 @@ def _value_and_grad(f: Callable, argnums, has_aux: bool, value: bool):
             nums = check_argnums(argnums_t, len(args))
             call, args = with_keywords(f, args, kwargs)
             flat = flatten_args(args, nums, floats_only=True, keep_static=True)
+            check_inputs("grad", [get_aval(x).dtype for x, a in zip(flat.leaves, flat.active)
+                                  if a], holomorphic)
             outs, grads, (_, aux_tree, n_out) = _replayed(call, flat, has_aux, value) or \
                 _differentiated(call, flat, has_aux, value)
+            check_outputs("grad", [get_aval(outs[0]).dtype], holomorphic)
             grads = tuple(grads[i] for i in nums)
             g = grads if isinstance(argnums, (tuple, list)) else grads[0]
             if has_aux:
@@ -116,7 +125,7 @@ def _differentiated(f: Callable, flat: FlatArgs, has_aux: bool, value: bool):
 def _scalar_output(out_tree: PyTreeDef, avals: list):
     """The output's aval, checked; `avals` has the first output's, if there is one."""
     aval = avals[0] if out_tree.node_type is None else None  # None, (): no output at all
-    if aval is None or aval.shape != () or aval.dtype.kind != "f":
+    if aval is None or aval.shape != () or aval.dtype.kind not in "fc":
         raise TypeError("grad requires a function returning a real float scalar, but it "
                         f"returned {aval.str_short() if aval else out_tree}; use vjp or "
                         "jacrev for other outputs")

@@ -34,29 +34,35 @@ from .arguments import (
     recording_untraced,
     with_keywords,
 )
+from .holomorphic import check_inputs, check_outputs
 from .numpy._array import returned
 from .transforms import RefArgs
 
 
-def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
-    """The Jacobian by forward mode: a jvp per element of the differentiated inputs."""
-    return _jacobian(f, argnums, has_aux, _jacobian_columns_fwd)
+def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False):
+    """The Jacobian by forward mode: a jvp per element of the differentiated inputs
+    (real ones, unless `holomorphic`: `api.holomorphic`)."""
+    return _jacobian(f, argnums, has_aux, _jacobian_columns_fwd, "jacfwd", holomorphic)
 
 
-def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
-    """The Jacobian by reverse mode: one linearization, a transpose per output element."""
-    return _jacobian(f, argnums, has_aux, _jacobian_rows_rev)
+def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+           holomorphic: bool = False):
+    """The Jacobian by reverse mode: one linearization, a transpose per output element
+    (of real outputs, unless `holomorphic`)."""
+    return _jacobian(f, argnums, has_aux, _jacobian_rows_rev, "jacrev", holomorphic)
 
 
 jacobian = jacrev  # jax.jacobian is jacrev
 
 
-def hessian(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False):
+def hessian(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
+            holomorphic: bool = False):
     """Forward-over-reverse: the Jacobian of the gradient."""
-    return jacfwd(jacrev(f, argnums, has_aux), argnums, has_aux)
+    return jacfwd(jacrev(f, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)
 
 
-def _jacobian(f, argnums, has_aux, blocks_of):
+def _jacobian(f, argnums, has_aux, blocks_of, name: str, holomorphic: bool):
     argnums_t = argnums if isinstance(argnums, (tuple, list)) else (argnums,)
 
     @api_boundary
@@ -65,6 +71,8 @@ def _jacobian(f, argnums, has_aux, blocks_of):
         nums = check_argnums(tuple(argnums_t), len(args))
         call, args = with_keywords(f, args, kwargs)
         flat = flatten_args(args, nums, floats_only=True, keep_static=True)
+        check_inputs(name, [get_aval(x).dtype for x, a in zip(flat.leaves, flat.active) if a],
+                     holomorphic)
         out_store: list = []
         refs = RefArgs.of(flat)
         untraced: list = []
@@ -73,6 +81,7 @@ def _jacobian(f, argnums, has_aux, blocks_of):
         outs, blocks = blocks_of(fun, flat, lambda: out_store[2])
         outs = refs.write_back(outs)
         out_tree, aux_tree, n_out = out_store
+        check_outputs(name, [get_aval(o).dtype for o in outs[:n_out]], holomorphic)
         jac = _assemble(args, nums, flat, outs[:n_out], blocks, out_tree,
                         isinstance(argnums, (tuple, list)))
         aux = tree_unflatten(aux_tree, outs[n_out:]) if has_aux else None

@@ -18,8 +18,19 @@ EPS = 1e-6
 
 
 def random_like(x, rng):
+    """Standard normal values of x's shape and dtype (complex: both parts random, so a
+    tangent moves along the real and the imaginary directions at once)."""
     aval = get_aval(x)
-    return rng.standard_normal(aval.shape).astype(aval.dtype)
+    values = rng.standard_normal(aval.shape)
+    if aval.dtype.kind == "c":
+        values = values + 1j * rng.standard_normal(aval.shape)
+    return values.astype(aval.dtype)
+
+
+def _wide(x) -> np.ndarray:
+    """x in float64, or complex128 if it is complex."""
+    x = np.asarray(x)
+    return x.astype(np.complex128 if x.dtype.kind == "c" else np.float64)
 
 
 def is_float_leaf(x) -> bool:
@@ -30,7 +41,7 @@ def numerical_jvp(f, args, tangents, eps=EPS):
     """Central differences of f (pytree in/out) at args along tangents."""
     plus = tree_map(lambda x, t: x + eps * t if is_float_leaf(x) else x, args, tangents)
     minus = tree_map(lambda x, t: x - eps * t if is_float_leaf(x) else x, args, tangents)
-    return tree_map(lambda a, b: (np.asarray(a, np.float64) - b) / (2 * eps),
+    return tree_map(lambda a, b: (_wide(a) - b) / (2 * eps),
                     f(*plus), f(*minus))
 
 
@@ -44,7 +55,7 @@ def assert_allclose(a, b, rtol=1e-6, atol=1e-6, err_msg=""):
     lb, tb = tree_flatten(b)
     assert ta == tb, f"structures differ: {ta} vs {tb}"
     for x, y in zip(la, lb):
-        np.testing.assert_allclose(np.asarray(x, np.float64), np.asarray(y, np.float64),
+        np.testing.assert_allclose(_wide(x), _wide(y),
                                    rtol=rtol, atol=atol, err_msg=err_msg)
 
 
@@ -57,10 +68,12 @@ def check_jvp(f, args, rng, rtol=1e-5, atol=1e-5):
 
 
 def _inner(a, b) -> float:
-    """Sum of elementwise products of matching leaves (a None cotangent counts 0)."""
+    """Sum of elementwise products of matching leaves (a None cotangent counts 0); of
+    complex ones the real part, with no conjugation: the pairing for which inert's (and
+    JAX's) transposes are transposes."""
     la, _ = tree_flatten(a, is_leaf=lambda x: x is None)
     lb, _ = tree_flatten(b, is_leaf=lambda x: x is None)
-    return float(sum(np.sum(np.asarray(x, np.float64) * np.asarray(y, np.float64))
+    return float(sum(np.real(np.sum(_wide(x) * _wide(y)))
                      for x, y in zip(la, lb) if x is not None and y is not None
                      and np.asarray(x).dtype != inert.float0))
 

@@ -34,6 +34,8 @@ from ...primitives.elementwise import (
     cbrt,
     ceil,
     clamp,
+    complex,
+    conj,
     cos,
     cosh,
     div,
@@ -44,6 +46,7 @@ from ...primitives.elementwise import (
     floor,
     ge,
     gt,
+    imag,
     integer_pow,
     is_finite,
     le,
@@ -59,6 +62,7 @@ from ...primitives.elementwise import (
     not_,
     or_,
     pow,
+    real,
     rem,
     round,
     rsqrt,
@@ -74,6 +78,7 @@ from ...primitives.elementwise import (
     tanh,
     xor,
 )
+from ...primitives.fft import FftType, fft
 from ...primitives.indexing.dynamic_slices import dynamic_slice, dynamic_update_slice
 from ...primitives.linalg import dot_general as contraction
 from ...primitives.reductions import (
@@ -216,6 +221,7 @@ __all__ = [
     "ConvDimensionNumbers", "Precision", "conv", "conv_dimension_numbers", "conv_general_dilated",
     "conv_general_shape_tuple", "conv_transpose", "conv_transpose_shape_tuple",
     "conv_with_general_padding", "padtype_to_pads", "reduce_window", "reduce_window_shape_tuple",
+    "FftType", "complex", "conj", "fft", "imag", "real",
     "RoundingMethod", "abs", "acos", "acosh", "add", "and_", "argmax", "argmin", "asin",
     "associative_scan", "dynamic_index_in_dim", "dynamic_slice_in_dim",
     "dynamic_update_slice_in_dim", "map", "top_k",
@@ -273,6 +279,9 @@ _DOCS = {
     "reduce_and": f"The logical and {_REDUCED.format('all')}.",
     "reduce_or": f"The logical or {_REDUCED.format('any')}.",
     "rsqrt": "1 / sqrt(x) element-wise.",
+    "real": "The real part of a complex array, element-wise (a real array's is itself).",
+    "imag": "The imaginary part of a complex array, element-wise (0 for a real one).",
+    "conj": "The complex conjugate, element-wise.",
 }
 for _name, _doc in _DOCS.items():
     globals()[_name].__doc__ = _doc

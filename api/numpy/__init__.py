@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..namespace import public_names
-from . import linalg
+from . import fft, linalg
 from ._array import Array
 from ._array import return_arrays_from as _return_arrays_from
 from ._arrays import (
@@ -364,7 +364,7 @@ _return_arrays_from(globals(), [
     and not _name.startswith("_") and not isinstance(_fn, type)], like=np)
 ndarray = np.ndarray  # isinstance(x, jnp.ndarray) holds for Arrays and numpy's arrays
 
-__all__ = public_names(globals(), submodules=("linalg",))
+__all__ = public_names(globals(), submodules=("fft", "linalg"))
 
 
 def __dir__():

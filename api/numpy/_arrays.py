@@ -305,3 +305,16 @@ def stack(arrays, axis=0):
     axis = normalize_axis(axis, len(shape) + 1, "stack")
     expanded = (*shape[:axis], 1, *shape[axis:])
     return concatenate([st.reshape(a, expanded) for a in arrays], axis)
+
+
+def conj_if_complex(x):
+    """numpy's conjugate: a real array is its own (no equation)."""
+    return ew.conj(x) if get_aval(x).dtype.kind == "c" else x
+
+
+def abs_squared(x):
+    """|x|², real: `x * x`, or of a complex x `real(x * conj(x))` (no square root, so
+    differentiable at 0)."""
+    if get_aval(x).dtype.kind != "c":
+        return ew.mul(x, x)
+    return ew.real(ew.mul(x, ew.conj(x)))

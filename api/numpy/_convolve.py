@@ -14,7 +14,7 @@ from __future__ import annotations
 from ...core.trace import get_aval
 from ...primitives.conv.convolution import conv_general_dilated
 from ...primitives.shape import structural as st
-from ._arrays import promote, shape_error
+from ._arrays import conj_if_complex, promote, shape_error
 
 MODES = ("full", "same", "valid")
 
@@ -76,6 +76,7 @@ def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None
     """numpy.correlate: `c[k] = sum_n a[n + k] * v[n]`. With `v` the longer one numpy
     correlates the other way round and reverses, as done here."""
     a, v = _vectors("correlate", a, v)
+    v = conj_if_complex(v)  # numpy conjugates the second operand
     if get_aval(v).shape[0] > get_aval(a).shape[0]:
         return st.rev(correlate_nd("correlate", v, a, mode, flip=False), (0,))
     return correlate_nd("correlate", a, v, mode, flip=False)

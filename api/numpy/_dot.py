@@ -15,7 +15,14 @@ from ...core.trace import get_aval
 from ...primitives import elementwise as ew
 from ...primitives.linalg.dot_general import dot_general
 from ...primitives.shape import structural as st
-from ._arrays import broadcast_shapes, broadcast_to, normalize_axes, promote, shape_error
+from ._arrays import (
+    broadcast_shapes,
+    broadcast_to,
+    conj_if_complex,
+    normalize_axes,
+    promote,
+    shape_error,
+)
 from ._precision import check_precision
 from ._reductions import sum
 from ._shape import diagonal, ravel, reshape, transpose
@@ -84,7 +91,8 @@ def outer(a, b):
 
 
 def vdot(a, b):
-    return dot(ravel(a), ravel(b))
+    """The dot product of the flattened arrays, the first one conjugated (numpy's)."""
+    return dot(conj_if_complex(ravel(a)), ravel(b))
 
 
 def trace(a, offset=0, axis1=0, axis2=1):

@@ -16,6 +16,7 @@ from ...primitives import elementwise as ew
 from ...primitives import reductions as red
 from ...primitives.shape import structural as st
 from ._arrays import (
+    abs_squared,
     broadcast_to,
     cast,
     concatenate,
@@ -182,7 +183,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     _no_out(out, "var")
     a = operand(a)
     deviation = ew.sub(a, mean(a, axis, dtype, keepdims=True, where=where))
-    squares = sum(ew.mul(deviation, deviation), axis, keepdims=keepdims, where=where)
+    squares = sum(abs_squared(deviation), axis, keepdims=keepdims, where=where)
     return ew.div(squares, ew.sub(_counted(a, axis, keepdims, where, "var"), float(ddof)))
 
 

@@ -14,7 +14,6 @@ import numpy as np
 
 from ...core.avals import is_float
 from ...core.backends import is_backend_array
-from ...core.errors import DTypeError
 from ...core.trace import Tracer, get_aval
 from ...primitives import elementwise as ew
 from ...primitives import reductions as red
@@ -302,34 +301,37 @@ def ldexp(x1, x2):
     return ew.mul(x1, ew.exp2(astype(x2, get_aval(x1).dtype)))
 
 
-def _real_only(name: str, x):
-    x = operand(x)
-    if np.issubdtype(get_aval(x).dtype, np.complexfloating):
-        raise DTypeError(f"{name}: complex input ({get_aval(x).dtype.name}) is not supported; "
-                         "inert's values are real")
-    return x
+def _is_complex(x) -> bool:
+    return get_aval(x).dtype.kind == "c"
 
 
 def real(val):
-    return _real_only("real", val)
+    val = operand(val)
+    return ew.real(val) if _is_complex(val) else val
 
 
 def imag(val):
-    return full_like(_real_only("imag", val), 0)
+    val = operand(val)
+    return ew.imag(val) if _is_complex(val) else full_like(val, 0)
 
 
 def conjugate(x):
-    return _real_only("conjugate", x)
+    x = operand(x)
+    return ew.conj(x) if _is_complex(x) else x
 
 
 conj = conjugate
 
 
 def angle(z, deg=False):
-    """The argument of a real number: pi for negative ones, else 0 (zero derivative)."""
-    z = _real_only("angle", z)
+    """The argument: atan2(imag, real) of a complex number; of a real one pi for
+    negative ones, else 0 (zero derivative)."""
+    z = operand(z)
     half_turn = 180.0 if deg else math.pi
-    return where(ew.lt(z, 0), half_turn, 0.0)
+    if not _is_complex(z):
+        return where(ew.lt(z, 0), half_turn, 0.0)
+    turn = ew.atan2(ew.imag(z), ew.real(z))
+    return ew.mul(turn, 180.0 / math.pi) if deg else turn
 
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
@@ -392,11 +394,11 @@ def isneginf(x):
 
 
 def isreal(x):
-    return full_like(_real_only("isreal", x), True, np.bool_)
+    return ew.eq(imag(x), 0)
 
 
 def iscomplex(x):
-    return full_like(_real_only("iscomplex", x), False, np.bool_)
+    return ew.ne(imag(x), 0)
 
 
 def isrealobj(x):

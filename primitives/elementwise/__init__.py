@@ -25,6 +25,7 @@ from .arithmetic import (
     square,
     sub,
 )
+from .complex_parts import complex, conj, imag, real
 from .piecewise import (
     RoundingMethod,
     and_,
@@ -85,6 +86,8 @@ __all__ = [
     # arithmetic
     "abs", "add", "clamp", "copysign", "div", "integer_pow", "max", "min", "mul", "neg", "rem",
     "square", "sub",
+    # complex numbers' parts
+    "complex", "conj", "imag", "real",
     # piecewise constant, selection
     "RoundingMethod", "and_", "ceil", "eq", "floor", "floor_divide", "ge", "gt", "is_finite",
     "le", "lt",

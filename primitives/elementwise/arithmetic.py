@@ -29,6 +29,7 @@ from ...interpreters.partial_eval import def_recomputable
 from ...interpreters.transpose import def_elementwise_transpose, is_linear, transpose_rules
 from ..shape import structural
 from ..shape.structural import convert_element_type
+from .complex_parts import conj, is_complex, real
 from .piecewise import and_, eq, ge, gt, lt, round, select_n
 from .ufunc_rules import (
     defbroadcasting,
@@ -276,8 +277,18 @@ def abs(x):  # noqa: A001 — lax's name
 impl_rules[abs_p] = np.abs
 deffused_ufunc(abs_p, np.abs)
 abstract_eval_rules[abs_p] = ufunc_abstract_eval(np.abs, "abs")
-# A boolean mask is all the backward pass keeps (not x, nor a float sign(x)).
-defjvp_elementwise(abs_p, lambda t, out, x: select_n(ge(x, 0), neg(t), t))
+
+
+def abs_jvp(t, out, x):
+    """Real x: a boolean mask is all the backward pass keeps (not x, nor a float
+    sign(x)). Complex x: `Re(conj(x / |x|) t)`, 0 at 0 (as JAX), so the coefficient is
+    the one complex array kept."""
+    if not is_complex(x):
+        return select_n(ge(x, 0), neg(t), t)
+    return real(mul(t, conj(div(x, select_n(eq(out, 0), out, 1)))))
+
+
+defjvp_elementwise(abs_p, abs_jvp)
 defvectorized(abs_p)
 def_recomputable(abs_p)
 

@@ -124,8 +124,14 @@ def defjvp_elementwise(prim: Primitive, *operand_rules) -> None:
 
 
 def _strongly_typed(x, dtype):
+    """A weak operand in the output's dtype; a complex one of a real output (`abs`)
+    keeps its imaginary part, in the complex dtype of the output's width."""
     aval = get_aval(x)
-    return convert_element_type(x, dtype) if aval.weak_type and aval.dtype != dtype else x
+    if not aval.weak_type or aval.dtype == dtype:
+        return x
+    if aval.dtype.kind == "c" and dtype.kind != "c":
+        dtype = np.result_type(dtype, np.complex64)
+    return convert_element_type(x, dtype)
 
 
 def unbroadcast_cotangent(ct, aval: ShapedArray):

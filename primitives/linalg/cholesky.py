@@ -15,7 +15,8 @@ Domains of the rules:
 * `triangular_solve` reads one triangle of `a` (without the diagonal if
   `unit_diagonal`), and its jvp differentiates that triangle. A zero on the diagonal
   (a singular matrix) raises `LinAlgError`, as scipy does.
-* Real floating matrices only: complex ones are refused.
+* `cholesky` takes real floating matrices only (a Hermitian factor needs conjugates);
+  `triangular_solve` complex ones too (holomorphic, like `solve`).
 """
 
 from __future__ import annotations
@@ -142,8 +143,8 @@ def _solve_triangular(a, b, lower, transpose_a, unit_diagonal):
 
 
 def triangular_solve_abstract_eval(a, b, *, left_side, lower, transpose_a, unit_diagonal):
-    matrix_aval("triangular_solve", a)
-    check_float("triangular_solve", b)
+    matrix_aval("triangular_solve", a, complex_ok=True)
+    check_float("triangular_solve", a, b, complex_ok=True)
     m = a.shape[-1]
     if b.ndim != a.ndim or b.shape[:-2] != a.shape[:-2] or \
             b.shape[-2 if left_side else -1] != m:

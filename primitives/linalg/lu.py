@@ -12,7 +12,8 @@ backward pass keeps exactly the factor and its permutation (with A inactive), pl
 the solution `x` (with A active): never `A`, an inverse, or the intermediate
 solution that differentiating two triangular solves would keep.
 
-Domains: real square matrices; complex ones are refused. A singular matrix has an
+Domains: real or complex square matrices (the rules are holomorphic: plain
+transposes, as JAX's, no conjugates; `a` and `b` of one kind). A singular matrix has an
 LU factorisation (with a zero on U's diagonal), but `solve` raises `LinAlgError`,
 like numpy, and so does differentiating `lu` there (its jvp solves with U).
 """
@@ -78,7 +79,7 @@ def permutation_of_pivots(pivots, size: int):
 
 
 def lu_abstract_eval(a):
-    matrix_aval("lu", a)
+    matrix_aval("lu", a, complex_ok=True)
     indices = ShapedArray(a.shape[:-1], np.dtype(np.int32))
     return [a.strong(), indices, indices]
 
@@ -182,8 +183,8 @@ def solve_impl(a, b):
 
 
 def solve_abstract_eval(a, b):
-    matrix_aval("solve", a)
-    check_float("solve", b)
+    matrix_aval("solve", a, complex_ok=True)
+    check_float("solve", a, b, complex_ok=True)
     if b.ndim != a.ndim or b.shape[:-1] != a.shape[:-1]:
         raise ShapeError(f"solve: b {b.str_short()} must be a stack of ({a.shape[-1]}, k) "
                          f"matrices like a {a.str_short()}")

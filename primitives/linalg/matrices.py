@@ -28,9 +28,14 @@ from ..shape.structural import (
 from .dot_general import dot_general
 
 
-def check_float(name: str, *avals: ShapedArray) -> None:
-    """Real floating operands only: complex matrices are refused (their rules would
-    need conjugates inert does not have), integers are converted by the namespaces."""
+def check_float(name: str, *avals: ShapedArray, complex_ok: bool = False) -> None:
+    """Real floating operands only, unless `complex_ok` (lu and the solves, whose rules
+    are holomorphic: JAX's transposes, no conjugates; all operands of one kind):
+    complex matrices are refused by the rules that would need conjugates (Hermitian
+    ones), integers are converted by the namespaces."""
+    if complex_ok and len({aval.dtype.kind for aval in avals}) == 1 and \
+            avals[0].dtype.kind == "c":
+        return
     for aval in avals:
         if aval.dtype.kind != "f":
             raise DTypeError(f"{name}: needs real floating-point matrices, got "
@@ -38,12 +43,13 @@ def check_float(name: str, *avals: ShapedArray) -> None:
                                                       if aval.dtype.kind == "c" else ""))
 
 
-def matrix_aval(name: str, aval: ShapedArray, square: bool = True) -> ShapedArray:
+def matrix_aval(name: str, aval: ShapedArray, square: bool = True,
+                complex_ok: bool = False) -> ShapedArray:
     """`aval`, checked to be a (stack of) real matrices `(..., m, n)`, square if asked."""
     if aval.ndim < 2 or (square and aval.shape[-1] != aval.shape[-2]):
         kind = "square matrix (..., n, n)" if square else "matrix (..., m, n)"
         raise ShapeError(f"{name}: needs a {kind} or a stack of them, got {aval.str_short()}")
-    check_float(name, aval)
+    check_float(name, aval, complex_ok=complex_ok)
     return aval
 
 

@@ -27,8 +27,8 @@ from inert.errors import ConcretizationError
 from inert.interpreters.ad import add_any_p, zeros
 from inert.interpreters.batching import batch_rules
 from inert.primitives import elementwise as ew
+from inert.primitives import fft, sorting
 from inert.primitives import reductions as rd
-from inert.primitives import sorting
 from inert.primitives import special as sp
 from inert.primitives.control.cond import cond, switch
 from inert.primitives.control.scan import scan
@@ -56,6 +56,10 @@ LANES = 3
 
 def real(*shape):
     return lambda rng: rng.standard_normal(shape)
+
+
+def cplx(*shape):
+    return lambda rng: rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
 
 
 def positive(*shape):
@@ -260,6 +264,11 @@ CASES = [
     Case("reduce_and", lambda x: rd.reduce_and(x, (1,)), (boolean(3, 4),)),
     Case("reduce_or", lambda x: rd.reduce_or(x, (0,)), (boolean(3, 4),)),
     Case("cumsum", lambda x: rd.cumsum(x, 1), (real(3, 4),)),
+    Case("real", ew.real, (cplx(2, 3),)), Case("imag", ew.imag, (cplx(2, 3),)),
+    Case("conj", ew.conj, (cplx(2, 3),)), Case("complex", ew.complex, (real(3,), real(2, 3))),
+    Case("fft", lambda z: fft.fft(z, "FFT", (3, 4)), (cplx(2, 3, 4),)),
+    Case("fft-rfft", lambda x: fft.fft(x, "RFFT", (4,)), (real(2, 4),)),
+    Case("fft-irfft", lambda z: fft.fft(z, "IRFFT", (6,)), (cplx(2, 4),)),
     Case("cumprod", lambda x: rd.cumprod(x, 0, reverse=True), (real(3, 4),)),
     Case("cummax", lambda x: rd.cummax(x, 1), (real(3, 4),)),
     Case("cummin", lambda x: rd.cummin(x, 0, reverse=True), (real(3, 4),)),

@@ -68,17 +68,22 @@ class QRResult(NamedTuple):
     R: object  # noqa: N815
 
 
-def float_matrices(name: str, *arrays, square: bool = True, min_ndim: int = 2):
+def float_matrices(name: str, *arrays, square: bool = True, min_ndim: int = 2,
+                   complex_ok: bool = False):
     """The operands as real floating arrays (integers and booleans as float64),
-    checked to be (stacks of) matrices, square if asked."""
+    checked to be (stacks of) matrices, square if asked; with `complex_ok`, all of one
+    complex dtype if one is complex."""
+    arrays = [operand(a) for a in arrays]
+    if complex_ok and any(get_aval(a).dtype.kind == "c" for a in arrays):
+        dtype = np.result_type(np.complex64, *(get_aval(a).dtype for a in arrays))
+        arrays = [cast(a, dtype) for a in arrays]
     out = []
     for a in arrays:
-        a = operand(a)
         aval = get_aval(a)
-        if aval.dtype.kind == "c":
+        if aval.dtype.kind == "c" and not complex_ok:
             raise DTypeError(f"{name}: complex matrices are not supported, got "
                              f"{aval.str_short()}").with_source(user_source_info())
-        if aval.dtype.kind != "f":
+        if aval.dtype.kind not in "fc":
             a = cast(a, np.float64)
         out.append(a)
     if min_ndim:
@@ -157,7 +162,7 @@ def solve(a, b):
     """`x` with `a @ x = b`: `b` is a vector (n,) if 1-d, else a stack of (n, k)
     matrices; leading axes broadcast. One LU factorisation (kept as the only
     residual when `a` is inactive), and LinAlgError for a singular matrix."""
-    a, b = float_matrices("solve", a, b)
+    a, b = float_matrices("solve", a, b, complex_ok=True)
     a_shape, given = get_aval(a).shape, get_aval(b).shape
     vector = len(given) == 1
     b_shape = (*given, 1) if vector else given
@@ -174,7 +179,7 @@ def solve(a, b):
 
 def inv(a):
     """The inverse of each matrix, as the solution of `a x = I`."""
-    a = float_matrices("inv", a)
+    a = float_matrices("inv", a, complex_ok=True)
     shape = get_aval(a).shape
     return solve(a, broadcast_to(eye(shape[-1], dtype=get_aval(a).dtype), shape))
 
@@ -192,7 +197,7 @@ def det(a):
     """The determinant: the sign of the pivoting times the product of U's diagonal
     (a product whose derivative divides by nothing). Differentiating it at an exactly
     singular matrix raises LinAlgError (the LU's derivative solves with U)."""
-    a = float_matrices("det", a)
+    a = float_matrices("det", a, complex_ok=True)
     d, parity = _lu_diagonal_and_parity(a)
     return ew.mul(parity, red.reduce_prod(d, (get_aval(d).ndim - 1,)))
 
@@ -200,12 +205,15 @@ def det(a):
 def slogdet(a, *, method=None):
     """`SlogdetResult(sign, logabsdet)`: 0 and -inf for a singular matrix, no warning."""
     del method
-    a = float_matrices("slogdet", a)
+    a = float_matrices("slogdet", a, complex_ok=True)
     d, parity = _lu_diagonal_and_parity(a)
     axis = (get_aval(d).ndim - 1,)
     zero = ew.eq(d, 0.0)
-    logs = ew.select_n(zero, ew.log(ew.abs(ew.select_n(zero, d, 1.0))), -np.inf)
-    sign = ew.mul(parity, red.reduce_prod(ew.sign(d), axis))
+    magnitudes = ew.abs(ew.select_n(zero, d, 1.0))
+    logs = ew.select_n(zero, ew.log(magnitudes), -np.inf)
+    # a complex sign d/|d| has a derivative (sign's is zero): 0 where d is
+    units = ew.div(d, magnitudes) if get_aval(d).dtype.kind == "c" else ew.sign(d)
+    sign = ew.mul(parity, red.reduce_prod(units, axis))
     return SlogdetResult(sign, st.reduce_sum(logs, axis))
 
 

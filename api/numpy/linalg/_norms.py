@@ -12,8 +12,9 @@ import numpy as np
 from ....core.avals import is_float
 from ....core.trace import get_aval
 from ....primitives import elementwise as ew
+from ....primitives.elementwise.complex_parts import real_dtype
 from .. import _reductions as nr
-from .._arrays import cast, normalize_axes, operand, shape_error
+from .._arrays import abs_squared, cast, normalize_axes, operand, shape_error
 from .._shape import expand_dims, moveaxis, squeeze
 from ._linalg import float_matrices, inv, svdvals
 
@@ -26,7 +27,7 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 — numpy's sign
         x = cast(x, np.float64)
     ndim = get_aval(x).ndim
     if axis is None and ord is None:
-        return ew.sqrt(nr.sum(ew.mul(x, x), None, keepdims=keepdims))
+        return ew.sqrt(nr.sum(abs_squared(x), None, keepdims=keepdims))
     axes = normalize_axes(axis, ndim, "norm")
     if len(axes) == 1:
         return _vector_norm(x, ord, axes, keepdims)
@@ -37,13 +38,13 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 — numpy's sign
 
 def _vector_norm(x, ord, axes, keepdims: bool):  # noqa: A002
     if ord is None or ord == 2:
-        return ew.sqrt(nr.sum(ew.mul(x, x), axes, keepdims=keepdims))
+        return ew.sqrt(nr.sum(abs_squared(x), axes, keepdims=keepdims))
     if ord == np.inf:
         return nr.max(ew.abs(x), axes, keepdims=keepdims)
     if ord == -np.inf:
         return nr.min(ew.abs(x), axes, keepdims=keepdims)
     if ord == 0:
-        return cast(nr.count_nonzero(x, axes, keepdims=keepdims), get_aval(x).dtype)
+        return cast(nr.count_nonzero(x, axes, keepdims=keepdims), real_dtype(get_aval(x).dtype))
     if ord == 1:
         return nr.sum(ew.abs(x), axes, keepdims=keepdims)
     powers = ew.pow(ew.abs(x), float(ord))
@@ -66,7 +67,7 @@ def _matrix_norm(x, ord, axes, keepdims: bool):  # noqa: A002
     """Frobenius, the max/min absolute column (ord ±1) or row (ord ±inf) sum, or a
     function of the singular values (ord ±2, 'nuc')."""
     if ord is None or ord == "fro":
-        return ew.sqrt(nr.sum(ew.mul(x, x), axes, keepdims=keepdims))
+        return ew.sqrt(nr.sum(abs_squared(x), axes, keepdims=keepdims))
     if ord in _SPECTRAL_NORMS:
         s = svdvals(moveaxis(x, axes, (-2, -1)))
         out = _SPECTRAL_NORMS[ord](s, -1)
@@ -86,7 +87,9 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):  # noqa: A002 — the array
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
     """A vector norm over `axis` (all of `x`, flattened, if None)."""
-    x = float_matrices("vector_norm", x, min_ndim=0)
+    x = operand(x)  # complex too: every order is of absolute values
+    if not is_float(get_aval(x).dtype):
+        x = cast(x, np.float64)
     ndim = get_aval(x).ndim
     axes = tuple(range(ndim)) if axis is None else normalize_axes(axis, ndim, "vector_norm")
     return _vector_norm(x, ord, axes, keepdims)
