@@ -312,6 +312,7 @@ from ._ufuncs import (
     rad2deg,
     radians,
     real,
+    real_if_close,
     reciprocal,
     remainder,
     rint,

@@ -401,6 +401,21 @@ def iscomplex(x):
     return ew.ne(imag(x), 0)
 
 
+def real_if_close(a, tol=100):
+    """numpy.real_if_close: a complex `a` whose imaginary parts are all within `tol`
+    machine epsilons of 0 (`tol` itself if below 1) as its real part, else `a`. The
+    result's dtype depends on the values, so they must be known (eagerly, under grad);
+    while tracing for jit it is a ConcretizationError."""
+    a = operand(a)
+    if not _is_complex(a):
+        return a
+    parts = imag(a)
+    values = parts.concrete_value("real_if_close (its dtype depends on the values)") \
+        if isinstance(parts, Tracer) else np.asarray(parts)
+    eps = np.finfo(get_aval(a).dtype).eps
+    return real(a) if np.all(np.abs(values) < (tol * eps if tol > 1 else tol)) else a
+
+
 def isrealobj(x):
     return not iscomplexobj(x)
 

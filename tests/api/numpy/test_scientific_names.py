@@ -288,3 +288,14 @@ def test_frexp_splits_like_numpy_at_every_scale(rng):
 def test_cumulative_scans_take_an_axis(rng):
     check_numpy_case("cumsum", (X, 1), {}, rng, inp)
     check_numpy_case("cumprod", (X,), {"axis": -1}, rng, inp)
+
+
+def test_real_if_close_is_numpys_where_the_values_are_known():
+    close, far = np.array([1 + 1e-16j, 2 - 1e-15j]), np.array([1 + 1e-3j])
+    assert_like_numpy(inp.real_if_close(close), np.real_if_close(close))
+    assert_like_numpy(inp.real_if_close(far), np.real_if_close(far))
+    assert_like_numpy(inp.real_if_close(M), np.real_if_close(M))
+    g = inert.grad(lambda x: inp.sum(inp.real_if_close(x * (1 + 0j))))(np.ones(2))
+    np.testing.assert_array_equal(g, [1.0, 1.0])
+    with pytest.raises(inert.errors.ConcretizationError, match="real_if_close"):
+        inert.jit(inp.real_if_close)(close)
