@@ -27,9 +27,14 @@ from .arguments import flatten_args, recording_untraced
 from .numpy._array import returned_leaves
 
 
-def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0) -> Callable:
+def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name=None,
+         axis_size: int | None = None, spmd_axis_name=None) -> Callable:
     """`f` mapped over axis `in_axes` of its arguments, its outputs stacked along
-    `out_axes` (None: an output that does not depend on the mapped axis, unstacked)."""
+    `out_axes` (None: an output that does not depend on the mapped axis, unstacked).
+    `axis_name` names the mapped axis for the collectives inside `f` (`lax.psum`,
+    `pmean`, `pmax`, `pmin`, `all_gather`, `axis_index`). `axis_size` must match the
+    mapped arguments' (inert maps at least one); `spmd_axis_name` has no effect."""
+    del spmd_axis_name
     if isinstance(in_axes, list):  # as JAX: a list can only mean one entry per argument
         in_axes = tuple(in_axes)
 
@@ -46,6 +51,9 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0) -> Callable:
         axes = _axes_per_leaf(in_axes, args_tree, "in_axes")
         axes = [_normalized_in_axis(a, x, p) for a, x, p in zip(axes, flat.leaves, paths)]
         size = _axis_size(flat.leaves, axes, paths)
+        if axis_size is not None and axis_size != size:
+            raise ValueError(f"vmap: axis_size={axis_size}, but the mapped axes have size "
+                             f"{size}")
         out_trees: list[PyTreeDef] = []
 
         def flat_f(*leaves):
@@ -54,7 +62,8 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0) -> Callable:
             return out_leaves
 
         untraced: list = []
-        outs, dims = vmap_flat(recording_untraced(flat_f, untraced), flat.leaves, axes)
+        outs, dims = vmap_flat(recording_untraced(flat_f, untraced), flat.leaves, axes,
+                               axis_name)
         out_tree = out_trees[0]
         wanted = _axes_per_leaf(out_axes, out_tree, "out_axes")
         placed = [_place_output(o, d, w, size, p) for o, d, w, p in

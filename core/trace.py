@@ -193,6 +193,11 @@ def trace_depth() -> int:
     return len(_state.stack) - 1
 
 
+def trace_stack() -> tuple[MainTrace, ...]:
+    """The transformations in progress, outermost (the eval trace) first."""
+    return tuple(_state.stack)
+
+
 class Trace:
     """An interpreter at one level. Subclasses define `lift` and `process_primitive`."""
 

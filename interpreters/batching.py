@@ -26,6 +26,12 @@ A value from an outer transformation (or a constant) is unbatched here: it is th
 for every lane, and rules see it with dim None. Nested `vmap`s therefore compose, and
 `vmap` commutes with `jvp`/`grad` at any nesting.
 
+A vmap may name its axis (`vmap(f, axis_name="i")`, `AxisData`): the collectives
+(`psum`, `pmax`, `all_gather` ...) name the axis they reduce over, and their rules
+(`collective_rules`, `rule(axis: AxisData, vals, dims, **params)`) are asked by every
+vmap between: the named one reduces over its lanes (an operand without its batch axis
+is the same in every lane), the others map the collective lane by lane, one level down.
+
 Refs: a ref created while this vmap runs (a `BatchRef`) starts unbatched if its
 initial value is, and gets one value per lane (along axis 0) when a value that
 differs between lanes is first written into it (`ref_broadcast_rules`); so the primal
@@ -36,10 +42,15 @@ a jvp.
 
 from __future__ import annotations
 
+from typing import Any
+
+import attrs
+
 from ..core.avals import AbstractRef, ShapedArray
 from ..core.errors import ConcretizationError
 from ..core.rules import RuleTable
 from ..core.trace import (
+    MainTrace,
     Primitive,
     Trace,
     Tracer,
@@ -47,11 +58,13 @@ from ..core.trace import (
     get_aval,
     new_main,
     quietly,
+    trace_stack,
     user_source_info,
 )
 from .ad import inactive_ref_write, zeros_p
 
 batch_rules = RuleTable("batching")
+collective_rules = RuleTable("collective")
 
 ref_broadcast_rules = RuleTable("ref broadcast")
 """`broadcast(ref, size) -> ref`, keyed by the primitive that created the ref: a new
@@ -153,6 +166,25 @@ def _unbatched(aval: ShapedArray, d: int) -> ShapedArray:
     return ShapedArray(aval.shape[:d] + aval.shape[d + 1:], aval.dtype, aval.weak_type)
 
 
+@attrs.frozen
+class AxisData:
+    """A vmap's axis: its name (None: unnamed) and how many lanes it has (None: a vmap
+    of nothing batched, as a loop's rule may run)."""
+
+    name: Any
+    size: int | None
+
+
+def named_axis(name) -> MainTrace:
+    """The innermost vmap in progress whose axis is `name`; NameError if none is, as
+    JAX's collectives raise outside their vmap."""
+    for main in reversed(trace_stack()):
+        if main.trace_type is BatchTrace and main.global_data.name == name:
+            return main
+    raise NameError(f"unbound axis name: {name!r} (no vmap in progress names its axis so; "
+                    "pass vmap(..., axis_name=...))")
+
+
 class BatchTrace(Trace):
     __slots__ = ()
 
@@ -165,6 +197,10 @@ class BatchTrace(Trace):
         if prim.effect == "new":  # a ref of this level
             outs, out_dims = batch_rules[prim](vals, dims, **params)
             return [BatchRef(self, o, d, prim) for o, d in zip(outs, out_dims)]
+        collective = collective_rules.get(prim)
+        if collective is not None:
+            outs, out_dims = collective(self.main.global_data, vals, dims, **params)
+            return [o if d is None else BatchTracer(self, o, d) for o, d in zip(outs, out_dims)]
         if all(d is None for d in dims):
             out = prim.bind(*vals, **params)  # the same for every lane
             return out if prim.multiple_results else [out]
@@ -204,15 +240,17 @@ class BatchRef(BatchTracer):
 # Flat API
 
 
-def vmap_flat(fun, vals: list, dims: list) -> tuple[list, list]:
+def vmap_flat(fun, vals: list, dims: list, axis_name=None) -> tuple[list, list]:
     """Run `fun` once on all lanes: input i batched along `dims[i]` (None: the same
     for every lane). Returns the outputs and where their batch axes are (None for an
     output that is the same for every lane). No floating-point warnings (`quietly`)."""
-    return quietly(_vmap_flat, fun, vals, dims)
+    return quietly(_vmap_flat, fun, vals, dims, axis_name)
 
 
-def _vmap_flat(fun, vals: list, dims: list) -> tuple[list, list]:
-    with new_main(BatchTrace, name="vmap") as main:
+def _vmap_flat(fun, vals: list, dims: list, axis_name) -> tuple[list, list]:
+    axis = AxisData(axis_name, next((get_aval(v).shape[d] for v, d in zip(vals, dims)
+                                     if d is not None), None))
+    with new_main(BatchTrace, axis, name="vmap") as main:
         tracers = [v if d is None else BatchTracer(main.trace, v, d) for v, d in zip(vals, dims)]
         pairs = [_val_and_dim(main, o) for o in fun(*tracers)]
         return [v for v, _ in pairs], [d for _, d in pairs]

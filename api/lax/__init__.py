@@ -16,6 +16,7 @@ import numpy as np
 import scipy.special as sc
 
 from ...core.trace import get_aval
+from ...primitives.collectives import all_gather, axis_index, pmax, pmean, pmin, psum
 from ...primitives.control.cond import cond, switch
 from ...primitives.control.scan import scan
 from ...primitives.control.while_loop import fori_loop, while_loop
@@ -223,7 +224,8 @@ __all__ = [
     "conv_with_general_padding", "padtype_to_pads", "reduce_window", "reduce_window_shape_tuple",
     "FftType", "complex", "conj", "fft", "imag", "real",
     "RoundingMethod", "abs", "acos", "acosh", "add", "and_", "argmax", "argmin", "asin",
-    "associative_scan", "dynamic_index_in_dim", "dynamic_slice_in_dim",
+    "all_gather", "associative_scan", "axis_index", "dynamic_index_in_dim", "pmax", "pmean",
+    "pmin", "psum", "dynamic_slice_in_dim",
     "dynamic_update_slice_in_dim", "map", "top_k",
     "asinh", "atan", "atan2", "atanh", "broadcast", "broadcast_in_dim", "broadcasted_iota",
     "cbrt", "ceil", "clamp", "concatenate", "cond", "convert_element_type", "cos", "cosh",

@@ -25,7 +25,7 @@ from inert.core.avals import ShapedArray
 from inert.core.trace import ALL_PRIMITIVES
 from inert.errors import ConcretizationError
 from inert.interpreters.ad import add_any_p, zeros
-from inert.interpreters.batching import batch_rules
+from inert.interpreters.batching import batch_rules, collective_rules
 from inert.primitives import elementwise as ew
 from inert.primitives import fft, sorting
 from inert.primitives import reductions as rd
@@ -426,10 +426,18 @@ def test_staged_vmap_evaluates_to_the_same(case, rng):
 NO_BATCHING = {"custom_lin", "revolve_scan"}
 
 
+# the collectives are batched by the vmap their axis names (`collective_rules`), which
+# these cases' unnamed vmap is not: tests/api/test_collectives.py
+COLLECTIVES = {"psum", "pmax", "pmin", "all_gather"}
+
+
 def test_every_primitive_has_a_batching_rule_and_a_case():
-    assert not sorted(p.name for p in ALL_PRIMITIVES
-                      if p not in batch_rules and p.name not in NO_BATCHING)
-    assert {p.name for p in ALL_PRIMITIVES} - NO_BATCHING <= {c.primitive for c in CASES}
+    assert not sorted(p.name for p in ALL_PRIMITIVES if p not in batch_rules and
+                      p not in collective_rules and p.name not in NO_BATCHING)
+    assert sorted(p.name for p in ALL_PRIMITIVES if p in collective_rules) == sorted(
+        COLLECTIVES)
+    assert {p.name for p in ALL_PRIMITIVES} - NO_BATCHING - COLLECTIVES <= {
+        c.primitive for c in CASES}
 
 
 def test_vmap_vectorizes_instead_of_looping():

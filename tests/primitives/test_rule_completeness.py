@@ -20,6 +20,7 @@ LINEAR = {
     "xlog1py", "xlogy", "zeros",
     "expm_frechet", "solve", "triangular_solve",  # linear in their second operand
     "solve_sylvester",  # linear in its third
+    "psum", "all_gather",  # collectives over a named vmap axis
     "complex", "conj", "imag", "real", "fft",  # real-linear
 }
 
