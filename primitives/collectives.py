@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.avals import ShapedArray
-from ..core.trace import Primitive, abstract_eval_rules, impl_rules
+from ..core.trace import Primitive, abstract_eval_rules, current_dynamic, impl_rules
 from ..interpreters.ad import defjvp, deflinear
 from ..interpreters.batching import BatchTracer, collective_rules, named_axis
 from ..interpreters.transpose import transpose_rules
@@ -139,8 +139,14 @@ collective_rules[all_gather_p] = all_gather_collective
 
 
 def axis_index(axis_name):
-    """This lane's index along the vmap named `axis_name`."""
+    """This lane's index along the vmap named `axis_name`: a value of that vmap itself,
+    so not inside a function staged above it (`jit`, or `grad`, inside the vmap), whose
+    program would keep it as a constant beyond the call."""
     main = named_axis(axis_name)
+    if current_dynamic().level > main.level:
+        raise NotImplementedError(
+            f"axis_index({axis_name!r}) inside a function staged inside that vmap (jit, grad): "
+            "take the index outside it and pass it in as an argument")
     size = main.global_data.size
     return BatchTracer(main.trace, iota(np.int32, (size,), 0), 0)
 

@@ -58,6 +58,15 @@ def test_under_jit_and_grad():
         inert.vmap(inert.grad(lambda v: lax.pmax(v, "i")), axis_name="i")(X)
 
 
+def test_axis_index_inside_a_function_staged_inside_the_vmap_is_refused_clearly():
+    np.testing.assert_allclose(
+        inert.vmap(inert.jit(lambda v: v / lax.psum(v, "i")), axis_name="i")(X), X / X.sum())
+    with pytest.raises(NotImplementedError, match="pass it in as an argument"):
+        inert.vmap(inert.jit(lambda v: v * lax.axis_index("i")), axis_name="i")(X)
+    index = inert.vmap(lambda v: lax.axis_index("i"), axis_name="i")(X)
+    np.testing.assert_array_equal(index, np.arange(4))
+
+
 def test_an_unbound_axis_name_is_jaxs_name_error():
     with pytest.raises(NameError, match="unbound axis name: 'k'"):
         inert.vmap(lambda v: lax.psum(v, "k"), axis_name="i")(X)
