@@ -41,6 +41,7 @@ from inert.primitives.indexing import gather_scatter as ix
 from inert.primitives.indexing import scatter_extrema as ext
 from inert.primitives.linalg import cholesky as chol
 from inert.primitives.linalg import dot_general as la
+from inert.primitives.linalg import eig as eig_prims
 from inert.primitives.linalg import eigh, expm, lu, qr, svd, sylvester
 from inert.primitives.random import distributions as rdist
 from inert.primitives.random import keys as rk
@@ -292,6 +293,7 @@ CASES = [
     Case("expm", expm.expm, (real(3, 3),)),
     Case("expm_frechet", expm.expm_frechet, (real(3, 3), real(3, 3))),
     Case("sqrtm", sylvester.sqrtm, (spd(3),)),
+    Case("eig", lambda a: eig_prims.eig(a)[0], (real(3, 3),)),
     Case("debug_callback", lambda x: [debug_callback(lambda v: None, x), x * 2.0][1],
          (real(2, 3),)),
     Case("solve_sylvester", sylvester.solve_sylvester, (spd(3), spd(2), real(3, 2))),

@@ -15,13 +15,16 @@ from .._array import return_arrays_from
 from .._dot import matmul, tensordot
 from ._linalg import (
     EighResult,
+    EigResult,
     QRResult,
     SlogdetResult,
     SVDResult,
     cholesky,
     det,
     diagonal,
+    eig,
     eigh,
+    eigvals,
     eigvalsh,
     inv,
     lstsq,
@@ -43,8 +46,9 @@ from ._linalg import (
 from ._norms import cond, matrix_norm, matrix_rank, norm, vector_norm
 
 __all__ = [
-    "EighResult", "QRResult", "SVDResult", "SlogdetResult", "cholesky", "cond", "det",
-    "diagonal", "eigh", "eigvalsh", "inv", "lstsq", "matmul", "matrix_norm", "matrix_power",
+    "EigResult", "EighResult", "QRResult", "SVDResult", "SlogdetResult", "cholesky", "cond",
+    "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv", "lstsq", "matmul",
+    "matrix_norm", "matrix_power",
     "matrix_rank", "matrix_transpose", "multi_dot", "norm", "outer", "pinv", "qr", "slogdet",
     "solve", "svd", "svdvals", "tensordot", "tensorinv", "tensorsolve", "trace", "vecdot",
     "vector_norm",

@@ -23,6 +23,7 @@ from ....core.trace import get_aval, user_source_info
 from ....primitives import elementwise as ew
 from ....primitives import reductions as red
 from ....primitives.linalg import cholesky as ch
+from ....primitives.linalg import eig as eig_prims
 from ....primitives.linalg import eigh as eg
 from ....primitives.linalg import lu as lu_prims
 from ....primitives.linalg import svd as svd_prims
@@ -53,6 +54,11 @@ class SlogdetResult(NamedTuple):
 
 
 class EighResult(NamedTuple):
+    eigenvalues: object
+    eigenvectors: object
+
+
+class EigResult(NamedTuple):
     eigenvalues: object
     eigenvectors: object
 
@@ -127,6 +133,23 @@ def eigvalsh(a, UPLO="L", *, symmetrize_input: bool = True):  # noqa: N803
     """The eigenvalues alone: their derivative never divides by eigenvalue gaps."""
     a = float_matrices("eigvalsh", a)
     return eg.eigvalsh(symmetrize(a) if symmetrize_input else a, lower=_lower(UPLO))
+
+
+def eig(a):
+    """Eigenvalues and eigenvectors (unit columns) of each square matrix, complex also
+    for real input (as JAX's; numpy's are real where they can be). Differentiable:
+    the eigenvectors' derivative means something only for functions invariant under
+    each vector's phase (`primitives/linalg/eig.py`)."""
+    a = operand(a)
+    if get_aval(a).dtype.kind != "c":
+        a = float_matrices("eig", a)
+    w, v = eig_prims.eig(a)
+    return EigResult(w, v)
+
+
+def eigvals(a):
+    """The eigenvalues of each square matrix, complex (see `eig`)."""
+    return eig(a).eigenvalues
 
 
 def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False):

@@ -349,3 +349,33 @@ def test_vmap_of_grad_is_a_loop_of_grads(rng):
         got = inert.vmap(inert.grad(f))(stack)
         np.testing.assert_allclose(got, np.stack([inert.grad(f)(a) for a in stack]),
                                    rtol=1e-10, atol=1e-12)
+
+
+def test_eig_of_a_real_matrix_is_complex_and_differentiable(rng):
+    """The eigenvalues' gradient by finite differences, and the eigenvectors' through a
+    function invariant under each vector's phase (|v|⁴), as JAX's rule gives them."""
+    a = rng.standard_normal((4, 4))
+    w, v = inp.linalg.eig(a)
+    assert w.dtype == v.dtype == np.complex128
+    np.testing.assert_allclose(np.sort_complex(w), np.sort_complex(np.linalg.eigvals(a)),
+                               rtol=1e-12)
+    np.testing.assert_allclose(a @ v, v * w, atol=1e-12)
+    np.testing.assert_allclose(inert.grad(lambda a: inp.sum(inp.real(inp.linalg.eigvals(a))))(a),
+                               np.eye(4), atol=1e-12)
+    direction, h = rng.standard_normal((4, 4)), 1e-6
+
+    def central(f, g):
+        return np.sum(g * direction), (f(a + h * direction) - f(a - h * direction)) / (2 * h)
+
+    def moduli(a):
+        return np.sum(np.abs(np.linalg.eigvals(a)) ** 2)
+
+    squares = lambda a: inp.sum(inp.abs(inp.linalg.eigvals(a)) ** 2)  # noqa: E731
+    got, want = central(moduli, inert.grad(squares)(a))
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    quartic = lambda a: inp.sum(inp.abs(inp.linalg.eig(a).eigenvectors[:, 0]) ** 4)  # noqa: E731
+    got, want = central(lambda a: np.sum(np.abs(np.linalg.eig(a)[1][:, 0]) ** 4),
+                        inert.grad(quartic)(a))
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    lanes = inert.vmap(inp.linalg.eigvals)(np.stack([a, 2 * a]))
+    np.testing.assert_allclose(lanes[1], 2 * lanes[0], rtol=1e-12)
