@@ -15,7 +15,8 @@ Domains of the rules:
 * `triangular_solve` reads one triangle of `a` (without the diagonal if
   `unit_diagonal`), and its jvp differentiates that triangle. A zero on the diagonal
   (a singular matrix) raises `LinAlgError`, as scipy does.
-* `cholesky` takes real floating matrices only (a Hermitian factor needs conjugates);
+* `cholesky` takes real symmetric and complex Hermitian matrices (its rule conjugates
+  where the Hermitian factor needs it: `lower_read`, the right solve with Lᴴ);
   `triangular_solve` complex ones too (holomorphic, like `solve`).
 """
 
@@ -31,7 +32,7 @@ from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ...interpreters.ad import jvp_rules
 from ...interpreters.batching import batch_rules, batch_size
 from ...interpreters.transpose import is_linear, transpose_rules
-from ..elementwise import eq, ge, mul, neg, select_n, sub
+from ..elementwise import conj, eq, ge, mul, neg, select_n, sub
 from ..shape.structural import checked_impl, matchaxis, moveaxis
 from .matrices import (
     check_float,
@@ -76,7 +77,7 @@ def _cholesky_or_nan(a):
     return out.reshape(a.shape)
 
 
-abstract_eval_rules[cholesky_p] = lambda a: matrix_aval("cholesky", a).strong()
+abstract_eval_rules[cholesky_p] = lambda a: matrix_aval("cholesky", a, complex_ok=True).strong()
 impl_rules[cholesky_p] = checked_impl(cholesky_impl, abstract_eval_rules[cholesky_p])
 
 
@@ -87,13 +88,19 @@ def _halved_lower_triangle(shape):
 
 
 def cholesky_jvp(primals, tangents):
-    """L̇ = L Φ(L⁻¹ Ȧ L⁻ᵀ), Φ the lower triangle with the diagonal halved (Murray,
-    2016), for the symmetric matrix the lower triangle of Ȧ stands for. Two triangular
-    solves and a product: no inverse is formed."""
+    """L̇ = L Φ(L⁻¹ Ȧ L⁻ᴴ), Φ the lower triangle with the diagonal halved (Murray,
+    2016), for the symmetric (Hermitian) matrix the lower triangle of Ȧ stands for. Two
+    triangular solves and a product: no inverse is formed. For a complex L the right
+    solve is with conj(L)ᵀ = Lᴴ (the solve's transpose does not conjugate, as JAX's
+    does not)."""
     (a,), (da,) = primals, tangents
     l_factor = cholesky(a)
     y = triangular_solve(l_factor, lower_read(da), left_side=True, lower=True)
-    x = triangular_solve(l_factor, y, left_side=False, lower=True, transpose_a=True)
+    if get_aval(l_factor).dtype.kind == "c":
+        x = triangular_solve(conj(l_factor), y, left_side=False, lower=True,
+                             transpose_a=True)
+    else:
+        x = triangular_solve(l_factor, y, left_side=False, lower=True, transpose_a=True)
     return [l_factor], [matmul(l_factor, mul(x, _halved_lower_triangle(get_aval(x).shape)))]
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from ...core.avals import ShapedArray
 from ...core.errors import DTypeError, ShapeError
 from ...core.trace import get_aval
-from ..elementwise import add, div, eq, ge, mul, select_n, sub
+from ..elementwise import add, conj, div, eq, ge, mul, select_n, sub
 from ..shape.structural import (
     broadcast_in_dim,
     convert_element_type,
@@ -102,16 +102,22 @@ def diagonal(x):
     return reduce_sum(mul(x, eye_like(x)), (get_aval(x).ndim - 1,))
 
 
+def mH(x):  # noqa: N802 — the conjugate transpose's usual name
+    """The conjugate transpose of each matrix of a stack (the transpose of a real one)."""
+    return conj(mT(x)) if get_aval(x).dtype.kind == "c" else mT(x)
+
+
 def lower_read(x):
-    """The symmetric matrix a routine reading only the lower triangle of `x` sees:
-    `x` on and below the diagonal, its transpose above. So a rule's tangent matches
-    the function that LAPACK computes, even for a tangent that is not symmetric."""
-    return select_n(triangle_mask(get_aval(x).shape), mT(x), x)
+    """The symmetric (Hermitian) matrix a routine reading only the lower triangle of `x`
+    sees: `x` on and below the diagonal, its (conjugate) transpose above. So a rule's
+    tangent matches the function that LAPACK computes, even for a tangent that is not
+    symmetric."""
+    return select_n(triangle_mask(get_aval(x).shape), mH(x), x)
 
 
 def symmetrize(x):
-    """(x + xᵀ) / 2: what `eigh` and `cholesky` of the numpy namespace factor."""
-    return mul(add(x, mT(x)), 0.5)
+    """(x + xᴴ) / 2: what `eigh` and `cholesky` of the numpy namespace factor."""
+    return mul(add(x, mH(x)), 0.5)
 
 
 def pairs(v):

@@ -28,7 +28,7 @@ from ....primitives.linalg import eigh as eg
 from ....primitives.linalg import lu as lu_prims
 from ....primitives.linalg import svd as svd_prims
 from ....primitives.linalg.matrices import diagonal as diagonals
-from ....primitives.linalg.matrices import mT, symmetrize
+from ....primitives.linalg.matrices import mH, mT, symmetrize
 from ....primitives.linalg.qr import qr as qr_prim
 from ....primitives.shape import structural as st
 from .._arrays import (
@@ -115,11 +115,14 @@ def _lower(uplo) -> bool:
 
 
 def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
-    """The lower Cholesky factor (upper: its transpose) of each matrix of (a + aᵀ)/2;
-    NaNs for a matrix that is not positive definite, as in JAX."""
-    a = float_matrices("cholesky", a)
+    """The lower Cholesky factor (upper: its conjugate transpose) of each matrix of
+    (a + aᴴ)/2, real or complex Hermitian; NaNs for a matrix that is not positive
+    definite, as in JAX."""
+    a = operand(a)
+    if get_aval(a).dtype.kind != "c":  # (a complex one is factored as it is: Hermitian)
+        a = float_matrices("cholesky", a)
     factor = ch.cholesky(symmetrize(a) if symmetrize_input else a)
-    return mT(factor) if upper else factor
+    return mH(factor) if upper else factor
 
 
 def eigh(a, UPLO=None, symmetrize_input: bool = True):  # noqa: N803 — numpy's name

@@ -379,3 +379,22 @@ def test_eig_of_a_real_matrix_is_complex_and_differentiable(rng):
     np.testing.assert_allclose(got, want, rtol=1e-5)
     lanes = inert.vmap(inp.linalg.eigvals)(np.stack([a, 2 * a]))
     np.testing.assert_allclose(lanes[1], 2 * lanes[0], rtol=1e-12)
+
+
+def test_cholesky_of_a_complex_hermitian_matrix(rng):
+    """numpy's factor, its tangent along a Hermitian direction by finite differences,
+    and the gradient of log det (JAX's convention: its real pairing with a direction is
+    the directional derivative)."""
+    b = rng.standard_normal((3, 3)) + 1j * rng.standard_normal((3, 3))
+    a = b @ b.conj().T + 3 * np.eye(3)
+    np.testing.assert_allclose(LA.cholesky(a), np.linalg.cholesky(a), rtol=1e-13)
+    np.testing.assert_allclose(LA.cholesky(a, upper=True), np.linalg.cholesky(a).conj().T,
+                               rtol=1e-13)
+    e = rng.standard_normal((3, 3)) + 1j * rng.standard_normal((3, 3))
+    e, h = e + e.conj().T, 1e-6
+    _, tangent = inert.jvp(LA.cholesky, (a,), (e,))
+    central = (np.linalg.cholesky(a + h * e) - np.linalg.cholesky(a - h * e)) / (2 * h)
+    np.testing.assert_allclose(tangent, central, atol=1e-8)
+    logdet = lambda a: 2 * inp.sum(inp.log(inp.real(inp.diagonal(LA.cholesky(a)))))  # noqa: E731
+    slope = (np.linalg.slogdet(a + h * e)[1] - np.linalg.slogdet(a - h * e)[1]) / (2 * h)
+    np.testing.assert_allclose(np.real(np.sum(inert.grad(logdet)(a) * e)), slope, rtol=1e-7)
