@@ -15,7 +15,9 @@ differentiate exactly that function. Domains:
   under those rotations (projectors onto whole eigenspaces), finite but arbitrary
   for the rest, where JAX gives inf/NaN. Close eigenvalues give large tangents.
 * The signs of the eigenvectors are LAPACK's; they vary smoothly, so the tangent is
-  that of the function numpy computes. Real matrices only.
+  that of the function numpy computes (for a complex Hermitian matrix, the phases:
+  only functions invariant under each vector's phase have a meaningful derivative).
+  Real symmetric and complex Hermitian matrices; the eigenvalues are real.
 """
 
 from __future__ import annotations
@@ -26,9 +28,10 @@ from ...core.avals import ShapedArray
 from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ...interpreters.ad import jvp_rules
 from ...interpreters.batching import batch_rules
-from ..elementwise import mul, sub
+from ..elementwise import conj, mul, real, sub
+from ..elementwise.complex_parts import real_dtype
 from ..shape.structural import checked_impl, moveaxis, reduce_sum
-from .matrices import lower_read, matmul, matrix_aval, mT, pairs, safe_reciprocal
+from .matrices import lower_read, matmul, matrix_aval, mH, mT, pairs, safe_reciprocal
 
 eigh_p = Primitive("eigh", multiple_results=True)
 
@@ -46,8 +49,8 @@ def eigh_impl(a, *, lower):
 
 
 def eigh_abstract_eval(a, *, lower):
-    matrix_aval("eigh", a)
-    return [a.strong(), ShapedArray(a.shape[:-1], a.dtype)]
+    matrix_aval("eigh", a, complex_ok=True)
+    return [a.strong(), ShapedArray(a.shape[:-1], real_dtype(a.dtype))]
 
 
 abstract_eval_rules[eigh_p] = eigh_abstract_eval
@@ -60,15 +63,21 @@ def read_triangle(x, lower: bool):
 
 
 def eigenvalue_tangent(v, d_sym):
-    """ẇᵢ = vᵢᵀ Ȧ vᵢ for each eigenvector, from the symmetric tangent: no gaps."""
-    return reduce_sum(mul(v, matmul(d_sym, v)), (get_aval(v).ndim - 2,))
+    """ẇᵢ = vᵢᴴ Ȧ vᵢ for each eigenvector, from the symmetric (Hermitian) tangent: no
+    gaps; real."""
+    along = reduce_sum(mul(_conj(v), matmul(d_sym, v)), (get_aval(v).ndim - 2,))
+    return real(along) if get_aval(v).dtype.kind == "c" else along
+
+
+def _conj(x):
+    return conj(x) if get_aval(x).dtype.kind == "c" else x
 
 
 def eigh_jvp(primals, tangents, *, lower):
     (a,), (da,) = primals, tangents
     v, w = eigh(a, lower=lower)
     d_sym = read_triangle(da, lower)
-    rotated = matmul(mT(v), matmul(d_sym, v))
+    rotated = matmul(mH(v), matmul(d_sym, v))
     w_i, w_j = pairs(w)
     gaps = safe_reciprocal(sub(w_j, w_i))  # 0 for equal eigenvalues
     dv = matmul(v, mul(gaps, rotated))

@@ -114,27 +114,33 @@ def _lower(uplo) -> bool:
 # Factorisations
 
 
+def real_or_complex_matrices(name: str, a):
+    """A complex matrix as it is (the decompositions whose rules conjugate take it),
+    anything else as `float_matrices` makes it."""
+    a = operand(a)
+    return a if get_aval(a).dtype.kind == "c" else float_matrices(name, a)
+
+
 def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
     """The lower Cholesky factor (upper: its conjugate transpose) of each matrix of
     (a + aᴴ)/2, real or complex Hermitian; NaNs for a matrix that is not positive
     definite, as in JAX."""
-    a = operand(a)
-    if get_aval(a).dtype.kind != "c":  # (a complex one is factored as it is: Hermitian)
-        a = float_matrices("cholesky", a)
+    a = real_or_complex_matrices("cholesky", a)
     factor = ch.cholesky(symmetrize(a) if symmetrize_input else a)
     return mH(factor) if upper else factor
 
 
 def eigh(a, UPLO=None, symmetrize_input: bool = True):  # noqa: N803 — numpy's name
-    """Eigenvalues (ascending) and eigenvectors of each symmetric matrix."""
-    a = float_matrices("eigh", a)
+    """Eigenvalues (ascending, real) and eigenvectors of each symmetric or Hermitian
+    matrix."""
+    a = real_or_complex_matrices("eigh", a)
     v, w = eg.eigh(symmetrize(a) if symmetrize_input else a, lower=_lower(UPLO))
     return EighResult(w, v)
 
 
 def eigvalsh(a, UPLO="L", *, symmetrize_input: bool = True):  # noqa: N803
     """The eigenvalues alone: their derivative never divides by eigenvalue gaps."""
-    a = float_matrices("eigvalsh", a)
+    a = real_or_complex_matrices("eigvalsh", a)
     return eg.eigvalsh(symmetrize(a) if symmetrize_input else a, lower=_lower(UPLO))
 
 
@@ -143,10 +149,7 @@ def eig(a):
     for real input (as JAX's; numpy's are real where they can be). Differentiable:
     the eigenvectors' derivative means something only for functions invariant under
     each vector's phase (`primitives/linalg/eig.py`)."""
-    a = operand(a)
-    if get_aval(a).dtype.kind != "c":
-        a = float_matrices("eig", a)
-    w, v = eig_prims.eig(a)
+    w, v = eig_prims.eig(real_or_complex_matrices("eig", a))
     return EigResult(w, v)
 
 

@@ -323,9 +323,9 @@ def test_not_positive_definite_is_an_error_under_debug_nans():
     assert "test_linalg.py" in str(info.value)
 
 
-def test_complex_matrices_are_refused_by_the_hermitian_decompositions():
-    with pytest.raises(DTypeError, match="eigh: complex matrices are not supported"):
-        LA.eigh(np.eye(2, dtype=complex))
+def test_complex_matrices_are_refused_by_the_svd():
+    with pytest.raises(DTypeError, match="svd: complex matrices are not supported"):
+        LA.svd(np.eye(2, dtype=complex))
 
 
 @pytest.mark.parametrize("name", ["cholesky", "solve", "inv", "det", "slogdet", "eigh",
@@ -398,3 +398,23 @@ def test_cholesky_of_a_complex_hermitian_matrix(rng):
     logdet = lambda a: 2 * inp.sum(inp.log(inp.real(inp.diagonal(LA.cholesky(a)))))  # noqa: E731
     slope = (np.linalg.slogdet(a + h * e)[1] - np.linalg.slogdet(a - h * e)[1]) / (2 * h)
     np.testing.assert_allclose(np.real(np.sum(inert.grad(logdet)(a) * e)), slope, rtol=1e-7)
+
+
+def test_eigh_of_a_complex_hermitian_matrix(rng):
+    """Real eigenvalues and numpy's eigenvectors; the eigenvalues' gradient and that of
+    a phase-invariant function of an eigenvector (|v|⁴) by finite differences along a
+    Hermitian direction."""
+    b = rng.standard_normal((3, 3)) + 1j * rng.standard_normal((3, 3))
+    a = b + b.conj().T
+    w, v = LA.eigh(a)
+    assert w.dtype == np.float64 and v.dtype == np.complex128
+    np.testing.assert_allclose(w, np.linalg.eigvalsh(a), rtol=1e-12)
+    np.testing.assert_allclose(a @ v, v * w, atol=1e-12)
+    e = rng.standard_normal((3, 3)) + 1j * rng.standard_normal((3, 3))
+    e, h = e + e.conj().T, 1e-6
+    for ours, theirs in [(lambda a: inp.sum(LA.eigvalsh(a) ** 3),
+                          lambda a: np.sum(np.linalg.eigvalsh(a) ** 3)),
+                         (lambda a: inp.sum(inp.abs(LA.eigh(a).eigenvectors[:, 0]) ** 4),
+                          lambda a: np.sum(np.abs(np.linalg.eigh(a)[1][:, 0]) ** 4))]:
+        slope = (theirs(a + h * e) - theirs(a - h * e)) / (2 * h)
+        np.testing.assert_allclose(np.real(np.sum(inert.grad(ours)(a) * e)), slope, rtol=1e-6)
