@@ -153,3 +153,19 @@ def test_svd_and_qr_still_refuse_complex_matrices():
     for decomposition in (jnp.linalg.svd, jnp.linalg.qr):
         with pytest.raises(inert.errors.DTypeError, match="complex matrices are not supported"):
             decomposition(np.eye(2) * (1 + 0j))
+
+
+def test_complex_convolution_and_its_gradient_in_both_operands():
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal(5) + 1j * rng.standard_normal(5)
+    v = rng.standard_normal(3) + 1j * rng.standard_normal(3)
+    np.testing.assert_allclose(jnp.convolve(a, v), np.convolve(a, v), rtol=1e-13)
+    ours = lambda a, v: jnp.sum(jnp.abs(jnp.convolve(a, v)) ** 2)  # noqa: E731
+    theirs = lambda a, v: np.sum(np.abs(np.convolve(a, v)) ** 2)  # noqa: E731
+    grads, h = inert.grad(ours, argnums=(0, 1))(a, v), 1e-6
+    for i, g in enumerate(grads):  # JAX's convention: Re<g, d> is the slope along d
+        d = rng.standard_normal(g.shape) + 1j * rng.standard_normal(g.shape)
+        plus, minus = [a, v], [a, v]
+        plus[i], minus[i] = plus[i] + h * d, minus[i] - h * d
+        np.testing.assert_allclose(np.real(np.sum(g * d)),
+                                   (theirs(*plus) - theirs(*minus)) / (2 * h), rtol=1e-7)
