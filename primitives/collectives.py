@@ -18,6 +18,8 @@ transposing to the sum of the cotangents at this lane's index.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..core.avals import ShapedArray
@@ -62,8 +64,7 @@ def pmin(x, axis_name):
 
 impl_rules[psum_p] = lambda x, *, axis_name: np.asarray(x) * named_axis(
     axis_name).global_data.size  # n equal lanes (a lane-varying x is the vmap's rule's)
-impl_rules[pmax_p] = lambda x, *, axis_name: np.asarray(x)
-impl_rules[pmin_p] = lambda x, *, axis_name: np.asarray(x)
+impl_rules[pmax_p] = impl_rules[pmin_p] = lambda x, *, axis_name: np.asarray(x)  # n equal
 deflinear(psum_p)
 transpose_rules[psum_p] = lambda ct, x, *, axis_name: [psum(ct, axis_name)]
 defjvp(pmax_p, None)
@@ -80,9 +81,7 @@ def reduction_collective(axis, vals, dims, *, prim, axis_name):
 
 
 for _prim in _REDUCERS:
-    collective_rules[_prim] = (lambda prim: lambda axis, vals, dims, **params:
-                               reduction_collective(axis, vals, dims, prim=prim, **params)
-                               )(_prim)
+    collective_rules[_prim] = functools.partial(reduction_collective, prim=_prim)
 
 # ---------------------------------------------------------------------------------
 all_gather_p = Primitive("all_gather", operand_names=("x",))

@@ -42,14 +42,17 @@ from ...core.staging import StagingTrace, stage_with_known
 from ...core.trace import (
     Primitive,
     Tracer,
+    abstract_eval_rules,
     bind_at,
     describe_level,
     full_raise,
     get_aval,
+    impl_rules,
     trace_depth,
     user_source_info,
 )
 from ...interpreters.batching import vmap_flat
+from ...interpreters.eval import compiled
 from ..shape.structural import matchaxis
 from .common import Body, no_refs, stage_body, with_consts_as_invars
 
@@ -228,3 +231,14 @@ def unstaged_abstract_eval(*avals, rule):
     but `eval_primitive` explaining an error the body raised, which it then re-raises
     as the body raised it."""
     return []
+
+
+def staged_call_primitive(name: str) -> Primitive:
+    """`custom_jvp_call` or `custom_vjp_call`: a call as a staging trace records it, the
+    body's jaxpr (its closed-over values the first `num_consts` operands) beside the
+    rule. Evaluated, it runs the body; its types are the body's."""
+    prim = Primitive(name, multiple_results=True)
+    impl_rules[prim] = lambda *args, jaxpr, rule, num_consts: compiled(jaxpr)((), args)
+    abstract_eval_rules[prim] = lambda *avals, jaxpr, rule, num_consts: [
+        v.aval for v in jaxpr.outvars]
+    return prim

@@ -33,7 +33,6 @@ from ...core.staging import staging_rules
 from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ...interpreters.ad import instantiate_zeros, jvp_rules
 from ...interpreters.batching import batch_rules, batch_size, vmap_flat
-from ...interpreters.eval import compiled
 from ...interpreters.transpose import backward_pass, is_linear, transpose_rules
 from ..shape.structural import matchaxis
 from .common import batch_jaxpr, check_same_types, with_consts_as_invars
@@ -48,6 +47,7 @@ from .custom_derivatives import (
     named,
     refuse_active_closure,
     stage_call,
+    staged_call_primitive,
     unstaged_abstract_eval,
     without_nondiff,
 )
@@ -201,11 +201,7 @@ staging_rules[custom_jvp_p] = custom_jvp_staging
 # ---------------------------------------------------------------------------------
 # custom_jvp_call: a call as a staging trace records it, with the body's jaxpr
 
-custom_jvp_call_p = Primitive("custom_jvp_call", multiple_results=True)
-
-impl_rules[custom_jvp_call_p] = lambda *args, jaxpr, rule, num_consts: compiled(jaxpr)((), args)
-abstract_eval_rules[custom_jvp_call_p] = lambda *avals, jaxpr, rule, num_consts: [
-    v.aval for v in jaxpr.outvars]
+custom_jvp_call_p = staged_call_primitive("custom_jvp_call")
 
 
 def custom_jvp_call_jvp(primals, tangents, *, jaxpr, rule, num_consts):

@@ -26,7 +26,6 @@ from ...core.staging import staging_rules
 from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules, user_source_info
 from ...interpreters.ad import instantiate_zeros, jvp_rules
 from ...interpreters.batching import batch_rules, batch_size, batched_aval, vmap_flat
-from ...interpreters.eval import compiled
 from ...interpreters.transpose import transpose_rules
 from ..shape.structural import convert_element_type, matchaxis, reduce_sum
 from .common import batch_jaxpr, check_same_types, with_consts_as_invars
@@ -41,6 +40,7 @@ from .custom_derivatives import (
     named,
     refuse_active_closure,
     stage_call,
+    staged_call_primitive,
     unstaged_abstract_eval,
     without_nondiff,
 )
@@ -246,11 +246,7 @@ staging_rules[custom_vjp_p] = custom_vjp_staging
 # ---------------------------------------------------------------------------------
 # custom_vjp_call: a call as a staging trace records it, with the body's jaxpr
 
-custom_vjp_call_p = Primitive("custom_vjp_call", multiple_results=True)
-
-impl_rules[custom_vjp_call_p] = lambda *args, jaxpr, rule, num_consts: compiled(jaxpr)((), args)
-abstract_eval_rules[custom_vjp_call_p] = lambda *avals, jaxpr, rule, num_consts: [
-    v.aval for v in jaxpr.outvars]
+custom_vjp_call_p = staged_call_primitive("custom_vjp_call")
 
 
 def custom_vjp_call_jvp(primals, tangents, *, jaxpr, rule, num_consts):
