@@ -184,8 +184,8 @@ def adam(step_size, b1=0.9, b2=0.999, eps=1e-8):
 
 @optimizer
 def adamax(step_size, b1=0.9, b2=0.999, eps=1e-8):
-    """Adamax (Kingma and Ba): Adam with the infinity norm: u <- max(b2 * u, |g|); x <- x -
-    step_size(i) / (1 - b1^(i+1)) * m / (u + eps)."""
+    """Adamax (Kingma and Ba): Adam with the infinity norm: `u <- max(b2 * u, |g|)`;
+    `x <- x - step_size(i) / (1 - b1^(i+1)) * m / (u + eps)`."""
     step_size = make_schedule(step_size)
 
     def update(i, g, state):

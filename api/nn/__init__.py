@@ -90,7 +90,7 @@ def gelu(x, approximate: bool = True):
 
 
 def sigmoid(x):
-    """1 / (1 + exp(-x)), the `logistic` primitive: no overflow for large |x|."""
+    """`1 / (1 + exp(-x))`, the `logistic` primitive: no overflow for large `|x|`."""
     return jnp.asarray(ew.logistic(jnp.asarray(x)))
 
 
@@ -104,7 +104,7 @@ swish = silu
 
 
 def softplus(x):
-    """log(1 + exp(x)), stable for large |x|."""
+    """`log(1 + exp(x))`, stable for large `|x|`."""
     return jnp.logaddexp(x, 0.0)
 
 
@@ -121,12 +121,12 @@ def squareplus(x, b=4):
 
 
 def log_sigmoid(x):
-    """log(sigmoid(x)) = -softplus(-x), accurate for large |x|."""
+    """`log(sigmoid(x)) = -softplus(-x)`, accurate for large `|x|`."""
     return -softplus(-jnp.asarray(x))
 
 
 def soft_sign(x):
-    """x / (|x| + 1)."""
+    """`x / (|x| + 1)`."""
     x = jnp.asarray(x)
     return x / (jnp.abs(x) + 1)
 

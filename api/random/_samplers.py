@@ -233,7 +233,7 @@ def f(key, dfnum, dfden, shape=None, dtype=float):
 
 
 def generalized_normal(key, p, shape=(), dtype=float):
-    """Density proportional to exp(-|x|^p): a random sign times Gamma(1/p)^(1/p)."""
+    """Density proportional to `exp(-|x|^p)`: a random sign times `Gamma(1/p)^(1/p)`."""
     shape = param_shape("generalized_normal", shape, p)
     key_g, key_s = split(key)
     inv_p = 1 / jnp.astype(p, dtype)

@@ -273,7 +273,7 @@ def pinv(a, rtol=None, hermitian: bool = False):
 
 
 def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
-    """`(x, residuals, rank, s)` minimising |a x - b|, through the SVD of `a` (one
+    """`(x, residuals, rank, s)` minimising `|a x - b|`, through the SVD of `a` (one
     matrix (m, n); `b` (m,) or (m, k)). Singular values below `rcond` times the largest
     (by default max(m, n)·eps, as numpy) are taken as 0. `residuals` are the squared
     norms of the columns of `b - a x`; with `numpy_resid`, empty unless a has full
