@@ -23,6 +23,7 @@ from .api import (
     ref,
     scipy,
     test_util,
+    typing,
 )
 from .api.compiled import device_put, jit
 from .api.control import checkpoint, checkpoint_name, custom_jvp, custom_vjp, remat
@@ -80,7 +81,7 @@ for _name, _module in [("numpy", numpy), ("numpy.linalg", _numpy_linalg),
                        ("tree_util", tree_util), ("errors", errors), ("ref", ref),
                        ("random", random), ("nn", nn), ("nn.initializers", nn.initializers),
                        ("tree", tree), ("flatten_util", flatten_util),
-                       ("test_util", test_util), ("debug", debug)]:
+                       ("test_util", test_util), ("debug", debug), ("typing", typing)]:
     _sys.modules[f"{__name__}.{_name}"] = _module
 for _name in _scipy_stats.DISTRIBUTIONS:  # jax.scipy.stats.norm is a module too
     _sys.modules[f"{__name__}.scipy.stats.{_name}"] = getattr(_scipy_stats, _name)
@@ -96,4 +97,5 @@ __all__ = [
     "value_and_grad", "vjp", "vmap", "new_ref", "empty_ref", "freeze", "ref",
     "device_put", "example_libraries", "flatten_util", "nn", "random", "test_util", "tree",
     "__version__", "Array", "debug", "disable_jit", "ShapeDtypeStruct", "eval_shape", "jacobian",
+    "typing",
 ]

@@ -13,7 +13,7 @@ import os
 import sys
 import threading
 import time
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -35,8 +35,8 @@ def jit(fun: Callable | None = None, /, *, static_argnums: int | Sequence[int] =
         static_argnames: str | Sequence[str] = (), donate_argnums=(), donate_argnames=(),
         backend: str | None = None, keep_unused: bool = False, inline: bool = False,
         device=None, in_shardings=None, out_shardings=None, compiler_options=None,
-        abstracted_axes=None):
-    """Trace `fun` once per argument signature; later calls run the cached jaxpr,
+        abstracted_axes=None) -> Callable:
+    """`fun`, traced once per argument signature; later calls run the cached jaxpr,
     compiled to a Python function (or interpreted, under another transformation).
 
     Static arguments (by position or by name, either way as in JAX) are part of the
@@ -51,7 +51,32 @@ def jit(fun: Callable | None = None, /, *, static_argnums: int | Sequence[int] =
     compiled loops and scalar code into native code (`interpreters.fusion`), "numpy"
     calls numpy once per equation: no compile time, slower calls. The default,
     `$INERT_JIT_BACKEND` or else "auto", runs numpy's code until the function has run
-    for a second, then numba's (`_NumpyThenNumba`); without numba installed, numpy's."""
+    for a second, then numba's (`_NumpyThenNumba`); without numba installed, numpy's.
+
+    Args:
+        fun: the function; without it, `jit(...)` returns a decorator.
+        static_argnums: positions of arguments that are part of the cache key (Python
+            values the program depends on: sizes, flags), not traced.
+        static_argnames: the same, by keyword name.
+        backend: "auto", "numpy" or "numba" (see above).
+        donate_argnums: this and the other arguments of JAX's (donation, `keep_unused`,
+            `inline`, `device`, shardings, compiler options): accepted, no effect.
+
+    Returns:
+        The compiled function, with `fun`'s signature and results.
+
+    Differences from JAX:
+        There is no XLA: the numba backend compiles fused elementwise loops and calls
+        numpy for the rest, and the first calls run numpy's code while numba compiles.
+
+    Example:
+        >>> from functools import partial
+        >>> @partial(inert.jit, static_argnums=1)
+        ... def power(x, n):
+        ...     return x ** n
+        >>> print(power(np.array([1.0, 2.0]), 3))
+        [1. 8.]
+    """
     del donate_argnums, donate_argnames, keep_unused, inline, device, in_shardings
     del out_shardings, compiler_options, abstracted_axes
     if fun is None:
@@ -183,8 +208,14 @@ def _with_keywords(f: Callable, nargs: int, static_kw: dict) -> Callable:
     return lambda *args: f(*args[:nargs], **args[nargs], **static_kw)
 
 
-def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
-    """jax.device_put: inert has one device, numpy's memory, so this is the identity."""
+def device_put(x: Any, device=None, *, src=None, donate=False, may_alias=None) -> Any:
+    """jax.device_put: inert has one device, numpy's memory, so this is the identity.
+
+    Example:
+        >>> x = np.ones(2)
+        >>> inert.device_put(x) is x
+        True
+    """
     del device, src, donate, may_alias
     return x
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 import threading
 import types
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import attrs
 import numpy as np
@@ -60,20 +60,66 @@ from .transforms import arg_cotangents, linearized, pull_back
 
 
 def value_and_grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
-                   holomorphic: bool = False):
-    """`(f(*args), gradient)`; the gradient has the structure of the `argnums` args
-    (a tuple of them if `argnums` is a sequence). Other arguments that are not arrays
-    (functions, strings, Python numbers), and keyword arguments, reach `f` as they are
-    (`arguments.passed_as_is`)."""
+                   holomorphic: bool = False) -> Callable[..., tuple[Any, Any]]:
+    """`f` and its gradient in one call: `(f(*args), gradient)`.
+
+    The gradient has the structure of the `argnums` args (a tuple of them if `argnums`
+    is a sequence). Other arguments that are not arrays (functions, strings, Python
+    numbers), and keyword arguments, reach `f` as they are (`arguments.passed_as_is`).
+
+    Args:
+        f: a function returning a real scalar (with `has_aux`, a pair `(scalar, aux)`).
+        argnums: the position, or positions, of the arguments to differentiate.
+        has_aux: whether `f` returns auxiliary data beside the scalar.
+        holomorphic: differentiate a complex function of complex inputs (`grad`).
+
+    Returns:
+        A function of `f`'s arguments returning `(value, gradient)`, or
+        `((value, aux), gradient)` with `has_aux`, as JAX's.
+
+    Example:
+        >>> v, g = inert.value_and_grad(lambda x: jnp.sum(x ** 2))(np.array([1.0, 2.0]))
+        >>> print(v, g)
+        5.0 [2. 4.]
+    """
     return api_boundary(_value_and_grad(f, argnums, has_aux, value=True,
                                         holomorphic=holomorphic))
 
 
 def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
-         holomorphic: bool = False):
-    """The gradient of a scalar function (with `has_aux`: `(gradient, aux)`). The
-    forward pass computes only what the gradient (and `aux`) needs, not the value.
-    A complex output needs `holomorphic` (its inputs complex too: `api.holomorphic`)."""
+         holomorphic: bool = False) -> Callable:
+    """The gradient of a scalar function, by reverse mode.
+
+    The forward pass computes only what the gradient (and `aux`) needs, not the value;
+    the backward pass keeps only what the active derivatives read: an argument wrapped
+    in `Inactive` is data, and nothing is kept for its derivative. A complex output
+    needs `holomorphic` (its inputs complex too: `api.holomorphic`).
+
+    Args:
+        f: a function returning a real scalar (with `has_aux`, a pair `(scalar, aux)`).
+        argnums: the position, or positions, of the arguments to differentiate.
+        has_aux: whether `f` returns auxiliary data beside the scalar.
+        holomorphic: differentiate a complex function of complex inputs, as JAX's.
+
+    Returns:
+        A function of `f`'s arguments returning the gradient, with the structure of
+        the `argnums` arguments (a tuple of them for a sequence); with `has_aux`,
+        `(gradient, aux)`.
+
+    Differences from JAX:
+        Called again with arguments of the same types, and no transformation in
+        progress, it replays the program it recorded and runs its compiled gradient
+        (`inert_grad_replay`): about the cost of `jit(grad(f))` without the `jit`.
+
+    Example:
+        >>> def loss(w, x):
+        ...     return jnp.sum((x @ w) ** 2)
+        >>> w, x = np.array([1.0, -1.0]), np.array([[1.0, 2.0], [3.0, 4.0]])
+        >>> print(inert.grad(loss)(w, x))
+        [ -8. -12.]
+        >>> print(inert.grad(loss)(w, inert.Inactive(x)))  # x is data: nothing kept for it
+        [ -8. -12.]
+    """
     value_and_grad_f = _value_and_grad(f, argnums, has_aux, value=False,
                                        holomorphic=holomorphic)
 

@@ -40,16 +40,54 @@ from .transforms import RefArgs
 
 
 def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
-           holomorphic: bool = False):
-    """The Jacobian by forward mode: a jvp per element of the differentiated inputs
-    (real ones, unless `holomorphic`: `api.holomorphic`)."""
+           holomorphic: bool = False) -> Callable:
+    """The Jacobian by forward mode: one jvp vmapped over a basis of the differentiated
+    inputs (real ones, unless `holomorphic`: `api.holomorphic`). Cheaper than
+    `jacrev` when there are fewer inputs than outputs.
+
+    Args:
+        f: the function to differentiate.
+        argnums: the position, or positions, of the arguments to differentiate.
+        has_aux: whether `f` returns `(output, aux)`.
+        holomorphic: differentiate a complex function of complex inputs, as JAX's.
+
+    Returns:
+        A function of `f`'s arguments returning the Jacobian: for each output leaf,
+        an array of shape `output.shape + input.shape` (a tuple of them over a
+        sequence of `argnums`); with `has_aux`, `(jacobian, aux)`.
+
+    Example:
+        >>> f = lambda x: jnp.array([x[0] * x[1], jnp.sin(x[0])])
+        >>> print(inert.jacfwd(f)(np.array([0.0, 2.0])))
+        [[2. 0.]
+         [1. 0.]]
+    """
     return _jacobian(f, argnums, has_aux, _jacobian_columns_fwd, "jacfwd", holomorphic)
 
 
 def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
-           holomorphic: bool = False):
-    """The Jacobian by reverse mode: one linearization, a transpose per output element
-    (of real outputs, unless `holomorphic`)."""
+           holomorphic: bool = False) -> Callable:
+    """The Jacobian by reverse mode: one linearization, its transpose vmapped over a
+    basis of the outputs (real ones, unless `holomorphic`), so every row shares the
+    forward pass and its residuals. Cheaper than `jacfwd` when there are fewer outputs
+    than inputs. `inert.jacobian` is this function, as `jax.jacobian` is `jacrev`.
+
+    Args:
+        f: the function to differentiate.
+        argnums: the position, or positions, of the arguments to differentiate.
+        has_aux: whether `f` returns `(output, aux)`.
+        holomorphic: differentiate a complex function of complex inputs, as JAX's.
+
+    Returns:
+        As `jacfwd`: for each output leaf an array of shape `output.shape +
+        input.shape`; with `has_aux`, `(jacobian, aux)`.
+
+    Example:
+        >>> f = lambda x: jnp.array([x[0] * x[1], jnp.sin(x[0])])
+        >>> print(inert.jacrev(f)(np.array([0.0, 2.0])))
+        [[2. 0.]
+         [1. 0.]]
+    """
     return _jacobian(f, argnums, has_aux, _jacobian_rows_rev, "jacrev", holomorphic)
 
 
@@ -57,8 +95,24 @@ jacobian = jacrev  # jax.jacobian is jacrev
 
 
 def hessian(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
-            holomorphic: bool = False):
-    """Forward-over-reverse: the Jacobian of the gradient."""
+            holomorphic: bool = False) -> Callable:
+    """The Hessian of a scalar function, forward-over-reverse: `jacfwd(jacrev(f))`.
+
+    Args:
+        f: the function to differentiate.
+        argnums: the position, or positions, of the arguments to differentiate.
+        has_aux: whether `f` returns `(output, aux)`.
+        holomorphic: differentiate a complex function of complex inputs, as JAX's.
+
+    Returns:
+        A function of `f`'s arguments returning the Hessian, of shape `x.shape +
+        x.shape` for an argument `x`; with `has_aux`, `(hessian, aux)`.
+
+    Example:
+        >>> print(inert.hessian(lambda x: jnp.sum(x ** 3))(np.array([1.0, 2.0])))
+        [[ 6.  0.]
+         [ 0. 12.]]
+    """
     return jacfwd(jacrev(f, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)
 
 

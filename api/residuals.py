@@ -53,8 +53,25 @@ class ResidualReport(list):
 def saved_residuals(f: Callable, *args) -> ResidualReport:
     """What the backward pass of `vjp(f, *args)` keeps: one `ResidualInfo` per residual
     (its type, bytes, the primitive or input it came from and the user's line), as a
-    list whose repr is the table `print_saved_residuals` prints. JAX's
-    `jax.ad_checkpoint.saved_residuals` returns pairs of an aval and a description."""
+    list whose repr is the table `print_saved_residuals` prints.
+
+    Args:
+        f: the function, as `vjp` would take it.
+        *args: its arguments; one wrapped in `Inactive` is data, not differentiated.
+
+    Returns:
+        A `ResidualReport`: a list of `ResidualInfo`, with `recomputed`.
+
+    Differences from JAX:
+        `jax.ad_checkpoint.saved_residuals` returns pairs of an aval and a
+        description; inert's entries carry the bytes and the user's line as well.
+
+    Example:
+        >>> f = lambda w, x: jnp.sum(jnp.tanh(x * w))
+        >>> report = inert.saved_residuals(f, np.ones(3), inert.Inactive(np.ones(3)))
+        >>> [r.origin for r in report], sum(r.nbytes for r in report)
+        (['input 1', 'tanh'], 48)
+    """
     _, vjp_fn = vjp(f, *args)
     return ResidualReport(vjp_fn.linear.residual_info, vjp_fn.linear.recomputed())
 
@@ -64,7 +81,22 @@ def print_saved_residuals(f: Callable, *args) -> None:
     (shape, dtype, bytes, what produced each, the user's line) and their total, then
     what it recomputes instead of keeping (checkpointed bodies run again: equations and
     an estimate of their flops). Returns None, as JAX's does (a returned report would be
-    shown twice at the REPL); `saved_residuals` returns the same table as a value."""
+    shown twice at the REPL); `saved_residuals` returns the same table as a value.
+
+    Args:
+        f: the function, as `vjp` would take it.
+        *args: its arguments; one wrapped in `Inactive` is data, not differentiated.
+
+    Example:
+        >>> def loss(w, x):
+        ...     return jnp.sum(jnp.tanh(x * w) * x)
+        >>> inert.print_saved_residuals(loss, np.ones(4), inert.Inactive(np.ones(4)))
+        shape   dtype    bytes  produced by  source
+        f64[4]  float64     32  input 1
+        f64[4]  float64     32  tanh         ...
+        2 residuals, 64 bytes in total
+        recomputed in the backward pass: 2 equations, about 8 flops
+    """
     print(repr(saved_residuals(f, *args)))
 
 
@@ -99,7 +131,22 @@ def _count(n: int) -> str:
 def print_activity(f: Callable, *args, argnums: int | Sequence[int] | None = None) -> None:
     """Print the jaxpr of `f` with each active variable marked `*`: those that carry a
     derivative when differentiating in `argnums` (default: every float argument not
-    wrapped in `Inactive`)."""
+    wrapped in `Inactive`).
+
+    Args:
+        f: the function.
+        *args: its arguments; one wrapped in `Inactive` is inactive.
+        argnums: the positions of the active arguments, instead of `Inactive` markers.
+
+    Example:
+        >>> f = lambda w, x: jnp.sum(jnp.sin(x) * w)
+        >>> inert.print_activity(f, np.ones(3), np.ones(3), argnums=0)
+        { lambda ; a*:f64[3] b:f64[3]. let
+            c:f64[3] = sin b
+            d*:f64[3] = mul c a*
+            e*:f64[] = reduce_sum[axes=(0,)] d*
+          in (e*,) }
+    """
     print(activity_jaxpr(f, *args, argnums=argnums))
 
 
@@ -120,9 +167,18 @@ class ActivityReport(tuple):
         return f"<pre>{marked}</pre><p>active values are marked <b>*</b></p>"
 
 
-def activity_jaxpr(f: Callable, *args, argnums=None) -> ActivityReport:
+def activity_jaxpr(f: Callable, *args, argnums: int | Sequence[int] | None = None
+                   ) -> ActivityReport:
     """`(closed_jaxpr, active_vars)`: the jaxpr of `f` and the variables that carry a
-    derivative, what `print_activity` shows (its repr is that text)."""
+    derivative, what `print_activity` shows (its repr is that text). The arguments are
+    `print_activity`'s.
+
+    Example:
+        >>> f = lambda w, x: jnp.sum(jnp.sin(x) * w)
+        >>> closed, active = inert.activity_jaxpr(f, np.ones(3), np.ones(3), argnums=0)
+        >>> len(closed.jaxpr.eqns), len(active)  # sin(x) is inactive
+        (3, 3)
+    """
     nums = None if argnums is None else check_argnums(as_tuple(argnums), len(args))
     flat = flatten_args(args, nums)
     closed, _ = trace_to_closed_jaxpr(lambda *a: f(*flat.unflatten(a)),
@@ -190,7 +246,21 @@ def memory_profile(f: Callable, *args) -> MemoryProfile:
     """Run reverse mode of `f` at `args` (cotangent ones for every output) as `vjp`
     splits it: its forward program one equation at a time, then the backward pass
     itself, recording the bytes alive after each equation and the most while it ran
-    (tracemalloc measures what the impls allocate: its peak is reset per equation)."""
+    (tracemalloc measures what the impls allocate: its peak is reset per equation).
+
+    Args:
+        f: the function, as `vjp` would take it.
+        *args: its arguments; one wrapped in `Inactive` is data, not differentiated.
+
+    Returns:
+        A `MemoryProfile`: one `MemoryStep` per equation of each pass; its `str` is a
+        table, its `plot()` draws the curve.
+
+    Example:
+        >>> p = inert.memory_profile(lambda x: jnp.sum(jnp.sin(x) * x), np.ones(1000))
+        >>> [s.live_bytes for s in p.steps if s.phase == "forward"]  # sin, cos, the product
+        [8000, 16000, 24000, 24000]
+    """
     tracing = tracemalloc.is_tracing()
     if not tracing:
         tracemalloc.start()

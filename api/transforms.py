@@ -11,7 +11,7 @@ it are applied to it. An inactive one is a ref from outside the transformation.
 from __future__ import annotations
 
 import functools
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import attrs
 import numpy as np
@@ -44,8 +44,26 @@ from .numpy._array import returned_leaves
 # Staging
 
 
-def make_jaxpr(f: Callable, static_argnums: int | Sequence[int] = ()):
-    """`make_jaxpr(f)(*args)` is the jaxpr of `f` at the shapes and dtypes of `args`."""
+def make_jaxpr(f: Callable, static_argnums: int | Sequence[int] = ()
+               ) -> Callable[..., ClosedJaxpr]:
+    """The program `f` runs, staged at the shapes and dtypes of its arguments.
+
+    Args:
+        f: the function to stage.
+        static_argnums: positions of arguments passed to `f` as they are (Python
+            values the program depends on), not traced.
+
+    Returns:
+        A function of `f`'s arguments returning the `ClosedJaxpr`; its `repr` and
+        `print` show the program, as JAX's.
+
+    Example:
+        >>> inert.make_jaxpr(lambda x, y: jnp.sin(x) * y)(np.zeros(3), 2.0)
+        { lambda ; a:f64[3] b:f64[]. let
+            c:f64[3] = sin a
+            d:f64[3] = mul c b
+          in (d,) }
+    """
     static = as_tuple(static_argnums)
 
     @api_boundary
@@ -124,8 +142,33 @@ class RefArgs:
 
 
 @api_boundary
-def jvp(f: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = False):
-    """`(f(*primals), J·tangents)`; an `Inactive` primal takes `None` as its tangent."""
+def jvp(f: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = False
+        ) -> tuple[Any, ...]:
+    """Forward mode: `f`'s value and its derivative along `tangents`, `(f(*primals), J·t)`.
+
+    Args:
+        f: the function to differentiate.
+        primals: its arguments, a tuple or list (pytrees of arrays). An argument wrapped
+            in `Inactive` is not differentiated.
+        tangents: one per primal, of its structure, shapes and dtypes; `None` for an
+            `Inactive` primal (and, as in JAX, for an integer one, or a float0 array).
+        has_aux: whether `f` returns `(output, aux)`.
+
+    Returns:
+        `(primals_out, tangents_out)`, or `(primals_out, tangents_out, aux)`.
+
+    Differences from JAX:
+        `Inactive` primals, which JAX has not: their work is known, and rules skip the
+        derivatives that would flow from them.
+
+    Example:
+        >>> y, t = inert.jvp(lambda x: x ** 2, (np.array([0.0, 1.0, 2.0]),), (np.ones(3),))
+        >>> print(y, t)
+        [0. 1. 4.] [0. 2. 4.]
+        >>> y, t = inert.jvp(jnp.multiply, (np.ones(2), inert.Inactive(3.0)), (np.ones(2), None))
+        >>> print(t)
+        [3. 3.]
+    """
     primals, tangents = tuple(primals), tuple(tangents)
     flat_tangents = _flat_tangents(_tangent_spec(primals), tangents)
     flat = flatten_args(primals)
@@ -204,8 +247,23 @@ def _materialize(t, primal):
 
 
 @api_boundary
-def linearize(f: Callable, *primals):
-    """`(f(*primals), f_jvp)` where `f_jvp(*tangents)` applies the linearization."""
+def linearize(f: Callable, *primals) -> tuple[Any, Callable]:
+    """`f`'s value and its linearization at `primals`, to apply to many tangents.
+
+    Args:
+        f: the function to linearize.
+        *primals: its arguments (pytrees of arrays, or `Inactive`).
+
+    Returns:
+        `(f(*primals), f_jvp)`, where `f_jvp(*tangents)` is the Jacobian applied to
+        one tangent per primal (`None` for an `Inactive` one). `f_jvp` keeps only the
+        residuals the linear program reads.
+
+    Example:
+        >>> y, f_jvp = inert.linearize(jnp.exp, np.array([0.0, 1.0]))
+        >>> print(f_jvp(np.array([1.0, 0.5])))
+        [1.         1.35914091]
+    """
     flat = flatten_args(primals)
     out_store: list = []
     refs = RefArgs.of(flat)
@@ -272,10 +330,35 @@ def _check_cotangent(ct, out_tree: PyTreeDef, out_avals) -> list:
 
 
 @api_boundary
-def vjp(f: Callable, *primals, has_aux: bool = False):
-    """`(f(*primals), vjp_fn)`; `vjp_fn(ct)` gives one cotangent per primal, `None` for
-    `Inactive` and integer arguments. What an `Inactive` holds that is not an array
-    (a function, a Python int) reaches `f` as it is."""
+def vjp(f: Callable, *primals, has_aux: bool = False) -> tuple[Any, ...]:
+    """Reverse mode: `f`'s value and the function that pulls cotangents back through it.
+
+    The backward pass keeps exactly the residuals `saved_residuals(f, *primals)` reports:
+    nothing for an `Inactive` argument's derivative, and no value the active
+    derivatives do not read.
+
+    Args:
+        f: the function to differentiate.
+        *primals: its arguments (pytrees of arrays). What an `Inactive` holds that is
+            not an array (a function, a Python int) reaches `f` as it is.
+        has_aux: whether `f` returns `(output, aux)`.
+
+    Returns:
+        `(f(*primals), vjp_fn)`, or `(f(*primals), vjp_fn, aux)`; `vjp_fn(ct)` takes a
+        cotangent of the output's structure and returns a tuple of one cotangent per
+        primal.
+
+    Differences from JAX:
+        The cotangent of an `Inactive` or integer argument is `None` (JAX gives a
+        float0 array for an integer one).
+
+    Example:
+        >>> y, f_vjp = inert.vjp(lambda x, n: x ** n, np.array([1.0, 2.0]), 3)
+        >>> print(y)
+        [1. 8.]
+        >>> f_vjp(np.ones(2))
+        (Array([ 3., 12.]), None)
+    """
     flat = flatten_args(primals, keep_static=True)
     outs, lin, (out_tree, aux_tree, n_out) = linearized(f, flat, has_aux, "vjp")
     vjp_fn = VJPFunction(lin, flat.abstract(), out_tree, tuple(map(get_aval, outs[:n_out])))
@@ -294,10 +377,23 @@ def linearized(f: Callable, flat: FlatArgs, has_aux: bool, name: str, value: boo
     return returned_leaves(refs.write_back(out_primals), flat.leaves), lin, out_store
 
 
-def linear_transpose(f: Callable, *primals):
-    """The transpose of the linear function `f` (JAX's signature): `f_t(ct)` gives one
-    cotangent per primal. Only the primals' shapes and dtypes are used (arrays or
-    avals); `f_t` keeps `f`'s program and the constants it closes over, nothing else."""
+def linear_transpose(f: Callable, *primals) -> Callable[[Any], tuple]:
+    """The transpose of the linear function `f` (JAX's signature).
+
+    Args:
+        f: a function linear in its arguments.
+        *primals: arrays or avals giving the arguments' shapes and dtypes (only those
+            are used).
+
+    Returns:
+        `f_t`, where `f_t(ct)` gives one cotangent per primal, as a tuple. `f_t` keeps
+        `f`'s program and the constants it closes over, nothing else.
+
+    Example:
+        >>> f_t = inert.linear_transpose(lambda x: 2.0 * x[:2], np.zeros(3))
+        >>> f_t(np.array([1.0, 1.0]))
+        (Array([2., 2., 0.]),)
+    """
     leaves, in_tree = tree_flatten(primals, is_leaf=lambda x: isinstance(x, ShapedArray))
     in_avals = [get_aval(x) for x in leaves]
     out_trees: list = []
@@ -326,8 +422,14 @@ def linear_transpose(f: Callable, *primals):
 
 @attrs.frozen(repr=False)
 class ShapeDtypeStruct:
-    """jax.ShapeDtypeStruct: an array's shape and dtype, no data. `sharding` is accepted
-    (inert has one device) and kept as given."""
+    """jax.ShapeDtypeStruct: an array's shape and dtype, no data, to stand for an
+    argument of `eval_shape` or to describe its outputs. `sharding` is accepted (inert
+    has one device) and kept as given.
+
+    Example:
+        >>> inert.ShapeDtypeStruct((2, 3), np.float32)
+        ShapeDtypeStruct(shape=(2, 3), dtype=float32)
+    """
 
     shape: tuple[int, ...] = attrs.field(converter=lambda s: tuple(int(d) for d in s))
     dtype: np.dtype = attrs.field(converter=np.dtype)
@@ -348,12 +450,27 @@ class ShapeDtypeStruct:
 
 
 @api_boundary
-def eval_shape(fun: Callable, *args, **kwargs):
-    """jax.eval_shape: `fun`'s outputs as `ShapeDtypeStruct`s, at the shapes and dtypes
-    of `args` (arrays, numbers, or anything with `.shape` and `.dtype`, such as a
-    `ShapeDtypeStruct`). `fun` is traced, as `make_jaxpr` would, and nothing is
-    evaluated: an abstract argument stands in as a zero-stride array of its shape,
-    which holds one element whatever its shape."""
+def eval_shape(fun: Callable, *args, **kwargs) -> Any:
+    """jax.eval_shape: the shapes and dtypes `fun` returns, computing nothing.
+
+    `fun` is traced, as `make_jaxpr` would, and nothing is evaluated: an abstract
+    argument stands in as a zero-stride array of its shape, which holds one element
+    whatever its shape.
+
+    Args:
+        fun: the function.
+        *args: arrays, numbers, or anything with `.shape` and `.dtype`, such as a
+            `ShapeDtypeStruct`.
+        **kwargs: passed to `fun` as they are.
+
+    Returns:
+        `fun`'s outputs, each leaf a `ShapeDtypeStruct`.
+
+    Example:
+        >>> inert.eval_shape(jnp.matmul, inert.ShapeDtypeStruct((2, 3), np.float64),
+        ...                  np.ones((3, 4)))
+        ShapeDtypeStruct(shape=(2, 4), dtype=float64)
+    """
     concrete = tree_map(_stand_in, args, is_leaf=_is_abstract)
     closed, out_store = trace_to_closed_jaxpr(functools.partial(fun, **kwargs), concrete,
                                               frozenset())

@@ -29,11 +29,30 @@ from .numpy._array import returned_leaves
 
 def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name=None,
          axis_size: int | None = None, spmd_axis_name=None) -> Callable:
-    """`f` mapped over axis `in_axes` of its arguments, its outputs stacked along
-    `out_axes` (None: an output that does not depend on the mapped axis, unstacked).
-    `axis_name` names the mapped axis for the collectives inside `f` (`lax.psum`,
-    `pmean`, `pmax`, `pmin`, `all_gather`, `axis_index`). `axis_size` must match the
-    mapped arguments' (inert maps at least one); `spmd_axis_name` has no effect."""
+    """`f` mapped over an axis of its arguments, its outputs stacked: a loop over the
+    axis, run as one program whose primitives take the whole batch.
+
+    Args:
+        f: the function to map.
+        in_axes: the mapped axis of each argument: an int for all of them, or a tuple
+            with one entry per argument (an int, `None` for an unmapped argument, or a
+            pytree prefix of the argument).
+        out_axes: where the mapped axis goes in each output, likewise (`None`: an
+            output that does not depend on the mapped axis, unstacked).
+        axis_name: names the mapped axis for the collectives inside `f` (`lax.psum`,
+            `pmean`, `pmax`, `pmin`, `all_gather`, `axis_index`).
+        axis_size: must match the mapped arguments' (inert maps at least one).
+        spmd_axis_name: accepted for JAX's signature; it has no effect.
+
+    Returns:
+        The mapped function.
+
+    Example:
+        >>> print(inert.vmap(jnp.dot)(np.ones((2, 3)), np.arange(6.0).reshape(2, 3)))
+        [ 3. 12.]
+        >>> inert.vmap(jnp.matmul, in_axes=(0, None))(np.ones((4, 3)), np.ones((3, 2))).shape
+        (4, 2)
+    """
     del spmd_axis_name
     if isinstance(in_axes, list):  # as JAX: a list can only mean one entry per argument
         in_axes = tuple(in_axes)

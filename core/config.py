@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from typing import Any
 
 CHOICES = {"inert_traceback_filtering": ("auto", "off", "quiet_remove_frames", "remove_frames")}
 
@@ -58,7 +59,16 @@ class Config:
         self.update("inert_traceback_filtering",
                     os.environ.get("INERT_TRACEBACK_FILTERING", "auto"))
 
-    def update(self, name: str, value) -> None:
+    def update(self, name: str, value: Any) -> None:
+        """Set the flag `name` to `value` (as `jax.config.update`); an unknown name, or a
+        value the flag does not take, is an error naming the flags or the choices.
+
+        Example:
+            >>> inert.config.update("jax_debug_nans", True)
+            >>> inert.config.jax_debug_nans
+            True
+            >>> inert.config.update("jax_debug_nans", False)
+        """
         if name not in vars(self):
             raise AttributeError(f"inert.config has no flag {name!r}; its flags are "
                                  f"{sorted(vars(self))}")
@@ -91,11 +101,25 @@ def _flag_set(name: str, value: bool):
         config.update(name, previous)
 
 
-def debug_nans(enabled: bool = True):
-    """`jax_debug_nans` set to `enabled` inside the block, restored after it."""
+def debug_nans(enabled: bool = True) -> contextlib.AbstractContextManager[None]:
+    """`jax_debug_nans` set to `enabled` inside the block, restored after it.
+
+    Example:
+        >>> with inert.debug_nans():  # doctest: +IGNORE_EXCEPTION_DETAIL
+        ...     inert.jit(jnp.log)(-1.0)
+        Traceback (most recent call last):
+        NaNError: invalid value (nan) encountered in log (jax_debug_nans is on)
+    """
     return _flag_set("jax_debug_nans", enabled)
 
 
-def disable_jit(disable: bool = True):
-    """jax.disable_jit: inside the block, `jit`-ted functions run eagerly, as Python."""
+def disable_jit(disable: bool = True) -> contextlib.AbstractContextManager[None]:
+    """jax.disable_jit: inside the block, `jit`-ted functions run eagerly, as Python
+    (so `print` shows values and a debugger steps through them).
+
+    Example:
+        >>> with inert.disable_jit():
+        ...     inert.jit(lambda x: print(x + 1))(np.ones(2))
+        [2. 2.]
+    """
     return _flag_set("jax_disable_jit", disable)

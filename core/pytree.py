@@ -137,7 +137,13 @@ def tree_structure(tree, is_leaf=None) -> PyTreeDef:
 
 def tree_map(f: Callable, tree, *rest, is_leaf=None):
     """`f` of the leaves of `tree` and the matching subtrees of `rest`: each of `rest`
-    has `tree`'s structure, or `tree`'s structure as a prefix (JAX's rule)."""
+    has `tree`'s structure, or `tree`'s structure as a prefix (JAX's rule).
+
+    Example:
+        >>> inert.tree_util.tree_map(lambda x, y: x + y, {"a": 1.0, "b": (2.0, 3.0)},
+        ...                          {"a": 10.0, "b": (20.0, 30.0)})
+        {'a': 11.0, 'b': (22.0, 33.0)}
+    """
     leaves, treedef = tree_flatten(tree, is_leaf)
     others = [flatten_up_to(treedef, r) for r in rest]
     return tree_unflatten(treedef, [f(*xs) for xs in zip(leaves, *others)])

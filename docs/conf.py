@@ -35,6 +35,7 @@ autodoc_typehints = "signature"
 autodoc_preserve_defaults = True
 napoleon_google_docstring = True
 napoleon_numpy_docstring = False
+napoleon_custom_sections = ["Differences from JAX"]
 
 intersphinx_mapping = {} if os.environ.get("INERT_DOCS_OFFLINE") else {
     "python": ("https://docs.python.org/3", None),

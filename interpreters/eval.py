@@ -38,8 +38,16 @@ def eval_jaxpr(jaxpr: Jaxpr, consts, args) -> list:
     """Run `jaxpr` on `consts` (one per constvar) and `args` (one per invar) and return its
     outputs as a list, interpreting each equation with its primitive's impl (nested
     transformations in progress see each operation). numpy's floating-point warnings are off
-    while it runs, as JAX's compiled code never warns. JAX's `jax.core.eval_jaxpr(jaxpr,
-    consts, *args)` takes the arguments unpacked."""
+    while it runs, as JAX's compiled code never warns.
+
+    Differences from JAX:
+        JAX's `jax.core.eval_jaxpr(jaxpr, consts, *args)` takes the arguments unpacked.
+
+    Example:
+        >>> closed = inert.make_jaxpr(lambda x: jnp.sin(x) * 2.0)(1.0)
+        >>> print(*inert.eval_jaxpr(closed.jaxpr, closed.consts, [0.5]))
+        0.958851077208406
+    """
     return quietly(_eval_jaxpr, jaxpr, consts, args)
 
 

@@ -167,8 +167,23 @@ def _bias_correction(b, i, like):
 @optimizer
 def adam(step_size, b1=0.9, b2=0.999, eps=1e-8):
     """Adam (Kingma and Ba): bias-corrected moving averages of the gradient (decay `b1`) and of
-    its square (decay `b2`); x <- x - step_size(i) * m_hat / (sqrt(v_hat) + eps). As
-    jax.example_libraries.optimizers.adam, over any pytree of parameters."""
+    its square (decay `b2`); `x <- x - step_size(i) * m_hat / (sqrt(v_hat) + eps)`. As
+    jax.example_libraries.optimizers.adam, over any pytree of parameters.
+
+    Returns:
+        `(opt_init, opt_update, get_params)`, JAX's triple: `opt_init(params)` is the
+        first state, `opt_update(step, grads, state)` the next, `get_params(state)` the
+        parameters.
+
+    Example:
+        >>> opt_init, opt_update, get_params = inert.example_libraries.optimizers.adam(0.1)
+        >>> loss = lambda p: jnp.sum(p ** 2)
+        >>> state = opt_init(np.array([1.0, -1.0]))
+        >>> for step in range(100):
+        ...     state = opt_update(step, inert.grad(loss)(get_params(state)), state)
+        >>> bool(loss(get_params(state)) < 1e-3)
+        True
+    """
     step_size = make_schedule(step_size)
 
     def update(i, g, state):

@@ -27,7 +27,12 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def relu(x):
-    """max(x, 0), with gradient 0 at 0 (as JAX's)."""
+    """`max(x, 0)`, with gradient 0 at 0 (as JAX's).
+
+    Example:
+        >>> print(inert.nn.relu(np.array([-1.0, 2.0])), inert.grad(inert.nn.relu)(0.0))
+        [0. 2.] 0.0
+    """
     x = jnp.asarray(x)
     return jnp.where(x > 0, x, jnp.zeros_like(x))
 

@@ -11,6 +11,7 @@ float32, as in numpy 2).
 from __future__ import annotations
 
 import operator
+from typing import Sequence
 
 import numpy as np
 
@@ -21,6 +22,7 @@ from ...core.trace import Tracer, get_aval, user_source_info
 from ...primitives import elementwise as ew
 from ...primitives.shape import slicing as sl
 from ...primitives.shape import structural as st
+from ..typing import Array, ArrayLike, DTypeLike
 
 
 def shape_error(message: str) -> ShapeError:
@@ -40,7 +42,7 @@ def operand(x):
     return asarray(x)  # a Dask, CuPy, ... array stays its library's (see `asarray`)
 
 
-def asarray(a, dtype=None):
+def asarray(a: ArrayLike, dtype: DTypeLike | None = None) -> Array:
     """numpy.asarray that keeps traced values traced and stacks lists holding them."""
     if isinstance(a, Tracer):
         return a if dtype is None else st.convert_element_type(a, dtype)
@@ -51,8 +53,14 @@ def asarray(a, dtype=None):
     return _numeric(np.asarray(a, dtype), "asarray")
 
 
-def array(object, dtype=None, copy=True):  # noqa: A002 — numpy's signature
-    """numpy.array; traced values are immutable, so `copy` never needs a copy."""
+def array(object: ArrayLike, dtype: DTypeLike | None = None,  # noqa: A002 — numpy's name
+          copy: bool = True) -> Array:
+    """numpy.array; traced values are immutable, so `copy` never needs a copy.
+
+    Example:
+        >>> jnp.array([1.0, 2.0], dtype=np.float32)
+        Array([1., 2.], dtype=float32)
+    """
     if isinstance(object, Tracer) or (isinstance(object, (list, tuple)) and
                                       _holds_tracer(object)):
         return asarray(object, dtype)
@@ -200,7 +208,8 @@ def arange(*args, **kwargs):
     return np.arange(*args, **kwargs)
 
 
-def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+def linspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True,
+             retstep: bool = False, dtype: DTypeLike | None = None, axis: int = 0) -> Array:
     """numpy.linspace: a numpy constant, unless `start` or `stop` is traced: then
     `start + i * step` (differentiable in both), the last value exactly `stop`.
     `num` must be known while tracing."""
@@ -233,17 +242,18 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     return (y, step) if retstep else y
 
 
-def full(shape, fill_value, dtype=None):
+def full(shape: int | Sequence[int], fill_value: ArrayLike,
+         dtype: DTypeLike | None = None) -> Array:
     fill_value = operand(fill_value)
     dtype = get_aval(fill_value).dtype if dtype is None else np.dtype(dtype)
     return broadcast_to(cast(fill_value, dtype), canonical_shape(shape, "full"))
 
 
-def zeros(shape, dtype=None):
+def zeros(shape: int | Sequence[int], dtype: DTypeLike | None = None) -> Array:
     return full(shape, 0, np.float64 if dtype is None else dtype)
 
 
-def ones(shape, dtype=None):
+def ones(shape: int | Sequence[int], dtype: DTypeLike | None = None) -> Array:
     return full(shape, 1, np.float64 if dtype is None else dtype)
 
 
@@ -278,7 +288,7 @@ def identity(n, dtype=None):
     return eye(n, dtype=dtype)
 
 
-def concatenate(arrays, axis=0):
+def concatenate(arrays: Sequence[ArrayLike], axis: int | None = 0) -> Array:
     """numpy.concatenate: dtypes promoted; `axis=None` flattens first."""
     if not len(arrays):
         raise shape_error("concatenate: needs at least one array")
@@ -295,7 +305,7 @@ def concatenate(arrays, axis=0):
     return sl.concatenate(arrays, axis)
 
 
-def stack(arrays, axis=0):
+def stack(arrays: Sequence[ArrayLike], axis: int = 0) -> Array:
     arrays = [operand(a) for a in arrays]
     shapes = {tuple(get_aval(a).shape) for a in arrays}
     if len(shapes) != 1:

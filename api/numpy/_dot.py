@@ -15,6 +15,7 @@ from ...core.trace import get_aval
 from ...primitives import elementwise as ew
 from ...primitives.linalg.dot_general import dot_general
 from ...primitives.shape import structural as st
+from ..typing import Array, ArrayLike, DTypeLike
 from ._arrays import (
     broadcast_shapes,
     broadcast_to,
@@ -41,9 +42,15 @@ def _operands(name: str, operands, precision, preferred_element_type) -> list:
     return [st.convert_element_type(x, preferred_element_type) for x in operands]
 
 
-def dot(a, b, *, precision=None, preferred_element_type=None):
+def dot(a: ArrayLike, b: ArrayLike, *, precision=None,
+        preferred_element_type: DTypeLike | None = None) -> Array:
     """numpy.dot: the last axis of `a` with the second-to-last of `b` (its only one
-    if `b` is 1-d); a scalar operand multiplies."""
+    if `b` is 1-d); a scalar operand multiplies.
+
+    Example:
+        >>> jnp.dot(np.ones((2, 3)), np.arange(3.0))
+        Array([3., 3.])
+    """
     a, b = _operands("dot", (a, b), precision, preferred_element_type)
     nda, ndb = get_aval(a).ndim, get_aval(b).ndim
     if nda == 0 or ndb == 0:
@@ -51,7 +58,8 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
     return _contract(a, b, [nda - 1], [max(ndb - 2, 0)])
 
 
-def matmul(a, b, *, precision=None, preferred_element_type=None):
+def matmul(a: ArrayLike, b: ArrayLike, *, precision=None,
+           preferred_element_type: DTypeLike | None = None) -> Array:
     """numpy.matmul: stacks of matrices, with the leading (batch) axes broadcast."""
     a, b = _operands("matmul", (a, b), precision, preferred_element_type)
     sa, sb = get_aval(a).shape, get_aval(b).shape

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import operator
+from typing import Sequence
 
 import numpy as np
 
@@ -19,6 +20,7 @@ from ...primitives.indexing import gather_scatter as ix
 from ...primitives.indexing.dynamic_slices import dynamic_slice
 from ...primitives.shape import slicing as sl
 from ...primitives.shape import structural as st
+from ..typing import Array, ArrayLike
 from ._arrays import (
     broadcast_to,
     canonical_shape,
@@ -35,7 +37,7 @@ from ._ufuncs import remainder, where
 # Reshapes and transposes
 
 
-def reshape(a, shape):
+def reshape(a: ArrayLike, shape: int | Sequence[int]) -> Array:
     """numpy.reshape; one dimension may be -1 (inferred). Always C order."""
     a = operand(a)
     size = get_aval(a).size
@@ -52,7 +54,7 @@ def ravel(a):
     return reshape(a, -1)
 
 
-def transpose(a, axes=None):
+def transpose(a: ArrayLike, axes: Sequence[int] | None = None) -> Array:
     a = operand(a)
     ndim = get_aval(a).ndim
     perm = tuple(reversed(range(ndim))) if axes is None else normalize_axes(axes, ndim,

@@ -43,7 +43,17 @@ def check_key(name: str, key, batched: bool = False):
 
 
 def key(seed, *, impl=None):
-    """A key from an integer seed: `[seed >> 32, seed & 0xFFFFFFFF]` of its 64 bits."""
+    """A key from an integer seed: `[seed >> 32, seed & 0xFFFFFFFF]` of its 64 bits.
+    `random.PRNGKey` is this function.
+
+    Differences from JAX:
+        A key is a uint32 array of shape `(2,)`, as JAX's raw keys are, but the numbers
+        drawn from it come from numpy's Philox, not threefry: they differ from JAX's.
+
+    Example:
+        >>> inert.random.PRNGKey(0)
+        Array([0, 0], dtype=uint32)
+    """
     del impl  # one implementation: Philox
     aval = get_aval(seed)
     if aval.dtype.kind not in "iub" or aval.shape != ():
@@ -81,7 +91,13 @@ def shape_tuple(name: str, shape) -> tuple[int, ...]:
 
 
 def split(key, num=2):
-    """`num` new keys (shape `(num, 2)`; `num` may be a shape)."""
+    """`num` new keys (shape `(num, 2)`; `num` may be a shape).
+
+    Example:
+        >>> key, subkey = inert.random.split(inert.random.PRNGKey(0))
+        >>> key.shape, subkey.dtype
+        ((2,), dtype('uint32'))
+    """
     check_key("split", key)
     if isinstance(num, (int, np.integer)) and num < 0:
         raise shape_error(f"random.split: num must be non-negative, not {num}")

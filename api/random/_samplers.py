@@ -24,7 +24,13 @@ from ._keys import (
 
 
 def uniform(key, shape=(), dtype=float, minval=0.0, maxval=1.0):
-    """Uniform on [minval, maxval); differentiable in both bounds."""
+    """Uniform on [minval, maxval); differentiable in both bounds.
+
+    Example:
+        >>> u = inert.random.uniform(inert.random.PRNGKey(1), (1000,), minval=1.0, maxval=2.0)
+        >>> bool(jnp.all((1.0 <= u) & (u < 2.0)))
+        True
+    """
     dtype = float_dtype("uniform", dtype)
     shape = param_shape("uniform", shape, minval, maxval)
     u = unit("uniform", key, shape, dtype)
@@ -36,7 +42,14 @@ def normal(key, shape=(), dtype=float):
     """Standard normal numbers of `shape` and float `dtype`: sqrt(2) * erfinv(2u - 1) of
     uniforms u in the open unit interval. A pure function of `key`, as JAX's, but the
     numbers differ from JAX's for the same key (inert's bits come from numpy's Philox, not
-    threefry)."""
+    threefry).
+
+    Example:
+        >>> key = inert.random.PRNGKey(0)
+        >>> x = inert.random.normal(key, (2, 3))
+        >>> x.shape, x.dtype, bool(jnp.all(x == inert.random.normal(key, (2, 3))))
+        ((2, 3), dtype('float64'), True)
+    """
     dtype = float_dtype("normal", dtype)
     u = open_unit("normal", key, shape, dtype)
     return jnp.asarray(dtype.type(SQRT2) * erfinv(2 * u - 1))

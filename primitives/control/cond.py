@@ -131,7 +131,14 @@ def _converted(branch, dtypes):
 
 
 def cond(pred, true_fun, false_fun, *operands):
-    """`lax.cond`: `true_fun(*operands)` if `pred` else `false_fun(*operands)`."""
+    """`lax.cond`: `true_fun(*operands)` if `pred` else `false_fun(*operands)`. A
+    traced `pred` stages both branches; only the chosen one runs.
+
+    Example:
+        >>> f = inert.jit(lambda p, x: inert.lax.cond(p, jnp.sin, jnp.cos, x))
+        >>> print(f(True, 0.0), f(False, 0.0))
+        0.0 1.0
+    """
     if not isinstance(pred, Tracer):
         return switch(int(bool(pred)), [false_fun, true_fun], *operands)
     return switch(convert_element_type(pred, np.int32), [false_fun, true_fun], *operands)

@@ -58,7 +58,27 @@ class custom_jvp:  # noqa: N801 — JAX's name
 
     Arguments at `nondiff_argnums` (functions, static settings) are not
     differentiated: the rule receives them first, `jvp(*nondiff, primals, tangents)`,
-    with `primals` and `tangents` for the other arguments only, as in JAX."""
+    with `primals` and `tangents` for the other arguments only, as in JAX. Reverse
+    mode transposes the rule's linear part, as JAX's does.
+
+    Args:
+        fun: the function, whose body computes the value (and is what `jit` and
+            `vmap` see).
+        nondiff_argnums: positions of arguments that are not differentiated.
+
+    Example:
+        A derivative that stays finite where the body's overflows:
+
+        >>> @inert.custom_jvp
+        ... def log1pexp(x):
+        ...     return jnp.log1p(jnp.exp(x))
+        >>> @log1pexp.defjvp
+        ... def log1pexp_jvp(primals, tangents):
+        ...     (x,), (t,) = primals, tangents
+        ...     return log1pexp(x), t * (1 - 1 / (1 + jnp.exp(x)))
+        >>> print(inert.grad(log1pexp)(1000.0), inert.grad(log1pexp.fun)(1000.0))
+        1.0 nan
+    """
 
     def __init__(self, fun: Callable, nondiff_argnums: tuple[int, ...] = ()):
         functools.update_wrapper(self, fun)

@@ -51,6 +51,25 @@ class custom_vjp:  # noqa: N801 — JAX's name
     `fwd(*args) -> (out, residuals)` and `bwd(residuals, ct_out) -> ct_args` (a tuple,
     one cotangent per argument). What `fwd` returns as residuals is exactly what the
     backward pass keeps for this function. Forward mode (`jvp`) is an error, as in JAX.
+
+    Args:
+        fun: the function, whose body computes the value.
+        nondiff_argnums: positions of arguments that are not differentiated; `fwd`
+            takes them as `fun` does, and `bwd` receives them first.
+
+    Example:
+        The identity, with its cotangent clipped to [-1, 1]:
+
+        >>> @inert.custom_vjp
+        ... def clip_gradient(x):
+        ...     return x
+        >>> def fwd(x):
+        ...     return x, None  # nothing to keep
+        >>> def bwd(_, ct):
+        ...     return (jnp.clip(ct, -1.0, 1.0),)
+        >>> clip_gradient.defvjp(fwd, bwd)
+        >>> print(inert.grad(lambda x: 3.0 * clip_gradient(x))(2.0))
+        1.0
     """
 
     def __init__(self, fun: Callable, nondiff_argnums: tuple[int, ...] = ()):

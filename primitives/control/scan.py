@@ -60,7 +60,15 @@ scan_p = Primitive("scan", multiple_results=True)
 
 def scan(f, init, xs=None, length=None, reverse=False):
     """`lax.scan`: `carry, y = f(carry, x)` over the leading axis of `xs`; returns the
-    final carry and the stacked ys. Pytrees in and out."""
+    final carry and the stacked ys. Pytrees in and out.
+
+    Example:
+        A running sum, and each step's product with the carry:
+
+        >>> carry, ys = inert.lax.scan(lambda c, x: (c + x, c * x), 0.0, np.arange(4.0))
+        >>> print(carry, ys)
+        6.0 [0. 0. 2. 9.]
+    """
     init_leaves, init_tree = tree_flatten(init)
     xs_leaves, xs_tree = tree_flatten(xs)
     length = _scan_length(xs_leaves, length)
