@@ -32,10 +32,11 @@ from .transforms import trace_to_closed_jaxpr
 
 
 def jit(fun: Callable | None = None, /, *, static_argnums: int | Sequence[int] = (),
-        static_argnames: str | Sequence[str] = (), donate_argnums=(), donate_argnames=(),
-        backend: str | None = None, keep_unused: bool = False, inline: bool = False,
-        device=None, in_shardings=None, out_shardings=None, compiler_options=None,
-        abstracted_axes=None) -> Callable:
+        static_argnames: str | Sequence[str] = (), donate_argnums: Any = (),
+        donate_argnames: Any = (), backend: str | None = None, keep_unused: bool = False,
+        inline: bool = False, device: Any = None, in_shardings: Any = None,
+        out_shardings: Any = None, compiler_options: Any = None,
+        abstracted_axes: Any = None) -> Callable:
     """`fun`, traced once per argument signature; later calls run the cached jaxpr,
     compiled to a Python function (or interpreted, under another transformation).
 
@@ -208,7 +209,8 @@ def _with_keywords(f: Callable, nargs: int, static_kw: dict) -> Callable:
     return lambda *args: f(*args[:nargs], **args[nargs], **static_kw)
 
 
-def device_put(x: Any, device=None, *, src=None, donate=False, may_alias=None) -> Any:
+def device_put(x: Any, device: Any = None, *, src: Any = None, donate: bool = False,
+               may_alias: bool | None = None) -> Any:
     """jax.device_put: inert has one device, numpy's memory, so this is the identity.
 
     Example:

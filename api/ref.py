@@ -9,6 +9,8 @@ those operators on `Ref` (the tracers' ones dispatch here, see `numpy._methods`)
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 
 from ..core.avals import Ref, ShapedArray
@@ -18,9 +20,10 @@ from ..primitives.indexing.index_expressions import fit_updates, index_plan, nor
 from ..primitives.shape.structural import reshape
 from ..primitives.state import refs as state
 from .numpy._array import returned
+from .typing import Array, ArrayLike, DTypeLike
 
 
-def new_ref(init_val):
+def new_ref(init_val: ArrayLike) -> Ref:
     """A new mutable ref holding a copy of `init_val`: JAX's `jax.new_ref`, which
     transformations see through (its reads and writes are staged and differentiated).
 
@@ -38,13 +41,13 @@ def new_ref(init_val):
     return state.new_ref(init_val)
 
 
-def empty_ref(shape, dtype=np.float64):
+def empty_ref(shape: int | Sequence[int], dtype: DTypeLike = np.float64) -> Ref:
     """A new ref of the given shape and dtype (holding zeros)."""
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
     return state.new_ref(zeros(ShapedArray(shape, np.dtype(dtype))))
 
 
-def freeze(ref):
+def freeze(ref: Ref) -> Array:
     """The ref's contents as an array (a copy: the ref stays usable)."""
     return returned(state.freeze(ref))
 

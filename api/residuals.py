@@ -7,7 +7,7 @@ from __future__ import annotations
 import html
 import re
 import tracemalloc
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import attrs
 import numpy as np
@@ -50,7 +50,7 @@ class ResidualReport(list):
                 f"<p>{_count(len(self))}, {total:,} bytes in total</p>")
 
 
-def saved_residuals(f: Callable, *args) -> ResidualReport:
+def saved_residuals(f: Callable, *args: Any) -> ResidualReport:
     """What the backward pass of `vjp(f, *args)` keeps: one `ResidualInfo` per residual
     (its type, bytes, the primitive or input it came from and the user's line), as a
     list whose repr is the table `print_saved_residuals` prints.
@@ -76,7 +76,7 @@ def saved_residuals(f: Callable, *args) -> ResidualReport:
     return ResidualReport(vjp_fn.linear.residual_info, vjp_fn.linear.recomputed())
 
 
-def print_saved_residuals(f: Callable, *args) -> None:
+def print_saved_residuals(f: Callable, *args: Any) -> None:
     """Print what the backward pass of `vjp(f, *args)` keeps: a table of the residuals
     (shape, dtype, bytes, what produced each, the user's line) and their total, then
     what it recomputes instead of keeping (checkpointed bodies run again: equations and
@@ -128,7 +128,7 @@ def _count(n: int) -> str:
 # Seeing activity
 
 
-def print_activity(f: Callable, *args, argnums: int | Sequence[int] | None = None) -> None:
+def print_activity(f: Callable, *args: Any, argnums: int | Sequence[int] | None = None) -> None:
     """Print the jaxpr of `f` with each active variable marked `*`: those that carry a
     derivative when differentiating in `argnums` (default: every float argument not
     wrapped in `Inactive`).
@@ -167,7 +167,7 @@ class ActivityReport(tuple):
         return f"<pre>{marked}</pre><p>active values are marked <b>*</b></p>"
 
 
-def activity_jaxpr(f: Callable, *args, argnums: int | Sequence[int] | None = None
+def activity_jaxpr(f: Callable, *args: Any, argnums: int | Sequence[int] | None = None
                    ) -> ActivityReport:
     """`(closed_jaxpr, active_vars)`: the jaxpr of `f` and the variables that carry a
     derivative, what `print_activity` shows (its repr is that text). The arguments are
@@ -242,7 +242,7 @@ class MemoryProfile:
         return ax
 
 
-def memory_profile(f: Callable, *args) -> MemoryProfile:
+def memory_profile(f: Callable, *args: Any) -> MemoryProfile:
     """Run reverse mode of `f` at `args` (cotangent ones for every output) as `vjp`
     splits it: its forward program one equation at a time, then the backward pass
     itself, recording the bytes alive after each equation and the most while it ran

@@ -247,7 +247,7 @@ def _materialize(t, primal):
 
 
 @api_boundary
-def linearize(f: Callable, *primals) -> tuple[Any, Callable]:
+def linearize(f: Callable, *primals: Any) -> tuple[Any, Callable]:
     """`f`'s value and its linearization at `primals`, to apply to many tangents.
 
     Args:
@@ -330,7 +330,7 @@ def _check_cotangent(ct, out_tree: PyTreeDef, out_avals) -> list:
 
 
 @api_boundary
-def vjp(f: Callable, *primals, has_aux: bool = False) -> tuple[Any, ...]:
+def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
     """Reverse mode: `f`'s value and the function that pulls cotangents back through it.
 
     The backward pass keeps exactly the residuals `saved_residuals(f, *primals)` reports:
@@ -377,7 +377,7 @@ def linearized(f: Callable, flat: FlatArgs, has_aux: bool, name: str, value: boo
     return returned_leaves(refs.write_back(out_primals), flat.leaves), lin, out_store
 
 
-def linear_transpose(f: Callable, *primals) -> Callable[[Any], tuple]:
+def linear_transpose(f: Callable, *primals: Any) -> Callable[[Any], tuple]:
     """The transpose of the linear function `f` (JAX's signature).
 
     Args:
@@ -450,7 +450,7 @@ class ShapeDtypeStruct:
 
 
 @api_boundary
-def eval_shape(fun: Callable, *args, **kwargs) -> Any:
+def eval_shape(fun: Callable, *args: Any, **kwargs: Any) -> Any:
     """jax.eval_shape: the shapes and dtypes `fun` returns, computing nothing.
 
     `fun` is traced, as `make_jaxpr` would, and nothing is evaluated: an abstract

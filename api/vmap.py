@@ -16,7 +16,7 @@ and treats `x` as inactive: `vmap(grad(f), in_axes=(0, None))(xs, Inactive(c))`.
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from typing import Any, Callable, Hashable
 
 from ..core.pytree import PyTreeDef, tree_flatten, tree_unflatten
 from ..core.trace import get_aval
@@ -27,8 +27,8 @@ from .arguments import flatten_args, recording_untraced
 from .numpy._array import returned_leaves
 
 
-def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name=None,
-         axis_size: int | None = None, spmd_axis_name=None) -> Callable:
+def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name: Hashable | None = None,
+         axis_size: int | None = None, spmd_axis_name: Any = None) -> Callable:
     """`f` mapped over an axis of its arguments, its outputs stacked: a loop over the
     axis, run as one program whose primitives take the whole batch.
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import math
 import weakref
-from typing import Callable, NamedTuple
+from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -34,7 +34,7 @@ from ..core.trace import (
 )
 
 
-def eval_jaxpr(jaxpr: Jaxpr, consts, args) -> list:
+def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence, args: Sequence) -> list:
     """Run `jaxpr` on `consts` (one per constvar) and `args` (one per invar) and return its
     outputs as a list, interpreting each equation with its primitive's impl (nested
     transformations in progress see each operation). numpy's floating-point warnings are off

@@ -4,6 +4,7 @@ uniform floats from a key's bits (`inert.random`'s module docstring says how).""
 from __future__ import annotations
 
 import math
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -13,6 +14,7 @@ from ...core.trace import get_aval, user_source_info
 from ...primitives.random import keys as rk
 from .. import numpy as jnp
 from ..numpy._arrays import shape_error
+from ..typing import Array, ArrayLike
 
 SQRT2 = math.sqrt(2.0)
 
@@ -42,7 +44,7 @@ def check_key(name: str, key, batched: bool = False):
     return key
 
 
-def key(seed, *, impl=None):
+def key(seed: ArrayLike, *, impl: Any = None) -> Array:
     """A key from an integer seed: `[seed >> 32, seed & 0xFFFFFFFF]` of its 64 bits.
     `random.PRNGKey` is this function.
 
@@ -90,7 +92,7 @@ def shape_tuple(name: str, shape) -> tuple[int, ...]:
     return tuple(int(d) for d in shape)
 
 
-def split(key, num=2):
+def split(key: ArrayLike, num: int | Sequence[int] = 2) -> Array:
     """`num` new keys (shape `(num, 2)`; `num` may be a shape).
 
     Example:

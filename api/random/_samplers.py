@@ -3,6 +3,8 @@ transformation of uniforms), each a composition on `_keys`' uniform floats."""
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 
 from ...core.trace import get_aval
@@ -11,6 +13,7 @@ from ...primitives.special import erf, erfinv, gammaln
 from .. import numpy as jnp
 from ..numpy._arrays import shape_error
 from ..scipy.special import logsumexp
+from ..typing import Array, ArrayLike, DTypeLike
 from ._keys import (
     SQRT2,
     float_dtype,
@@ -23,7 +26,8 @@ from ._keys import (
 )
 
 
-def uniform(key, shape=(), dtype=float, minval=0.0, maxval=1.0):
+def uniform(key: ArrayLike, shape: Sequence[int] = (), dtype: DTypeLike = float,
+            minval: ArrayLike = 0.0, maxval: ArrayLike = 1.0) -> Array:
     """Uniform on [minval, maxval); differentiable in both bounds.
 
     Example:
@@ -38,7 +42,7 @@ def uniform(key, shape=(), dtype=float, minval=0.0, maxval=1.0):
     return jnp.maximum(minval, minval + (maxval - minval) * u)
 
 
-def normal(key, shape=(), dtype=float):
+def normal(key: ArrayLike, shape: Sequence[int] = (), dtype: DTypeLike = float) -> Array:
     """Standard normal numbers of `shape` and float `dtype`: sqrt(2) * erfinv(2u - 1) of
     uniforms u in the open unit interval. A pure function of `key`, as JAX's, but the
     numbers differ from JAX's for the same key (inert's bits come from numpy's Philox, not

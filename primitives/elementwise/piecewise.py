@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import enum
 import functools
+from typing import Any
 
 import numpy as np
 
@@ -313,7 +314,7 @@ def_recomputable(select_n_p)
 stop_gradient_p = Primitive("stop_gradient")
 
 
-def stop_gradient(x):
+def stop_gradient(x: Any) -> Any:
     """`x`, inactive at every level: no derivative flows through it.
 
     Example:
