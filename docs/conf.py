@@ -37,8 +37,8 @@ napoleon_google_docstring = True
 napoleon_numpy_docstring = False
 napoleon_custom_sections = ["Differences from JAX"]
 
+# Not Python's own inventory: the docstrings' bare `sum` and `max` would link to builtins.
 intersphinx_mapping = {} if os.environ.get("INERT_DOCS_OFFLINE") else {
-    "python": ("https://docs.python.org/3", None),
     "numpy": ("https://numpy.org/doc/stable", None),
     "scipy": ("https://docs.scipy.org/doc/scipy", None),
     "jax": ("https://docs.jax.dev/en/latest", None),
@@ -51,11 +51,9 @@ html_title = f"inert {release}"
 
 def from_numpy(value) -> bool:
     """numpy's own objects that `inert.numpy` re-exports as they are (`finfo`, `ndarray`,
-    `hamming`, `pi`): they are documented by numpy, not here."""
+    `hamming`): they are documented by numpy, not here."""
     module = getattr(value, "__module__", None)
-    if not isinstance(module, str):
-        module = type(value).__module__
-    return module.partition(".")[0] in ("numpy", "builtins")
+    return isinstance(module, str) and module.partition(".")[0] == "numpy"
 
 
 def skip_numpy_members(app, what, name, value, skip, options):
@@ -66,7 +64,7 @@ def skip_numpy_members(app, what, name, value, skip, options):
 
 def list_numpy_members(app, what, name, module, options, lines):
     """End a namespace's docstring with the numpy names it re-exports unchanged."""
-    if what != "module" or not options.get("members"):
+    if what != "module" or not getattr(options, "members", None):
         return
     names = [n for n in getattr(module, "__all__", ()) if from_numpy(getattr(module, n))
              and not inspect.ismodule(getattr(module, n))]
