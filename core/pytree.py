@@ -87,7 +87,16 @@ _LEAF = PyTreeDef(None, None, ())
 
 def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tuple[list, PyTreeDef]:
     """`(leaves, treedef)`: the leaves of `tree` in order and its structure; `is_leaf(x)` true
-    stops the descent at x. None is a node with no children, as in JAX."""
+    stops the descent at x. None is a node with no children, as in JAX, and a dict's
+    leaves come in the order of its sorted keys.
+
+    Example:
+        >>> leaves, treedef = inert.tree_util.tree_flatten({"b": (2.0, None), "a": 1.0})
+        >>> leaves
+        [1.0, 2.0]
+        >>> inert.tree_util.tree_unflatten(treedef, [10.0, 20.0])
+        {'a': 10.0, 'b': (20.0, None)}
+    """
     leaves: list = []
     treedef = _flatten(tree, leaves, is_leaf)
     return leaves, treedef

@@ -84,7 +84,15 @@ def _first(state):
 
 @optimizer
 def sgd(step_size):
-    """Stochastic gradient descent: x <- x - step_size(i) * g. The state is the parameters."""
+    """Stochastic gradient descent: `x <- x - step_size(i) * g`. The state is the
+    parameters.
+
+    Example:
+        >>> opt_init, opt_update, get_params = inert.example_libraries.optimizers.sgd(0.5)
+        >>> state = opt_update(0, np.array([1.0, -2.0]), opt_init(np.zeros(2)))
+        >>> print(get_params(state))
+        [-0.5  1. ]
+    """
     step_size = make_schedule(step_size)
     return (lambda x0: x0, lambda i, g, x: x - step_size(i) * g, lambda x: x)
 

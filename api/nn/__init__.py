@@ -152,7 +152,12 @@ def glu(x, axis=-1):
 
 
 def softmax(x, axis=-1):
-    """exp(x) / sum(exp(x)) along `axis`, computed shifted by the maximum (as scipy's)."""
+    """`exp(x) / sum(exp(x))` along `axis`, computed shifted by the maximum (as scipy's).
+
+    Example:
+        >>> inert.nn.softmax(np.array([0.0, np.log(3.0)]))
+        Array([0.25, 0.75])
+    """
     return _special.softmax(x, axis=axis)
 
 
@@ -165,7 +170,13 @@ logsumexp = _special.logsumexp
 
 
 def one_hot(x, num_classes: int, *, dtype=float, axis=-1):
-    """`x`'s integers as one-hot vectors along a new axis `axis` (all zero out of range)."""
+    """`x`'s integers as one-hot vectors along a new axis `axis` (all zero out of range).
+
+    Example:
+        >>> inert.nn.one_hot(np.array([0, 2]), 3)
+        Array([[1., 0., 0.],
+               [0., 0., 1.]])
+    """
     x = jnp.asarray(x)
     classes = jnp.arange(num_classes)
     hot = jnp.expand_dims(x, -1) == classes

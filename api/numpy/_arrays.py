@@ -250,10 +250,25 @@ def full(shape: int | Sequence[int], fill_value: ArrayLike,
 
 
 def zeros(shape: int | Sequence[int], dtype: DTypeLike | None = None) -> Array:
+    """numpy.zeros, float64 unless `dtype` says otherwise; `shape` must be known while
+    tracing (a `static_argnums` argument under `jit`).
+
+    Example:
+        >>> jnp.zeros((2, 2), np.int32)
+        Array([[0, 0],
+               [0, 0]], dtype=int32)
+    """
     return full(shape, 0, np.float64 if dtype is None else dtype)
 
 
 def ones(shape: int | Sequence[int], dtype: DTypeLike | None = None) -> Array:
+    """numpy.ones, float64 unless `dtype` says otherwise; `shape` must be known while
+    tracing (a `static_argnums` argument under `jit`).
+
+    Example:
+        >>> jnp.ones(3)
+        Array([1., 1., 1.])
+    """
     return full(shape, 1, np.float64 if dtype is None else dtype)
 
 
@@ -289,7 +304,12 @@ def identity(n, dtype=None):
 
 
 def concatenate(arrays: Sequence[ArrayLike], axis: int | None = 0) -> Array:
-    """numpy.concatenate: dtypes promoted; `axis=None` flattens first."""
+    """numpy.concatenate: dtypes promoted; `axis=None` flattens first.
+
+    Example:
+        >>> jnp.concatenate([np.ones(2), np.zeros(1, np.int64)])
+        Array([1., 1., 0.])
+    """
     if not len(arrays):
         raise shape_error("concatenate: needs at least one array")
     arrays = promote(*arrays)
@@ -306,6 +326,13 @@ def concatenate(arrays: Sequence[ArrayLike], axis: int | None = 0) -> Array:
 
 
 def stack(arrays: Sequence[ArrayLike], axis: int = 0) -> Array:
+    """numpy.stack: arrays of one shape joined along a new axis `axis`.
+
+    Example:
+        >>> jnp.stack([np.ones(2), np.zeros(2)], axis=1)
+        Array([[1., 0.],
+               [1., 0.]])
+    """
     arrays = [operand(a) for a in arrays]
     shapes = {tuple(get_aval(a).shape) for a in arrays}
     if len(shapes) != 1:

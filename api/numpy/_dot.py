@@ -60,7 +60,12 @@ def dot(a: ArrayLike, b: ArrayLike, *, precision=None,
 
 def matmul(a: ArrayLike, b: ArrayLike, *, precision=None,
            preferred_element_type: DTypeLike | None = None) -> Array:
-    """numpy.matmul: stacks of matrices, with the leading (batch) axes broadcast."""
+    """numpy.matmul: stacks of matrices, with the leading (batch) axes broadcast.
+
+    Example:
+        >>> jnp.matmul(np.ones((5, 2, 3)), np.ones((3, 4))).shape
+        (5, 2, 4)
+    """
     a, b = _operands("matmul", (a, b), precision, preferred_element_type)
     sa, sb = get_aval(a).shape, get_aval(b).shape
     if not sa or not sb:
@@ -117,7 +122,12 @@ def trace(a, offset=0, axis1=0, axis2=1):
 def einsum(subscripts, *operands, optimize=None, precision=None, preferred_element_type=None):
     """numpy.einsum, with explicit (`->`) or implicit output, `...` and size-1 axes
     broadcast as numpy's and JAX's are; also numpy's sublist form `einsum(a, [0, 1],
-    b, [1, 2], [0, 2])` (`Ellipsis` allowed). `optimize` is accepted and ignored."""
+    b, [1, 2], [0, 2])` (`Ellipsis` allowed). `optimize` is accepted and ignored.
+
+    Example:
+        >>> jnp.einsum("ij,j->i", np.eye(2), np.array([1.0, 2.0]))
+        Array([1., 2.])
+    """
     if not isinstance(subscripts, str):
         subscripts, operands = _from_sublists((subscripts, *operands))
     operands = _operands("einsum", operands, precision, preferred_element_type)

@@ -169,7 +169,12 @@ def _counted(a, axis, keepdims: bool, where, name: str):
 
 def mean(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLike | None = None,
          out: None = None, keepdims: bool = False, *, where: ArrayLike | None = None) -> Array:
-    """The sum divided by the count; integers average in float64, as in numpy."""
+    """numpy.mean: the sum divided by the count; integers average in float64, as in numpy.
+
+    Example:
+        >>> jnp.mean(np.array([[1.0, 2.0], [3.0, 5.0]]), axis=1)
+        Array([1.5, 4. ])
+    """
     _no_out(out, "mean")
     a = operand(a)
     if dtype is None and not is_float(get_aval(a).dtype):

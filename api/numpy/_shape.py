@@ -38,7 +38,13 @@ from ._ufuncs import remainder, where
 
 
 def reshape(a: ArrayLike, shape: int | Sequence[int]) -> Array:
-    """numpy.reshape; one dimension may be -1 (inferred). Always C order."""
+    """numpy.reshape; one dimension may be -1 (inferred). Always C order.
+
+    Example:
+        >>> jnp.reshape(jnp.arange(6), (2, -1))
+        Array([[0, 1, 2],
+               [3, 4, 5]])
+    """
     a = operand(a)
     size = get_aval(a).size
     shape = canonical_shape(shape, "reshape")

@@ -178,7 +178,12 @@ def geometric(key, p, shape=None, dtype=int):
 
 
 def bernoulli(key, p=0.5, shape=None):
-    """Booleans, True with probability `p`."""
+    """Booleans, True with probability `p`.
+
+    Example:
+        >>> inert.random.bernoulli(inert.random.PRNGKey(0), 0.5, (4,)).dtype
+        dtype('bool')
+    """
     shape = param_shape("bernoulli", shape, p)
     return unit("bernoulli", key, shape, np.dtype(np.float64)) < p
 

@@ -51,7 +51,12 @@ cond_p = Primitive("cond", multiple_results=True)
 
 
 def switch(index, branches, *operands):
-    """`lax.switch`: `branches[index](*operands)`, the index clamped into range."""
+    """`lax.switch`: `branches[index](*operands)`, the index clamped into range.
+
+    Example:
+        >>> print(inert.lax.switch(1, [jnp.sin, jnp.cos, jnp.tan], 0.0))
+        1.0
+    """
     branches = list(branches)
     if not branches:
         raise ValueError("switch: needs at least one branch")
