@@ -23,7 +23,6 @@ from .api import (
     ref,
     scipy,
     test_util,
-    typing,
 )
 from .api.compiled import device_put, jit
 from .api.control import checkpoint, checkpoint_name, custom_jvp, custom_vjp, remat
@@ -60,7 +59,7 @@ from .api.transforms import (
     vjp,
 )
 from .api.vmap import vmap
-from .core import errors
+from .core import errors, typing
 from .core.activity import Inactive
 from .core.avals import float0
 from .core.check import check_jaxpr, enable_checks

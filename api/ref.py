@@ -15,12 +15,12 @@ import numpy as np
 
 from ..core.avals import Ref, ShapedArray
 from ..core.trace import Tracer, get_aval
+from ..core.typing import ArrayLike, DTypeLike
 from ..interpreters.ad import zeros
 from ..primitives.indexing.index_expressions import fit_updates, index_plan, normalize_index
 from ..primitives.shape.structural import reshape
 from ..primitives.state import refs as state
-from .numpy._array import returned
-from .typing import Array, ArrayLike, DTypeLike
+from .numpy._array import Array, returned
 
 
 def new_ref(init_val: ArrayLike) -> Ref:

@@ -19,10 +19,11 @@ from ...core.avals import ShapedArray, float0, is_python_scalar, result_dtype
 from ...core.backends import is_backend_array
 from ...core.errors import ConcretizationError, DTypeError, ShapeError
 from ...core.trace import Tracer, get_aval, user_source_info
+from ...core.typing import ArrayLike, DTypeLike
 from ...primitives import elementwise as ew
 from ...primitives.shape import slicing as sl
 from ...primitives.shape import structural as st
-from ..typing import Array, ArrayLike, DTypeLike
+from ._array import Array
 
 
 def shape_error(message: str) -> ShapeError:

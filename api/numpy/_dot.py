@@ -12,10 +12,11 @@ import operator
 import string
 
 from ...core.trace import get_aval
+from ...core.typing import ArrayLike, DTypeLike
 from ...primitives import elementwise as ew
 from ...primitives.linalg.dot_general import dot_general
 from ...primitives.shape import structural as st
-from ..typing import Array, ArrayLike, DTypeLike
+from ._array import Array
 from ._arrays import (
     broadcast_shapes,
     broadcast_to,

@@ -13,10 +13,11 @@ import numpy as np
 
 from ...core.avals import is_float
 from ...core.trace import get_aval
+from ...core.typing import ArrayLike, DTypeLike
 from ...primitives import elementwise as ew
 from ...primitives import reductions as red
 from ...primitives.shape import structural as st
-from ..typing import Array, ArrayLike, DTypeLike
+from ._array import Array
 from ._arrays import (
     abs_squared,
     broadcast_to,

@@ -15,12 +15,13 @@ from typing import Sequence
 import numpy as np
 
 from ...core.trace import Tracer, get_aval
+from ...core.typing import ArrayLike
 from ...primitives import elementwise as ew
 from ...primitives.indexing import gather_scatter as ix
 from ...primitives.indexing.dynamic_slices import dynamic_slice
 from ...primitives.shape import slicing as sl
 from ...primitives.shape import structural as st
-from ..typing import Array, ArrayLike
+from ._array import Array
 from ._arrays import (
     broadcast_to,
     canonical_shape,

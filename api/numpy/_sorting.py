@@ -18,11 +18,12 @@ import numpy as np
 
 from ...core.avals import is_float
 from ...core.trace import Tracer, get_aval
+from ...core.typing import ArrayLike
 from ...primitives import elementwise as ew
 from ...primitives import sorting
 from ...primitives.indexing import gather_scatter as ix
-from ..typing import Array, ArrayLike
 from . import _ufuncs
+from ._array import Array
 from ._arrays import arange, astype, broadcast_to, concatenate, normalize_axis, operand, stack
 from ._reductions import any as any_
 from ._reductions import cumsum, sum

@@ -11,10 +11,11 @@ import numpy as np
 from ...core.avals import is_float
 from ...core.errors import DTypeError
 from ...core.trace import get_aval, user_source_info
+from ...core.typing import ArrayLike
 from ...primitives.random import keys as rk
 from .. import numpy as jnp
+from ..numpy._array import Array
 from ..numpy._arrays import shape_error
-from ..typing import Array, ArrayLike
 
 SQRT2 = math.sqrt(2.0)
 

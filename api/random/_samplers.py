@@ -8,12 +8,13 @@ from typing import Sequence
 import numpy as np
 
 from ...core.trace import get_aval
+from ...core.typing import ArrayLike, DTypeLike
 from ...primitives.random import distributions as dist
 from ...primitives.special import erf, erfinv, gammaln
 from .. import numpy as jnp
+from ..numpy._array import Array
 from ..numpy._arrays import shape_error
 from ..scipy.special import logsumexp
-from ..typing import Array, ArrayLike, DTypeLike
 from ._keys import (
     SQRT2,
     float_dtype,
