@@ -35,6 +35,7 @@ from .api.numpy import _methods  # noqa: F401 — installs operators on tracers
 from .api.numpy import fft as _numpy_fft
 from .api.numpy import linalg as _numpy_linalg
 from .api.numpy._array import Array
+from .api.pictures import draw_activity
 from .api.pytrees import flatten_util, tree, tree_util
 from .api.ref import empty_ref, freeze, new_ref
 from .api.residuals import (
@@ -87,7 +88,7 @@ for _name in _scipy_stats.DISTRIBUTIONS:  # jax.scipy.stats.norm is a module too
 
 __all__ = [
     "activity_jaxpr", "checkpoint", "checkpoint_name", "checkpoint_policies", "custom_jvp",
-    "custom_vjp", "remat", "hessian", "jacfwd", "jacrev", "print_activity",
+    "custom_vjp", "remat", "hessian", "jacfwd", "jacrev", "print_activity", "draw_activity",
     "ClosedJaxpr", "Inactive", "Jaxpr", "check_jaxpr", "config", "debug_nans", "enable_checks",
     "errors", "eval_jaxpr", "experimental",
     "float0", "grad", "jit", "jvp", "lax", "linear_transpose", "linearize", "make_jaxpr", "numpy",

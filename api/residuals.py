@@ -21,6 +21,7 @@ from ..interpreters.remat import Cost
 from ..interpreters.transpose import backward_pass
 from ..primitives.control.common import with_consts_as_invars
 from .arguments import as_tuple, check_argnums, flatten_args
+from .plot_style import ACTIVE, INACTIVE, RESIDUAL, bytes_axis, human_bytes, new_axes
 from .transforms import trace_to_closed_jaxpr, vjp
 
 # ---------------------------------------------------------------------------------
@@ -48,6 +49,30 @@ class ResidualReport(list):
         total = sum(r.nbytes for r in self)
         return (f"<table><thead><tr>{header}</tr></thead><tbody>{rows}</tbody></table>"
                 f"<p>{_count(len(self))}, {total:,} bytes in total</p>")
+
+    def by_source(self) -> dict[str, int]:
+        """Bytes kept per user's line (an input's or constant's residual under its
+        origin), in the order the lines first appear: what `plot` draws."""
+        totals: dict[str, int] = {}
+        for r in self:
+            line = str(r.source_info) if r.source_info else r.origin
+            totals[line] = totals.get(line, 0) + r.nbytes
+        return totals
+
+    def plot(self, ax=None):
+        """A bar per source line of the bytes its residuals keep (matplotlib): where in
+        the user's code the backward pass's memory comes from. Returns the axes."""
+        totals = self.by_source()
+        ax = new_axes(ax, figsize=(7.0, 0.9 + 0.35 * max(1, len(totals))))
+        lines = list(totals)
+        ax.barh(range(len(lines)), list(totals.values()), color=RESIDUAL, height=0.6)
+        ax.set_yticks(range(len(lines)), lines)
+        ax.invert_yaxis()  # the program's first line on top
+        ax.grid(False, axis="y")
+        bytes_axis(ax.xaxis)
+        ax.set_xlabel("bytes kept for the backward pass")
+        ax.set_title(f"{_count(len(self))}, {human_bytes(sum(totals.values()))} in total")
+        return ax
 
 
 def saved_residuals(f: Callable, *args) -> ResidualReport:
@@ -171,18 +196,17 @@ class MemoryProfile:
 
     def plot(self, ax=None):
         """Live bytes over the equations, the backward pass shaded (matplotlib)."""
-        import matplotlib.pyplot as plt  # noqa: PLC0415 — optional, only to draw
-
-        ax = ax or plt.figure().gca()
-        ax.plot([s.live_bytes for s in self.steps], label="after each equation")
-        ax.plot([s.peak_bytes for s in self.steps], label="while it runs")
+        ax = new_axes(ax)
+        ax.plot([s.live_bytes for s in self.steps], color=RESIDUAL, label="after each equation")
+        ax.plot([s.peak_bytes for s in self.steps], color=ACTIVE, label="while it runs")
         ax.legend()
         n_forward = sum(s.phase == "forward" for s in self.steps)
-        ax.axvspan(n_forward - 0.5, len(self.steps) - 0.5, alpha=0.15)
+        ax.axvspan(n_forward - 0.5, len(self.steps) - 0.5, color=INACTIVE, alpha=0.6)
         peak = self.steps.index(self.peak)
         ax.annotate(self.peak.eqn, (peak, self.peak.peak_bytes))
         ax.set_xlabel("equation (forward, then backward)")
         ax.set_ylabel("live bytes")
+        bytes_axis(ax.yaxis)
         return ax
 
 
