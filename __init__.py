@@ -35,11 +35,11 @@ from .api.numpy import _methods  # noqa: F401 — installs operators on tracers
 from .api.numpy import fft as _numpy_fft
 from .api.numpy import linalg as _numpy_linalg
 from .api.numpy._array import Array
-from .api.pictures import draw_activity
 from .api.pytrees import flatten_util, tree, tree_util
 from .api.ref import empty_ref, freeze, new_ref
 from .api.residuals import (
     activity_jaxpr,
+    draw_activity,
     memory_profile,
     print_activity,
     print_saved_residuals,

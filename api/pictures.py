@@ -1,7 +1,8 @@
-"""Pictures of what activity analysis decides: `draw_activity(f, *args)` draws the jaxpr
-of `f` as a graph, each value that carries a derivative coloured, each residual the
-backward pass keeps drawn beside the value it came from as a square whose area is its
-bytes.
+"""Pictures of what activity analysis decides, in one look: the activity graph of a
+jaxpr (`draw_jaxpr`, SVG, what `inert.draw_activity` returns), and the helpers that give
+the residual bar chart and the memory-profile curve (`api/residuals.py`, matplotlib) the
+same style. A value's colour means the same everywhere: orange carries a derivative, blue
+is kept for the backward pass, grey is known work.
 
 The SVG is written directly (no graphviz, no matplotlib: a picture must not need an
 optional dependency) with a layered layout computed in one pass over the equations:
@@ -9,7 +10,9 @@ the inputs on the top row, each equation one row below the lowest of its operand
 producers (so a row holds work that could run at once, in program order), the outputs
 at the bottom. Rows wider than `ROW_NODES` wrap. Nothing is recursive and nothing is
 quadratic, so a 10,000-equation program draws in about the time it takes to trace.
-Equations with bodies (`scan`, `cond`, `checkpoint`) are one node each."""
+Equations with bodies (`scan`, `cond`, `checkpoint`) are one node each. matplotlib is
+imported only when a chart is drawn: it is an optional dependency (the `dev` and
+`notebooks` extras)."""
 
 from __future__ import annotations
 
@@ -17,24 +20,54 @@ import html
 import math
 import os
 from collections import defaultdict, deque
-from typing import Callable, Sequence
+from typing import Sequence
 
 import attrs
 
-from ..core.activity import Inactive
 from ..core.ir import Jaxpr, Var
 from ..interpreters.linearize import ResidualInfo
-from .arguments import as_tuple, check_argnums, flatten_args
-from .plot_style import (
-    ACTIVE,
-    ACTIVE_EDGE,
-    FONT,
-    INACTIVE,
-    INACTIVE_EDGE,
-    RESIDUAL,
-    TEXT,
-)
-from .residuals import activity_jaxpr, saved_residuals
+
+ACTIVE = "#e8833a"  # carries a derivative
+ACTIVE_EDGE = "#a4501a"
+INACTIVE = "#e4e4e4"  # known: computed in the forward pass, no derivative reads it for it
+INACTIVE_EDGE = "#8c8c8c"
+RESIDUAL = "#3b75af"  # kept between the forward and the backward pass
+TEXT = "#262626"
+FONT = "DejaVu Sans, Helvetica, Arial, sans-serif"  # matplotlib's default font first
+
+_UNITS = ("B", "kB", "MB", "GB", "TB")
+
+
+def human_bytes(n: float) -> str:
+    """`n` bytes in decimal units, as the benchmark and docs write them: 512 B, 16.4 kB."""
+    value, unit = float(n), 0
+    while abs(value) >= 1000 and unit < len(_UNITS) - 1:
+        value, unit = value / 1000, unit + 1
+    return f"{value:.0f} {_UNITS[unit]}" if unit == 0 else f"{value:.3g} {_UNITS[unit]}"
+
+
+def new_axes(ax=None, figsize=(7.0, 3.5)):
+    """`ax`, or the axes of a new figure, styled as every inert chart: no top or right
+    spine, a light grid behind the data."""
+    import matplotlib.pyplot as plt  # noqa: PLC0415 — optional, only to draw
+
+    if ax is None:
+        ax = plt.figure(figsize=figsize).gca()
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.set_axisbelow(True)
+    ax.grid(True, color=INACTIVE, linewidth=0.8)
+    return ax
+
+
+def bytes_axis(axis) -> None:
+    """Label a matplotlib axis's ticks in bytes (`human_bytes`)."""
+    from matplotlib.ticker import FuncFormatter  # noqa: PLC0415 — optional, only to draw
+
+    axis.set_major_formatter(FuncFormatter(lambda value, _: human_bytes(value)))
+
+
+# ---------------------------------------------------------------------------------
+# The activity graph
 
 ROW_NODES = 12  # nodes per row before a layer wraps
 ROW_HEIGHT = 66  # pixels from one row to the next
@@ -50,7 +83,7 @@ MAX_LABEL = 40
 
 @attrs.frozen
 class ActivityDrawing:
-    """What `draw_activity` returns: the SVG text (`svg`), shown by a notebook
+    """What `inert.draw_activity` returns: the SVG text (`svg`), shown by a notebook
     (`_repr_svg_`) and written by `save`, and what it counts."""
 
     svg: str
@@ -72,43 +105,17 @@ class ActivityDrawing:
                 f"{self.n_residuals} residuals of {self.residual_bytes:,} bytes>")
 
 
-def draw_activity(f: Callable, *args, argnums: int | Sequence[int] | None = None,
-                  residuals: bool = True) -> ActivityDrawing:
-    """Draw the jaxpr of `f` at `args` as a graph: inputs at the top, an edge from each
-    value's producer to each of its readers, the values that carry a derivative when
-    differentiating in `argnums` orange (default: every float argument not wrapped in
-    `Inactive`, as `print_activity`), the others grey. With `residuals`, each value
-    `vjp` keeps for the backward pass is a blue square beside what produced it, its area
-    in proportion to its bytes (hover for its type, bytes and line); those made inside a
-    call's body (a `checkpoint`'s) are on the bottom row. Pass `residuals=False` for a
-    program reverse mode does not take (a `while_loop`). Returns an `ActivityDrawing`
-    (a notebook shows it; `.save(path)` writes the SVG). JAX has no such picture."""
-    closed, active = activity_jaxpr(f, *args, argnums=argnums)
-    graph = _Graph.of(closed.jaxpr, active)
-    if residuals:
-        nums = None if argnums is None else check_argnums(as_tuple(argnums), len(args))
-        vjp_args = _only_selected_active(args, nums)
-        graph.attach(saved_residuals(f, *vjp_args), _input_nodes(graph, args, nums, vjp_args))
+def draw_jaxpr(jaxpr: Jaxpr, active: set[Var], residuals: Sequence[ResidualInfo] = (),
+               residual_inputs: Sequence[int | None] = ()) -> ActivityDrawing:
+    """The activity graph of `jaxpr` with the `active` variables marked, and each of the
+    `residuals` beside what produced it; `residual_inputs[i]` is the position among
+    `jaxpr.invars` of the input a residual `"input i"` names (None: not drawn)."""
+    graph = _Graph.of(jaxpr, active)
+    graph.attach(residuals, [None if i is None else graph.input_nodes[i]
+                             for i in residual_inputs])
     return ActivityDrawing(_svg(graph), len(graph.labels), sum(graph.active),
                            sum(map(len, graph.residuals.values())) + len(graph.loose),
                            graph.residual_bytes())
-
-
-def _only_selected_active(args: tuple, nums) -> tuple:
-    """The arguments as `saved_residuals` must see them to differentiate in `nums` only."""
-    if nums is None:
-        return args
-    return tuple(a if i in nums or isinstance(a, Inactive) else Inactive(a)
-                 for i, a in enumerate(args))
-
-
-def _input_nodes(graph: _Graph, args: tuple, nums, vjp_args: tuple) -> list[int | None]:
-    """For each input `vjp` traces (it leaves Python numbers out), the node of the same
-    leaf in the drawing (the leaves are the user's objects, so found by identity)."""
-    drawn = {}
-    for i, leaf in enumerate(flatten_args(args, nums).leaves):
-        drawn.setdefault(id(leaf), graph.input_nodes[i])
-    return [drawn.get(id(leaf)) for leaf in flatten_args(vjp_args, keep_static=True).leaves]
 
 
 @attrs.define(eq=False)
@@ -161,7 +168,7 @@ class _Graph:
         self.edges.extend((s, node) for s in dict.fromkeys(sources))
         return node
 
-    def attach(self, infos: list[ResidualInfo], input_nodes: list[int | None]) -> None:
+    def attach(self, infos: Sequence[ResidualInfo], input_nodes: list[int | None]) -> None:
         """Hang each residual on the node that made it: an input's on the input, an
         equation's on the equation of its primitive, line and type (the k-th such
         residual on the k-th such equation), else on the last equation of its line and
@@ -214,7 +221,7 @@ def _svg(graph: _Graph) -> str:
     loose_width = sum(side(r) + 4 for r in graph.loose)
     width = max([sum(slot_width[n] + GAP for n in row) for row in rows] +
                 [loose_width, LEGEND_WIDTH])
-    height = LEGEND_HEIGHT + ROW_HEIGHT * (len(rows) + bool(graph.loose)) + 2 * MARGIN
+    height = _row_y(len(rows) + bool(graph.loose) - 1) + LARGEST_RESIDUAL / 2 + MARGIN
     x, y = [0.0] * len(graph.labels), [0.0] * len(graph.labels)
     for r, row in enumerate(rows):
         left = MARGIN + (width - sum(slot_width[n] + GAP for n in row)) / 2

@@ -1,6 +1,7 @@
-"""Seeing what activity analysis decides: which values are active (`print_activity`),
-what the backward pass keeps (`saved_residuals`, `print_saved_residuals`), and the
-memory alive over both passes (`memory_profile`)."""
+"""Seeing what activity analysis decides: which values are active (`print_activity`,
+`draw_activity`), what the backward pass keeps (`saved_residuals`, `print_saved_residuals`,
+and as bars per line, `saved_residuals(...).plot()`), and the memory alive over both
+passes (`memory_profile`). The pictures are drawn by `api/pictures.py`."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Callable, Sequence
 import attrs
 import numpy as np
 
+from ..core.activity import Inactive
 from ..core.ir import Literal, Var, pp_jaxpr
 from ..core.trace import eval_primitive, get_aval
 from ..interpreters.ad import active_vars, jvp_jaxpr
@@ -21,7 +23,16 @@ from ..interpreters.remat import Cost
 from ..interpreters.transpose import backward_pass
 from ..primitives.control.common import with_consts_as_invars
 from .arguments import as_tuple, check_argnums, flatten_args
-from .plot_style import ACTIVE, INACTIVE, RESIDUAL, bytes_axis, human_bytes, new_axes
+from .pictures import (
+    ACTIVE,
+    INACTIVE,
+    RESIDUAL,
+    ActivityDrawing,
+    bytes_axis,
+    draw_jaxpr,
+    human_bytes,
+    new_axes,
+)
 from .transforms import trace_to_closed_jaxpr, vjp
 
 # ---------------------------------------------------------------------------------
@@ -153,6 +164,30 @@ def activity_jaxpr(f: Callable, *args, argnums=None) -> ActivityReport:
     closed, _ = trace_to_closed_jaxpr(lambda *a: f(*flat.unflatten(a)),
                                        tuple(flat.leaves), ())
     return ActivityReport(closed, active_vars(closed.jaxpr, closed.consts, flat.active))
+
+
+def draw_activity(f: Callable, *args, argnums: int | Sequence[int] | None = None,
+                  residuals: bool = True) -> ActivityDrawing:
+    """Draw the jaxpr of `f` at `args` as a graph: inputs at the top, an edge from each
+    value's producer to each of its readers, the values that carry a derivative when
+    differentiating in `argnums` orange (default: every float argument not wrapped in
+    `Inactive`, as `print_activity`), the others grey. With `residuals`, each value
+    `vjp` keeps for the backward pass is a blue square beside what produced it, its area
+    in proportion to its bytes (hover for its type, bytes and line); those made inside a
+    call's body (a `checkpoint`'s) are on the bottom row. Pass `residuals=False` for a
+    program reverse mode does not take (a `while_loop`). Returns an `ActivityDrawing`
+    (a notebook shows it; `.save(path)` writes the SVG). JAX has no such picture."""
+    closed, active = activity_jaxpr(f, *args, argnums=argnums)
+    if not residuals:
+        return draw_jaxpr(closed.jaxpr, active)
+    nums = None if argnums is None else check_argnums(as_tuple(argnums), len(args))
+    vjp_args = args if nums is None else tuple(
+        a if i in nums or isinstance(a, Inactive) else Inactive(a) for i, a in enumerate(args))
+    drawn = {}  # vjp leaves Python numbers out: its inputs are found by identity
+    for i, leaf in enumerate(flatten_args(args, nums).leaves):
+        drawn.setdefault(id(leaf), i)
+    inputs = [drawn.get(id(leaf)) for leaf in flatten_args(vjp_args, keep_static=True).leaves]
+    return draw_jaxpr(closed.jaxpr, active, saved_residuals(f, *vjp_args), inputs)
 
 
 # ---------------------------------------------------------------------------------
