@@ -38,7 +38,7 @@ from .jax_column import jax_call, jax_first_call  # noqa: E402
 from .memory import peak_bytes, reachable_array_bytes  # noqa: E402
 from .phases import phase_lines  # noqa: E402
 from .progress import Progress  # noqa: E402
-from .targets import LEGEND, TARGETS, against, mark, miss  # noqa: E402
+from .targets import TARGETS, against, legend, mark, miss  # noqa: E402
 from .workloads import Workload, _unwrap, rosenbrock, rosenbrock_hvp, workloads  # noqa: E402
 
 
@@ -367,7 +367,7 @@ def _run_each_in_its_own_process(args, argv) -> None:
         return json.loads(out.strip().splitlines()[-1])
 
     print(format_gradient_rows([run(key) for key in steps]))
-    print(LEGEND)
+    print(legend(args.scale))
     print()
     for line in run("overheads"):
         print("- " + line)

@@ -4,7 +4,7 @@ documented targets."""
 import io
 
 from inert.benchmarks.progress import Progress, duration
-from inert.benchmarks.targets import MISS, against, mark, miss, target
+from inert.benchmarks.targets import MISS, against, legend, mark, miss, target
 
 
 def test_progress_names_each_step_how_far_and_the_time_left():
@@ -41,3 +41,7 @@ def test_the_rows_targets_come_from_docs_benchmarks():
     assert mark(w3, "jit_numba") == f"0.30 {MISS}"
     assert mark({"key": "W3", "jit_numba": 0.30}, "jit_numba") == "0.30"  # no JAX here
     assert target("time", {"key": "W5"}) == 2.0 and target("time", {"key": "W3"}) is None
+
+
+def test_the_legend_says_when_the_run_is_not_at_the_targets_scale():
+    assert "--scale 1" not in legend(1.0) and "this run is at 0.1" in legend(0.1)
