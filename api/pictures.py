@@ -5,14 +5,15 @@ same style. A value's colour means the same everywhere: orange carries a derivat
 is kept for the backward pass, grey is known work.
 
 The SVG is written directly (no graphviz, no matplotlib: a picture must not need an
-optional dependency) with a layered layout computed in one pass over the equations:
-the inputs on the top row, each equation one row below the lowest of its operands'
-producers (so a row holds work that could run at once, in program order), the outputs
-at the bottom. Rows wider than `ROW_NODES` wrap. Nothing is recursive and nothing is
-quadratic, so a 10,000-equation program draws in about the time it takes to trace.
-Equations with bodies (`scan`, `cond`, `checkpoint`) are one node each. matplotlib is
-imported only when a chart is drawn: it is an optional dependency (the `dev` and
-`notebooks` extras)."""
+optional dependency, and one code path draws the same picture on every machine, which
+the tests and `docs/pictures.py` can then check) with a layered layout computed in one
+pass over the equations: the inputs on the top row, each equation one row below the
+lowest of its operands' producers (so a row holds work that could run at once, in
+program order), the outputs at the bottom. Rows wider than `ROW_NODES` wrap. Nothing is
+recursive and nothing is quadratic, so a 10,000-equation program draws in about the time
+it takes to trace. Equations with bodies (`scan`, `cond`, `checkpoint`) are one node
+each. matplotlib is imported only when a chart is drawn: it is an optional dependency
+(the `dev` and `notebooks` extras)."""
 
 from __future__ import annotations
 

@@ -85,6 +85,21 @@ def test_argnums_and_without_residuals():
     assert ["active" in g.get("class") for g in nodes[:3]] == [True, False, False]
 
 
+def test_a_python_number_argument_is_drawn_and_the_residuals_still_found():
+    """vjp passes a Python number to `f` as it is (it is no input of its program), the
+    drawing traces it: the residuals' inputs are matched by the leaves themselves."""
+    def f(x, n, y):
+        return jnp.sum(jnp.sin(x) * n * y)
+
+    x, y = np.linspace(0.0, 1.0, 4), np.linspace(1.0, 2.0, 4)
+    drawing = inert.draw_activity(f, x, 3, y)
+    _, nodes, squares = parsed(drawing)
+    report = inert.saved_residuals(f, x, 3, y)
+    assert len(squares) == len(report)
+    assert [g.find(f"{SVG}text").text for g in nodes[:3]] == [
+        "in 0: f64[4]", "in 1: i64[]", "in 2: f64[4]"]
+
+
 def test_a_loop_is_one_node_and_its_residuals_hang_on_it():
     def rnn(W, h0, xs):
         return jnp.sum(lax.scan(lambda h, x: (jnp.tanh(W @ h + x), None), h0, xs)[0])
