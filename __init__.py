@@ -39,6 +39,7 @@ from .api.pytrees import flatten_util, tree, tree_util
 from .api.ref import empty_ref, freeze, new_ref
 from .api.residuals import (
     activity_jaxpr,
+    draw_activity,
     memory_profile,
     print_activity,
     print_saved_residuals,
@@ -87,7 +88,7 @@ for _name in _scipy_stats.DISTRIBUTIONS:  # jax.scipy.stats.norm is a module too
 
 __all__ = [
     "activity_jaxpr", "checkpoint", "checkpoint_name", "checkpoint_policies", "custom_jvp",
-    "custom_vjp", "remat", "hessian", "jacfwd", "jacrev", "print_activity",
+    "custom_vjp", "remat", "hessian", "jacfwd", "jacrev", "print_activity", "draw_activity",
     "ClosedJaxpr", "Inactive", "Jaxpr", "check_jaxpr", "config", "debug_nans", "enable_checks",
     "errors", "eval_jaxpr", "experimental",
     "float0", "grad", "jit", "jvp", "lax", "linear_transpose", "linearize", "make_jaxpr", "numpy",

@@ -25,7 +25,12 @@ from ..core.trace import Tracer, current_dynamic, get_aval
 from ..core.traceback_util import filtered, mark_boundary, outermost
 from ..interpreters.dce import dce_jaxpr
 from ..interpreters.eval import compile_jaxpr, eval_jaxpr
-from ..interpreters.fusion import compile_jaxpr_numba, numba_available
+from ..interpreters.fusion import (
+    compile_jaxpr_numba,
+    numba_available,
+    require_numba,
+    warn_numba_missing,
+)
 from .arguments import as_tuple, is_inactive, static_positions
 from .numpy._array import Array, returned_leaves
 from .transforms import trace_to_closed_jaxpr
@@ -264,7 +269,11 @@ class _NumpyThenNumba:
             if self.spent is None:  # another thread switched while this one ran
                 return None
             self.spent += seconds
-            if self.spent < HOT_SECONDS or not numba_available():
+            if self.spent < HOT_SECONDS:
+                return None
+            if not numba_available():
+                self.spent = None  # numpy's code for good
+                warn_numba_missing()
                 return None
             self.spent, jaxpr, self.jaxpr = None, self.jaxpr, None
             return jaxpr
@@ -277,8 +286,8 @@ def _compiler(backend: str | None) -> Callable:
     backend = backend or os.environ.get("INERT_JIT_BACKEND") or "auto"
     if backend not in _COMPILERS:
         raise ValueError(f"jit: unknown backend {backend!r}; choose one of {sorted(_COMPILERS)}")
-    if backend == "numba" and not numba_available():
-        backend = "numpy"
+    if backend == "numba":
+        require_numba()
     return _COMPILERS[backend]
 
 

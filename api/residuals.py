@@ -1,6 +1,7 @@
-"""Seeing what activity analysis decides: which values are active (`print_activity`),
-what the backward pass keeps (`saved_residuals`, `print_saved_residuals`), and the
-memory alive over both passes (`memory_profile`)."""
+"""Seeing what activity analysis decides: which values are active (`print_activity`,
+`draw_activity`), what the backward pass keeps (`saved_residuals`, `print_saved_residuals`,
+and as bars per line, `saved_residuals(...).plot()`), and the memory alive over both
+passes (`memory_profile`). The pictures are drawn by `api/pictures.py`."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any, Callable, Sequence
 import attrs
 import numpy as np
 
+from ..core.activity import Inactive
 from ..core.ir import Literal, Var, pp_jaxpr
 from ..core.trace import eval_primitive, get_aval
 from ..interpreters.ad import active_vars, jvp_jaxpr
@@ -21,6 +23,16 @@ from ..interpreters.remat import Cost
 from ..interpreters.transpose import backward_pass
 from ..primitives.control.common import with_consts_as_invars
 from .arguments import as_tuple, check_argnums, flatten_args
+from .pictures import (
+    ACTIVE,
+    INACTIVE,
+    RESIDUAL,
+    ActivityDrawing,
+    bytes_axis,
+    draw_jaxpr,
+    human_bytes,
+    new_axes,
+)
 from .transforms import trace_to_closed_jaxpr, vjp
 
 # ---------------------------------------------------------------------------------
@@ -48,6 +60,30 @@ class ResidualReport(list):
         total = sum(r.nbytes for r in self)
         return (f"<table><thead><tr>{header}</tr></thead><tbody>{rows}</tbody></table>"
                 f"<p>{_count(len(self))}, {total:,} bytes in total</p>")
+
+    def by_source(self) -> dict[str, int]:
+        """Bytes kept per user's line (an input's or constant's residual under its
+        origin), in the order the lines first appear: what `plot` draws."""
+        totals: dict[str, int] = {}
+        for r in self:
+            line = str(r.source_info) if r.source_info else r.origin
+            totals[line] = totals.get(line, 0) + r.nbytes
+        return totals
+
+    def plot(self, ax=None):
+        """A bar per source line of the bytes its residuals keep (matplotlib): where in
+        the user's code the backward pass's memory comes from. Returns the axes."""
+        totals = self.by_source()
+        ax = new_axes(ax, figsize=(7.0, 0.9 + 0.35 * max(1, len(totals))))
+        lines = list(totals)
+        ax.barh(range(len(lines)), list(totals.values()), color=RESIDUAL, height=0.6)
+        ax.set_yticks(range(len(lines)), lines)
+        ax.invert_yaxis()  # the program's first line on top
+        ax.grid(False, axis="y")
+        bytes_axis(ax.xaxis)
+        ax.set_xlabel("bytes kept for the backward pass")
+        ax.set_title(f"{_count(len(self))}, {human_bytes(sum(totals.values()))} in total")
+        return ax
 
 
 def saved_residuals(f: Callable, *args: Any) -> ResidualReport:
@@ -186,6 +222,30 @@ def activity_jaxpr(f: Callable, *args: Any, argnums: int | Sequence[int] | None 
     return ActivityReport(closed, active_vars(closed.jaxpr, closed.consts, flat.active))
 
 
+def draw_activity(f: Callable, *args, argnums: int | Sequence[int] | None = None,
+                  residuals: bool = True) -> ActivityDrawing:
+    """Draw the jaxpr of `f` at `args` as a graph: inputs at the top, an edge from each
+    value's producer to each of its readers, the values that carry a derivative when
+    differentiating in `argnums` orange (default: every float argument not wrapped in
+    `Inactive`, as `print_activity`), the others grey. With `residuals`, each value
+    `vjp` keeps for the backward pass is a blue square beside what produced it, its area
+    in proportion to its bytes (hover for its type, bytes and line); those made inside a
+    call's body (a `checkpoint`'s) are on the bottom row. Pass `residuals=False` for a
+    program reverse mode does not take (a `while_loop`). Returns an `ActivityDrawing`
+    (a notebook shows it; `.save(path)` writes the SVG). JAX has no such picture."""
+    closed, active = activity_jaxpr(f, *args, argnums=argnums)
+    if not residuals:
+        return draw_jaxpr(closed.jaxpr, active)
+    nums = None if argnums is None else check_argnums(as_tuple(argnums), len(args))
+    vjp_args = args if nums is None else tuple(
+        a if i in nums or isinstance(a, Inactive) else Inactive(a) for i, a in enumerate(args))
+    drawn = {}  # vjp leaves Python numbers out: its inputs are found by identity
+    for i, leaf in enumerate(flatten_args(args, nums).leaves):
+        drawn.setdefault(id(leaf), i)
+    inputs = [drawn.get(id(leaf)) for leaf in flatten_args(vjp_args, keep_static=True).leaves]
+    return draw_jaxpr(closed.jaxpr, active, saved_residuals(f, *vjp_args), inputs)
+
+
 # ---------------------------------------------------------------------------------
 # Seeing memory over time
 
@@ -227,18 +287,17 @@ class MemoryProfile:
 
     def plot(self, ax=None):
         """Live bytes over the equations, the backward pass shaded (matplotlib)."""
-        import matplotlib.pyplot as plt  # noqa: PLC0415 — optional, only to draw
-
-        ax = ax or plt.figure().gca()
-        ax.plot([s.live_bytes for s in self.steps], label="after each equation")
-        ax.plot([s.peak_bytes for s in self.steps], label="while it runs")
+        ax = new_axes(ax)
+        ax.plot([s.live_bytes for s in self.steps], color=RESIDUAL, label="after each equation")
+        ax.plot([s.peak_bytes for s in self.steps], color=ACTIVE, label="while it runs")
         ax.legend()
         n_forward = sum(s.phase == "forward" for s in self.steps)
-        ax.axvspan(n_forward - 0.5, len(self.steps) - 0.5, alpha=0.15)
+        ax.axvspan(n_forward - 0.5, len(self.steps) - 0.5, color=INACTIVE, alpha=0.6)
         peak = self.steps.index(self.peak)
         ax.annotate(self.peak.eqn, (peak, self.peak.peak_bytes))
         ax.set_xlabel("equation (forward, then backward)")
         ax.set_ylabel("live bytes")
+        bytes_axis(ax.yaxis)
         return ax
 
 

@@ -37,6 +37,8 @@ from .cnn import conv_layer_timing  # noqa: E402
 from .jax_column import jax_call, jax_first_call  # noqa: E402
 from .memory import peak_bytes, reachable_array_bytes  # noqa: E402
 from .phases import phase_lines  # noqa: E402
+from .progress import Progress  # noqa: E402
+from .targets import TARGETS, against, legend, mark, miss  # noqa: E402
 from .workloads import Workload, _unwrap, rosenbrock, rosenbrock_hvp, workloads  # noqa: E402
 
 
@@ -142,9 +144,11 @@ def format_gradient_rows(rows: list[dict]) -> str:
     for r in rows:
         notes = []
         if "us_per_op" in r:
-            notes.append(f"{r['us_per_op']:.1f} µs per op; jit: "
+            numba_us = r["us_per_op"] * r["jit_numba"] / r["time"]
+            numba_target = TARGETS["jit_numba_us_per_op"].get(r["key"])
+            notes.append(f"{mark(r, 'us_per_op', '.1f')} µs per op; jit: "
                          f"{r['us_per_op'] * r['jit_numpy'] / r['time']:.3f} (numpy), "
-                         f"{r['us_per_op'] * r['jit_numba'] / r['time']:.3f} (numba)")
+                         f"{against(numba_us, numba_target, '.3f')} (numba)")
         if "nan_free" in r:
             notes.append("gradient finite at x=0" if r["nan_free"] else "NaN at x=0")
         if "time_torch" in r:
@@ -154,8 +158,8 @@ def format_gradient_rows(rows: list[dict]) -> str:
         if "hvp_over_grad" in r:
             notes.append(f"hvp / grad time {r['hvp_over_grad']:.2f}")
         lines.append(f"| {r['key']} | {r['what']} | {r['kept']:,} | {r['minimum']:,} | "
-                     f"{r['ratio']:.2f} | {r['peak']:.2f} | {r['time']:.2f} | "
-                     f"{r['jit_numpy']:.2f} | {r['jit_numba']:.2f} | {_or_na(r, 'jit_jax')} | "
+                     f"{mark(r, 'ratio')} | {mark(r, 'peak')} | {mark(r, 'time')} | "
+                     f"{r['jit_numpy']:.2f} | {mark(r, 'jit_numba')} | {_or_na(r, 'jit_jax')} | "
                      f"{r['first_numpy']:.2f} / {r['first_numba']:.2f} / "
                      f"{_or_na(r, 'first_jax', ' s')} | "
                      f"{'; '.join(notes)} |")
@@ -205,10 +209,11 @@ def overhead_lines(repeat: int, scale: float) -> list[str]:
          lambda: inert.jvp(_array_program, (big,), (big,))], repeat)
     lines = [
         f"eval_jaxpr, 1000-equation scalar chain: {t_eval / t_np:.2f}x direct numpy "
-        f"({t_eval / 1000 * 1e6:.2f} µs per equation; target ≤ 3x)",
+        f"({t_eval / 1000 * 1e6:.2f} µs per equation; target ≤ 3x){miss(t_eval / t_np, 3)}",
         f"eval_jaxpr, arrays of {big.size:,}: {t_eval_big / t_np_big:.3f}x direct numpy "
-        "(target ≤ 1.05x)",
-        f"jvp, arrays of {big.size:,}: {t_jvp / t_np_big:.2f}x the primal (target ≤ 3x)",
+        f"(target ≤ 1.05x){miss(t_eval_big / t_np_big, 1.05, '.3f')}",
+        f"jvp, arrays of {big.size:,}: {t_jvp / t_np_big:.2f}x the primal (target ≤ 3x)"
+        f"{miss(t_jvp / t_np_big, 3)}",
     ]
     for n in (1_000, 10_000, 100_000):
         r = max(1, repeat // (n // 1000))
@@ -351,20 +356,25 @@ def _run_each_in_its_own_process(args, argv) -> None:
     the allocator, whatever ran before it, so its ratios do not depend on the order."""
     print(f"glibc keeps freed memory for reuse: {not args.default_malloc}\n")
     passed = [a for a in (argv if argv is not None else sys.argv[1:]) if a != "--only"]
+    steps = {w.key: f"{w.key}, {w.description}" for w in workloads(args.scale)}
+    progress = Progress(len(steps) + 2)  # and the overheads and phases, on stderr
 
     def run(key: str):  # each process gets the thread variables from its environment
-        out = subprocess.run([sys.executable, "-m", "inert.benchmarks", *passed, "--only", key],
-                             env={**os.environ, **{v: "1" for v in _THREAD_VARIABLES}},
-                             check=True, capture_output=True, text=True).stdout
+        with progress.step(steps.get(key, key)):
+            out = subprocess.run([sys.executable, "-m", "inert.benchmarks", *passed, "--only",
+                                  key], env={**os.environ, **{v: "1" for v in _THREAD_VARIABLES}},
+                                 check=True, stdout=subprocess.PIPE, text=True).stdout
         return json.loads(out.strip().splitlines()[-1])
 
-    print(format_gradient_rows([run(w.key) for w in workloads(args.scale)]))
+    print(format_gradient_rows([run(key) for key in steps]))
+    print(legend(args.scale))
     print()
     for line in run("overheads"):
         print("- " + line)
     print("\nReverse mode by phase, CPU ms per call (medians):")
     for line in run("phases"):
         print("- " + line)
+    progress.done()
 
 
 if __name__ == "__main__":
