@@ -72,7 +72,8 @@ class ResidualReport(list):
 
     def plot(self, ax=None):
         """A bar per source line of the bytes its residuals keep (matplotlib): where in
-        the user's code the backward pass's memory comes from. Returns the axes."""
+        the user's code the backward pass's memory comes from. Returns the axes.
+        `docs/activity.md` shows one."""
         totals = self.by_source()
         ax = new_axes(ax, figsize=(7.0, 0.9 + 0.35 * max(1, len(totals))))
         lines = list(totals)
@@ -222,7 +223,7 @@ def activity_jaxpr(f: Callable, *args: Any, argnums: int | Sequence[int] | None 
     return ActivityReport(closed, active_vars(closed.jaxpr, closed.consts, flat.active))
 
 
-def draw_activity(f: Callable, *args, argnums: int | Sequence[int] | None = None,
+def draw_activity(f: Callable, *args: Any, argnums: int | Sequence[int] | None = None,
                   residuals: bool = True) -> ActivityDrawing:
     """Draw the jaxpr of `f` at `args` as a graph: inputs at the top, an edge from each
     value's producer to each of its readers, the values that carry a derivative when
@@ -232,7 +233,14 @@ def draw_activity(f: Callable, *args, argnums: int | Sequence[int] | None = None
     in proportion to its bytes (hover for its type, bytes and line); those made inside a
     call's body (a `checkpoint`'s) are on the bottom row. Pass `residuals=False` for a
     program reverse mode does not take (a `while_loop`). Returns an `ActivityDrawing`
-    (a notebook shows it; `.save(path)` writes the SVG). JAX has no such picture."""
+    (a notebook shows it; `.save(path)` writes the SVG). JAX has no such picture.
+
+    Example:
+        >>> def loss(w, x):
+        ...     return jnp.sum(jnp.tanh(x * w) * x)
+        >>> inert.draw_activity(loss, np.ones(4), inert.Inactive(np.ones(4)))
+        <activity drawing: 7 nodes, 6 active, 2 residuals of 64 bytes>
+    """
     closed, active = activity_jaxpr(f, *args, argnums=argnums)
     if not residuals:
         return draw_jaxpr(closed.jaxpr, active)
