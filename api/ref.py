@@ -42,13 +42,25 @@ def new_ref(init_val: ArrayLike) -> Ref:
 
 
 def empty_ref(shape: int | Sequence[int], dtype: DTypeLike = np.float64) -> Ref:
-    """A new ref of the given shape and dtype (holding zeros)."""
+    """A new ref of the given shape and dtype (holding zeros).
+
+    Example:
+        >>> inert.freeze(inert.empty_ref((2,), np.int32))
+        Array([0, 0], dtype=int32)
+    """
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
     return state.new_ref(zeros(ShapedArray(shape, np.dtype(dtype))))
 
 
 def freeze(ref: Ref) -> Array:
-    """The ref's contents as an array (a copy: the ref stays usable)."""
+    """The ref's contents as an array (a copy: the ref stays usable).
+
+    Example:
+        >>> ref = inert.new_ref(np.zeros(2))
+        >>> ref[0] = 5.0
+        >>> inert.freeze(ref)
+        Array([5., 0.])
+    """
     return returned(state.freeze(ref))
 
 
