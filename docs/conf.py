@@ -33,6 +33,8 @@ default_role = "py:obj"
 autodoc_member_order = "bysource"
 autodoc_typehints = "signature"
 autodoc_preserve_defaults = True
+# No autodoc_type_aliases: Sphinx 9 prints an alias inside a union (`DTypeLike | None`) as
+# `TypeAliasForwardRef(...)`; the signatures show the unions the aliases stand for.
 napoleon_google_docstring = True
 napoleon_numpy_docstring = False
 napoleon_custom_sections = ["Differences from JAX"]
