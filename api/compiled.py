@@ -57,7 +57,9 @@ def jit(fun: Callable | None = None, /, *, static_argnums: int | Sequence[int] =
     compiled loops and scalar code into native code (`interpreters.fusion`), "numpy"
     calls numpy once per equation: no compile time, slower calls. The default,
     `$INERT_JIT_BACKEND` or else "auto", runs numpy's code until the function has run
-    for a second, then numba's (`_NumpyThenNumba`); without numba installed, numpy's.
+    for a second, then numba's (`_NumpyThenNumba`); without numba installed, numpy's,
+    with one warning when it would have compiled. `backend="numba"` without numba is a
+    `BackendUnavailableError`.
 
     Args:
         fun: the function; without it, `jit(...)` returns a decorator.
