@@ -32,6 +32,7 @@ def test_every_function_at_inert_annotates_its_parameters_and_result(name):
     *(getattr(inert, name) for name in TOP_LEVEL_FUNCTIONS), inert.config.update,
     inert.Inactive, inert.custom_jvp, inert.custom_vjp, inert.numpy.sum, inert.numpy.where,
     inert.numpy.array, inert.numpy.dot, inert.random.normal, inert.tree_util.tree_map,
+    inert.lax.scan, inert.lax.cond, inert.lax.switch, inert.lax.while_loop, inert.lax.fori_loop,
 ], ids=lambda v: v.__qualname__)
 def test_the_hints_resolve(value):
     target = value.__init__ if inspect.isclass(value) else inspect.unwrap(value)

@@ -21,6 +21,8 @@ Integer counters are inactive by type, so they never reach the backward loop.
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import attrs
 import numpy as np
 
@@ -58,7 +60,8 @@ from .common import (
 scan_p = Primitive("scan", multiple_results=True)
 
 
-def scan(f, init, xs=None, length=None, reverse=False):
+def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None,
+         reverse: bool = False) -> tuple[Any, Any]:
     """`lax.scan`: `carry, y = f(carry, x)` over the leading axis of `xs`; returns the
     final carry and the stacked ys. Pytrees in and out.
 
