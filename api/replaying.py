@@ -60,11 +60,11 @@ def transformed(name: str, params: tuple, f: Callable, flat: FlatArgs, has_aux: 
                 ) -> tuple[list, object, list]:
     """`(outputs, static, out_store)` of `apply` (see the module docstring) on the flat
     function of `f` at `flat`'s leaves: on the plain path, or by replaying. `params`
-    (hashable) is what else makes `name`'s program differ; None: never replayed. `active` (`flat.active` by
-    default) are the leaves differentiated: which values Python may not convert
-    (`interpreters.replay.record`). For vmap, `lanes` are the leaves as the function
-    sees them: its mapped leaves' lane avals, the others. `markers` and `has_aux` are
-    `flat_fun`'s."""
+    (hashable) is what else makes `name`'s program differ; None: never replayed.
+    `active` (`flat.active` by default) are the leaves differentiated: which values
+    Python may not convert (`interpreters.replay.record`). For vmap, `lanes` are the
+    leaves as the function sees them: its mapped leaves' lane avals, the others.
+    `markers` and `has_aux` are `flat_fun`'s."""
     extras = list(extras)
 
     def plain() -> tuple[list, object, list]:
