@@ -66,7 +66,6 @@ def vmap(f: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name=None,
                    for x, a in zip(flat.leaves, axes)])
         return tree_unflatten(out_tree, returned_leaves(outs, flat.leaves))
 
-
     return vmapped
 
 

@@ -1,5 +1,5 @@
-"""Replaying a recorded program: `grad` called again costs running the user's Python
-once more, not differentiating it again.
+"""Replaying a recorded program: `grad` (or any transformation: `api.replaying`)
+called again costs running the user's Python once more, not differentiating it again.
 
 `grad(f)(x)` has to run `f` on every call: its Python control flow may depend on the
 values of `x`, and it may print or append to a list. What need not happen on every call
@@ -7,8 +7,9 @@ is `f`'s differentiation (tracing its jvp, partial evaluation, transposition), w
 costs far more per operation than the operation's own numpy call. So a call can
 *record* the primal program `f` runs — a staging trace whose values are all known,
 computed lazily as in `grad` when Python asks for one; an array constant is an input of
-the program, not a value baked into it — and the recorded program's gradient is
-compiled once, as `jit(grad)` compiles one (`gradient_program`). A later call runs `f`
+the program, not a value baked into it — and the recorded program's gradient (its
+transformation) is compiled once, as `jit(grad)` compiles one (`transform_program`).
+A later call runs `f`
 again under a trace that *expects* the recording: each operation `f` performs must be
 the next recorded equation (the same primitive, equal params, and operands that are the
 same variables, Python scalars of the same value, or array constants of the same type),
