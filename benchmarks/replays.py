@@ -22,6 +22,7 @@ import numpy as np
 import inert
 import inert.numpy as inp
 
+from .jax_column import jax_available, jax_module, jax_port
 from .workloads import mlp_args, mlp_loss, w7, w7_numpy
 
 
@@ -95,6 +96,7 @@ def replay_lines(median_times, repeat: int, scale: float) -> list[str]:
                  "the replayed grad (target ≤ 4x)")
     lines += _jacobian_lines(median_times, repeat, args)
     lines.append(_first_call_line(median_times, repeat))
+    lines.append(_jax_line(median_times, repeat, args))
     return lines
 
 
@@ -120,3 +122,26 @@ def _first_call_line(median_times, repeat: int) -> str:
                                     max(3, repeat // 2))
     return (f"W7's first call (the plain path): {t_first / t_numpy:.0f}x the hand-written "
             f"numpy gradient ({t_first / 2000 * 1e6:.1f} µs per op; target ≤ 80x)")
+
+
+def _jax_line(median_times, repeat: int, args) -> str:
+    """The same ratios of `jax.jit`'s programs (one thread), where jax is installed."""
+    if not jax_available():
+        return "JAX: n/a (jax is not installed)"
+    jax = jax_module()
+    chain, loss, losses = jax_port(_chain), jax_port(mlp_loss), jax_port(_per_example_losses)
+    args = [jax.device_put(a) for a in args]
+    grad_chain = jax.jit(jax.grad(chain))
+    hvp = jax.jit(lambda x, v: jax.jvp(jax.grad(chain), (x,), (v,)))
+    grad_loss, jac = jax.jit(jax.grad(loss)), jax.jit(jax.jacrev(losses))
+    hess = jax.jit(jax.hessian(lambda b1: loss(args[0], b1, *args[2:])))
+    t_grad, t_hvp, t_loss, t_jac, t_hess = median_times(
+        [lambda: jax.block_until_ready(grad_chain(0.3)),
+         lambda: jax.block_until_ready(hvp(0.3, 1.0)),
+         lambda: jax.block_until_ready(grad_loss(*args)),
+         lambda: jax.block_until_ready(jac(*args)),
+         lambda: jax.block_until_ready(hess(args[1]))], repeat)
+    rows, b1_size = args[6].shape[0], args[1].size
+    return (f"JAX jit, same run: jvp(grad) {t_hvp / t_grad:.2f}x grad on the chain; "
+            f"jacrev {t_jac / t_loss / rows:.3f}x and hessian {t_hess / t_loss / b1_size:.3f}x "
+            "grad per row on the MLP")

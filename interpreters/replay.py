@@ -68,15 +68,11 @@ _PLAIN_TYPES = frozenset((*_PYTHON_SCALARS, str, type(None)))
 @attrs.frozen(eq=False)
 class Recording:
     """A program `f` ran: constvars are the array constants it met, in order of first
-    use; `out_store` is what `f`'s flattening recorded (its output structure);
-    `asking_calls` the positions of the equations of custom functions' calls whose body
-    asked Python for a value while it was staged (it may do otherwise on another call,
-    so it runs again: `ReplayBuilder.replay_call`)."""
+    use; `out_store` is what `f`'s flattening recorded (its output structure)."""
 
     jaxpr: Jaxpr
     known_defs: dict  # var -> index of its equation (every equation is known)
     out_store: tuple
-    asking_calls: frozenset
 
 
 class ReplayTracer(StagingTracer):
@@ -123,7 +119,6 @@ class ReplayBuilder(JaxprBuilder):
     # whose inputs are their lanes' avals, with no value
     lift_scalars: bool = False  # Python scalars as constant inputs too (after `diverge`)
     asked: int = 0  # how many values Python has asked for
-    asking_calls: set = attrs.Factory(set)  # see `Recording`
 
     def start(self, active: list[bool], leaves: list) -> list[Var]:
         """The input variables (the recording's, when replaying one) with their values
@@ -158,15 +153,15 @@ class ReplayBuilder(JaxprBuilder):
         over nothing: the same rule (`same_as`: the same function, rules and
         non-differentiated arguments) on the same operands. Its body does not run
         again, as its rules do not (they ran when the recording was differentiated):
-        a custom function is traced once, as under `jit`. Else None, and the call is
-        staged (the body runs) and matched as it is recorded."""
+        a custom function is traced once, as under `jit` (one whose body asked Python
+        for a value is never replayed: `ReplayTrace.process_primitive`). Else None, and
+        the call is staged (the body runs) and matched as it is recorded."""
         pos, rule = self.pos, params.get("rule")
         if pos < len(self.eqns) and rule is not None:
             eqn = self.eqns[pos]
             recorded = eqn.params.get("rule")
             if eqn.params.get("num_consts") == 0 and recorded is not None and \
-                    pos not in self.expected.asking_calls and rule.same_as(recorded) and \
-                    self.match(trace, args, eqn.inputs):
+                    rule.same_as(recorded) and self.match(trace, args, eqn.inputs):
                 self.pos = pos + 1
                 rule.set_out_tree(recorded.out_tree)
                 return eqn.outputs
@@ -210,9 +205,7 @@ class ReplayBuilder(JaxprBuilder):
         Python scalars become constant inputs from here on: if one that changed made
         it diverge (a closed-over time step), the new recording will match the next
         call."""
-        pos, expected = self.pos, self.expected
-        self.expected, self.lift_scalars = None, True
-        self.asking_calls = {i for i in expected.asking_calls if i < pos}
+        pos, self.expected, self.lift_scalars = self.pos, None, True
         self.eqns = list(self.eqns[:pos])
         self.known_defs = {v: i for i, eqn in enumerate(self.eqns) for v in eqn.outputs}
         take_binds(None)
@@ -255,8 +248,7 @@ class ReplayBuilder(JaxprBuilder):
             self.replayable = False
         if checks_enabled():
             check_jaxpr(jaxpr)
-        return Recording(jaxpr, dict(self.known_defs), tuple(out_store),
-                         frozenset(self.asking_calls)), False
+        return Recording(jaxpr, dict(self.known_defs), tuple(out_store)), False
 
 
 class ReplayTrace(StagingTrace):
@@ -307,10 +299,12 @@ class ReplayTrace(StagingTrace):
             builder.replayable = False
         if prim not in staging_rules:
             return super().process_primitive(prim, tracers, params)
-        asked, first = builder.asked, len(builder.eqns)
+        asked = builder.asked
         outs = super().process_primitive(prim, tracers, params)
-        if builder.asked != asked:
-            builder.asking_calls.update(range(first, len(builder.eqns)))
+        # a custom function whose body asks Python for a value (a `while` on its input)
+        # may do otherwise on another call, and its rules most likely ask too: it runs
+        # on the plain path, where its rules run on every call as JAX's eager ones do
+        builder.replayable &= builder.asked == asked
         return outs
 
     def _act_on_outside_ref(self, prim, tracers, params):
