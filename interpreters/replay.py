@@ -170,19 +170,20 @@ class ReplayBuilder(JaxprBuilder):
     def match(self, trace, args, atoms) -> bool:
         """Whether operands are the recorded atoms: this trace's tracers of the same
         variables, Python scalars of the same value (`_same_scalar`, its usual case
-        inline), array constants (`bind_const`)."""
+        inline), constants (`bind_const`): arrays, or values of an outer replay that
+        the function closes over (a nested `grad(lambda x: f(x, y))` of an outer `y`)."""
         if len(args) != len(atoms):
             return False
         for x, a in zip(args, atoms):
             kind = type(x)
-            if kind is ReplayTracer:
-                if x.atom is not a or x._trace is not trace:
+            if kind is ReplayTracer and x._trace is trace:
+                if x.atom is not a:
                     return False
             elif kind in _PYTHON_SCALARS and type(a) is Literal:
                 value = a.val
                 if kind is not type(value) or x != value or not (x or _same_scalar(x, value)):
                     return False
-            elif isinstance(x, Tracer) or not self.bind_const(x, a):
+            elif isinstance(x, Tracer) and not _outer(x, trace) or not self.bind_const(x, a):
                 return False  # another trace's tracer: `bind` will say what it is
         return True
 
@@ -315,6 +316,12 @@ class ReplayTrace(StagingTrace):
             raise inactive_ref_write(self.main, tracers[0].aval,
                                      "differentiates the value written here", "argument")
         return super()._act_on_outside_ref(prim, tracers, params)
+
+
+def _outer(x: Tracer, trace) -> bool:
+    """Whether `x` is a value of a transformation in progress below `trace`'s."""
+    main = x._trace.main
+    return main.active and main.level < trace.main.level
 
 
 def _unlifted(t):

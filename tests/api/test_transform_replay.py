@@ -189,3 +189,17 @@ def test_custom_vjp_replays_and_keeps_its_rule():
         for _ in range(4):
             assert_allclose(g(x), want, rtol=1e-14)
     assert log == ["r", "m", "m"]
+
+
+def test_an_inner_function_closing_over_an_outer_value_replays_too():
+    """`grad(lambda x: f(x, y))` inside a jvp in `y`: the outer value is a constant of
+    the inner recording, passed on each call."""
+    def h(y):
+        return inert.grad(lambda x: inp.sum(inp.sin(x) * y ** 2))(np.full(3, 0.5))
+
+    ys = [np.linspace(0, 1, 3) * k for k in range(1, 6)]
+    got = [inert.jvp(h, (y,), (V,)) for y in ys]
+    assert all(e.misses == 0 and e.hits >= 2 for e in replaying._entries.values())
+    for g, y in zip(got, ys):
+        assert_allclose(g[0], np.cos(0.5) * y ** 2, rtol=1e-14)
+        assert_allclose(g[1], np.cos(0.5) * 2 * y * V, rtol=1e-14)
