@@ -29,13 +29,13 @@ from ..primitives.shape.structural import matchaxis, reshape, transpose
 from .arguments import (
     FlatArgs,
     check_argnums,
-    flat_fun,
     flatten_args,
     recording_untraced,
     with_keywords,
 )
 from .holomorphic import check_inputs, check_outputs
-from .numpy._array import returned
+from .numpy._array import returned, returned_leaves
+from .replaying import transformed
 from .transforms import RefArgs
 
 
@@ -127,21 +127,36 @@ def _jacobian(f, argnums, has_aux, blocks_of, name: str, holomorphic: bool):
         flat = flatten_args(args, nums, floats_only=True, keep_static=True)
         check_inputs(name, [get_aval(x).dtype for x, a in zip(flat.leaves, flat.active) if a],
                      holomorphic)
-        out_store: list = []
-        refs = RefArgs.of(flat)
-        untraced: list = []
-        fun = refs.wrap(recording_untraced(flat_fun(call, flat, out_store, has_aux), untraced))
-        flat = attrs.evolve(flat, leaves=refs.contents(flat.leaves))
-        outs, blocks = blocks_of(fun, flat, lambda: out_store[2])
-        outs = refs.write_back(outs)
-        out_tree, aux_tree, n_out = out_store
+        outs, n_outs, (out_tree, aux_tree, n_out) = transformed(
+            name, (), call, flat, has_aux, _blocks(flat, blocks_of))
+        outs, per_out = returned_leaves(outs[:n_outs], flat.leaves), iter(outs[n_outs:])
         check_outputs(name, [get_aval(o).dtype for o in outs[:n_out]], holomorphic)
+        n_active = sum(flat.active)
+        blocks = [[next(per_out) for _ in range(n_active)] for _ in range(n_out)]
         jac = _assemble(args, nums, flat, outs[:n_out], blocks, out_tree,
                         isinstance(argnums, (tuple, list)))
         aux = tree_unflatten(aux_tree, outs[n_out:]) if has_aux else None
-        return returned((jac, aux) if has_aux else jac, (*flat.leaves, *untraced))
+        return returned((jac, aux) if has_aux else jac, flat.leaves)
 
     return jac_f
+
+
+def _blocks(flat: FlatArgs, blocks_of):
+    """jacfwd's and jacrev's `apply` (`api.replaying`): the outputs, then the Jacobian's
+    blocks (of each differentiated output, one per active leaf), and how many outputs
+    there are. Arrays the function returns as they are stay the user's
+    (`recording_untraced`)."""
+    refs = RefArgs.of(flat)
+
+    def apply(fun, leaves, extras, out_store):
+        untraced: list = []
+        fun = refs.wrap(recording_untraced(fun, untraced))
+        outs, blocks = blocks_of(fun, attrs.evolve(flat, leaves=refs.contents(leaves)),
+                                 lambda: out_store[2])
+        outs = returned_leaves(refs.write_back(outs), untraced)
+        return [*outs, *(b for row in blocks for b in row)], len(outs)
+
+    return apply
 
 
 def _jacobian_columns_fwd(fun, flat: FlatArgs, n_out):

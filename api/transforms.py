@@ -39,6 +39,7 @@ from .arguments import (
     static_positions,
 )
 from .numpy._array import returned_leaves
+from .replaying import transformed
 
 # ---------------------------------------------------------------------------------
 # Staging
@@ -172,18 +173,37 @@ def jvp(f: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = Fals
     primals, tangents = tuple(primals), tuple(tangents)
     flat_tangents = _flat_tangents(_tangent_spec(primals), tangents)
     flat = flatten_args(primals)
-    out_store: list = []
-    refs = RefArgs.of(flat)
-    untraced: list = []
-    fun = refs.wrap(recording_untraced(flat_fun(f, flat, out_store, has_aux), untraced))
-    out_primals, out_tangents = jvp_flat(fun, refs.contents(flat.leaves), flat_tangents)
-    out_primals = refs.write_back(out_primals)
-    out_tree, aux_tree, n_out = out_store
-    out_tangents = [_materialize(t, p) for t, p in zip(out_tangents[:n_out], out_primals)]
-    out_primals = returned_leaves(out_primals, (*flat.leaves, *untraced))
-    out_tangents = returned_leaves(out_tangents, flat_tangents)
+    zeros = [t if type(t) is Zero else None for t in flat_tangents]
+    extras = [t for t in flat_tangents if type(t) is not Zero]
+    outs, n_out, (out_tree, aux_tree, _) = transformed(
+        "jvp", (), f, flat, has_aux, _pushforward(flat, zeros), extras,
+        active=[z is None for z in zeros])
+    out_primals, out_tangents = outs[:len(outs) - n_out], outs[len(outs) - n_out:]
+    out_tangents = [_materialize(t, p) for t, p in zip(out_tangents, out_primals)]
+    out_primals = returned_leaves(out_primals, (*flat.leaves, *extras))
+    out_tangents = returned_leaves(out_tangents, (*flat.leaves, *extras))
     result = (tree_unflatten(out_tree, out_primals[:n_out]), tree_unflatten(out_tree, out_tangents))
     return (*result, tree_unflatten(aux_tree, out_primals[n_out:])) if has_aux else result
+
+
+def _pushforward(flat: FlatArgs, zeros: list):
+    """jvp's `apply` (`api.replaying`): the primal outputs, then the tangents of the
+    differentiated ones (`Zero` where symbolically zero); `zeros` has the symbolic
+    zero tangents, None where a tangent is one of `apply`'s extras. Arrays the function
+    returns as they are stay the user's (`recording_untraced`)."""
+    refs = RefArgs.of(flat)
+
+    def apply(fun, leaves, extras, out_store):
+        given = iter(extras)
+        tangents = [next(given) if z is None else z for z in zeros]
+        untraced: list = []
+        outs, out_tangents = jvp_flat(refs.wrap(recording_untraced(fun, untraced)),
+                                      refs.contents(leaves), tangents)
+        outs = returned_leaves(refs.write_back(outs), untraced)
+        n_out = out_store[2]
+        return [*outs, *out_tangents[:n_out]], n_out
+
+    return apply
 
 
 def _tangent_spec(primals: tuple) -> list[tuple[PyTreeDef, list]]:
@@ -265,13 +285,7 @@ def linearize(f: Callable, *primals: Any) -> tuple[Any, Callable]:
         [1.         1.35914091]
     """
     flat = flatten_args(primals)
-    out_store: list = []
-    refs = RefArgs.of(flat)
-    out_primals, lin = linearize_flat(refs.wrap(flat_fun(f, flat, out_store)),
-                                      refs.contents(flat.leaves), flat.active,
-                                      lambda: out_store[2], name="linearize")
-    out_primals = refs.write_back(out_primals)
-    out_tree = out_store[0]
+    out_primals, lin, (out_tree, _, _) = linearized(f, flat, False, "linearize")
     # f_jvp keeps the residuals and the program, and only the avals of the rest
     spec, out_avals = _tangent_spec(primals), [get_aval(p) for p in out_primals]
     active = flat.active
@@ -366,15 +380,25 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
     return (out, vjp_fn, tree_unflatten(aux_tree, outs[n_out:])) if has_aux else (out, vjp_fn)
 
 
-def linearized(f: Callable, flat: FlatArgs, has_aux: bool, name: str, value: bool = True):
-    """`(outputs' leaves, linear function, (out tree, aux tree, number of outputs))`;
-    without `value`, the differentiated outputs are their avals (not computed)."""
-    out_store: list = []
+def linearized(f: Callable, flat: FlatArgs, has_aux: bool, name: str):
+    """`(outputs' leaves, linear function, (out tree, aux tree, number of outputs))`."""
+    outs, lin, out_store = transformed(name, (), f, flat, has_aux, _linearization(flat, name))
+    n_outs = len(outs) - len(lin.residual_info)
+    lin = attrs.evolve(lin, residuals=tuple(outs[n_outs:]))
+    return returned_leaves(outs[:n_outs], flat.leaves), lin, out_store
+
+
+def _linearization(flat: FlatArgs, name: str):
+    """vjp's and linearize's `apply` (`api.replaying`): the outputs, then the linear
+    function's residuals; the linear function without them is the static part."""
     refs = RefArgs.of(flat)
-    fun = refs.wrap(flat_fun(f, flat, out_store, has_aux))
-    out_primals, lin = linearize_flat(fun, refs.contents(flat.leaves), flat.active,
-                                      lambda: out_store[2], name=name, diff_values=value)
-    return returned_leaves(refs.write_back(out_primals), flat.leaves), lin, out_store
+
+    def apply(fun, leaves, extras, out_store):
+        outs, lin = linearize_flat(refs.wrap(fun), refs.contents(leaves), flat.active,
+                                   lambda: out_store[2], name=name)
+        return [*refs.write_back(outs), *lin.residuals], attrs.evolve(lin, residuals=())
+
+    return apply
 
 
 def linear_transpose(f: Callable, *primals: Any) -> Callable[[Any], tuple]:

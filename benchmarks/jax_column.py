@@ -24,7 +24,7 @@ def jax_available() -> bool:
     return importlib.util.find_spec("jax") is not None
 
 
-def _jax():
+def jax_module():
     """jax, configured for the benchmark (before it makes any array)."""
     os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {_XLA_ONE_THREAD}".strip()
     import jax
@@ -36,7 +36,7 @@ def _jax():
 def jax_port(f: Callable) -> Callable:
     """`f` reading JAX's namespaces where it reads inert's (its nested functions too:
     they share its globals)."""
-    jax = _jax()
+    jax = jax_module()
     import jax.numpy as jnp
     import jax.scipy.linalg as jsl
 
@@ -48,7 +48,7 @@ def jax_port(f: Callable) -> Callable:
 def jax_gradient(f: Callable, plain_args: tuple, argnums: tuple, has_aux: bool) -> Callable:
     """A call of JAX's jitted value and gradient of `f` at `plain_args` (already on
     JAX's device, so no transfer is timed), waiting for its result."""
-    jax = _jax()
+    jax = jax_module()
     g = jax.jit(jax.value_and_grad(jax_port(f), argnums=argnums, has_aux=has_aux))
     args = [jax.device_put(a) for a in plain_args]
     return lambda: jax.block_until_ready(g(*args))
@@ -72,7 +72,7 @@ def jax_first_call(f: Callable, x, *static) -> float | None:
     None without jax."""
     if not jax_available():
         return None
-    jax = _jax()
+    jax = jax_module()
     port = jax_port(f)
     g = jax.jit(jax.grad(lambda x: port(x, *static)))
     start = time.perf_counter()

@@ -38,6 +38,7 @@ from .jax_column import jax_call, jax_first_call  # noqa: E402
 from .memory import peak_bytes, reachable_array_bytes  # noqa: E402
 from .phases import phase_lines  # noqa: E402
 from .progress import Progress  # noqa: E402
+from .replays import replay_lines  # noqa: E402
 from .targets import TARGETS, against, legend, mark, miss  # noqa: E402
 from .workloads import Workload, _unwrap, rosenbrock, rosenbrock_hvp, workloads  # noqa: E402
 
@@ -325,7 +326,8 @@ def main(argv=None) -> None:
     parser.add_argument("--default-malloc", action="store_true",
                         help="leave glibc's memory trimming as it is (see keep_freed_memory)")
     parser.add_argument("--only", help="run one workload (or 'overheads', or 'phases': reverse "
-                        "mode's time by phase on W1 and W7) and print JSON")
+                        "mode's time by phase on W1 and W7, or 'replays': transformations "
+                        "called repeatedly) and print JSON")
     args = parser.parse_args(argv)
     if args.only and not _ONE_THREAD_FROM_THE_START:
         _restart_with_one_blas_thread(argv)
@@ -335,6 +337,8 @@ def main(argv=None) -> None:
         print(json.dumps(overhead_lines(args.repeat, args.scale)))
     elif args.only == "phases":
         print(json.dumps(phase_lines(args.repeat, args.scale)))
+    elif args.only == "replays":
+        print(json.dumps(replay_lines(median_times, args.repeat, args.scale)))
     elif args.only:
         (w,) = [w for w in workloads(args.scale) if w.key == args.only]
         print(json.dumps(gradient_row(w, args.repeat)))
@@ -357,7 +361,7 @@ def _run_each_in_its_own_process(args, argv) -> None:
     print(f"glibc keeps freed memory for reuse: {not args.default_malloc}\n")
     passed = [a for a in (argv if argv is not None else sys.argv[1:]) if a != "--only"]
     steps = {w.key: f"{w.key}, {w.description}" for w in workloads(args.scale)}
-    progress = Progress(len(steps) + 2)  # and the overheads and phases, on stderr
+    progress = Progress(len(steps) + 3)  # and the overheads, phases and replays, on stderr
 
     def run(key: str):  # each process gets the thread variables from its environment
         with progress.step(steps.get(key, key)):
@@ -373,6 +377,9 @@ def _run_each_in_its_own_process(args, argv) -> None:
         print("- " + line)
     print("\nReverse mode by phase, CPU ms per call (medians):")
     for line in run("phases"):
+        print("- " + line)
+    print("\nTransformations called repeatedly (medians, ratios in one run):")
+    for line in run("replays"):
         print("- " + line)
     progress.done()
 

@@ -11,9 +11,10 @@
 * `jax_disable_jit` (False): when True, `jit`-ted functions run as plain Python,
   eagerly (so `print` shows values and a debugger steps through them), as in JAX.
 
-* `inert_grad_replay` (True): `grad` and `value_and_grad` called again replay the
-  recorded program and run its compiled gradient (`interpreters/replay.py`); False
-  differentiates every call afresh, as the first call does.
+* `inert_grad_replay` (True): `grad`, `value_and_grad`, `vjp`, `jvp`, `linearize`,
+  `jacfwd`, `jacrev`, `hessian` and `vmap` called again replay the recorded program
+  and run its compiled transformation (`api/replaying.py`); False transforms every
+  call afresh, as the first call does.
 
 * `inert_kernels_in_memory` (256): how many compiled kernels of each kind (numba's
   loop kernels, scalar kernels) jit's numba backend keeps for reuse beyond those its

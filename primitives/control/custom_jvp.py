@@ -41,10 +41,10 @@ from .custom_derivatives import (
     batched_body,
     call_custom,
     check_no_closure,
-    count_rule_run,
     is_called_eagerly,
     level_of,
     named,
+    origin_of,
     refuse_active_closure,
     stage_call,
     staged_call_primitive,
@@ -118,7 +118,8 @@ class custom_jvp:  # noqa: N801 — JAX's name
         leaves, in_tree = tree_flatten(diff_args)
         jvp = named(lambda primals, tangents: self.jvp(*nondiff, primals, tangents), self.jvp)
         store: list = []
-        rule = JVPRule(fun, in_tree, store, _flat_rule(jvp, in_tree, store), jvp.__name__)
+        rule = JVPRule(fun, in_tree, store, origin_of(self, (self.fun, self.jvp), nondiff),
+                       _flat_rule(jvp, in_tree, store), jvp.__name__)
         return call_custom(custom_jvp_p, rule, leaves)
 
 
@@ -169,8 +170,8 @@ def _batched_rule(rule: JVPRule, dims, size: int) -> JVPRule:
                                    [*primals, *tangents], [*dims, *dims])
         return [matchaxis(o, d, 0, size) for o, d in zip(outs, out_dims)]
 
-    return JVPRule(batched_body(rule, dims, size), rule.in_tree, rule.out_tree_store, jvp,
-                   f"vmap({rule.name})")
+    return JVPRule(batched_body(rule, dims, size), rule.in_tree, rule.out_tree_store,
+                   ("vmap", *rule.origin, tuple(dims), size), jvp, f"vmap({rule.name})")
 
 
 def _zeros_for(t):
@@ -191,7 +192,6 @@ abstract_eval_rules[custom_jvp_p] = unstaged_abstract_eval
 
 def custom_jvp_jvp(primals, tangents, *, rule):
     """The rule on the primal values; the body runs only if the rule calls it."""
-    count_rule_run()
     tangents = [_zeros_for(t) for t in tangents]
     outs = rule.jvp(primals, tangents)
     check_no_closure(f"the custom jvp rule {rule.name}", outs, level_of([*primals, *tangents]))

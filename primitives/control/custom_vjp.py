@@ -34,10 +34,10 @@ from .custom_derivatives import (
     batched_body,
     call_custom,
     check_no_closure,
-    count_rule_run,
     is_called_eagerly,
     level_of,
     named,
+    origin_of,
     refuse_active_closure,
     stage_call,
     staged_call_primitive,
@@ -94,7 +94,8 @@ class custom_vjp:  # noqa: N801 — JAX's name
         fwd = without_nondiff(self.fwd, args, self.nondiff_argnums)[1]
         bwd = named(lambda res, ct: self.bwd(*nondiff, res, ct), self.bwd)
         leaves, in_tree = tree_flatten(diff_args)
-        rule = VJPRule(fun, in_tree, [], fwd, bwd, tuple(get_aval(x) for x in leaves))
+        origin = origin_of(self, (self.fun, self.fwd, self.bwd), nondiff)
+        rule = VJPRule(fun, in_tree, [], origin, fwd, bwd, tuple(get_aval(x) for x in leaves))
         return call_custom(custom_vjp_p, rule, leaves)
 
 
@@ -212,7 +213,8 @@ def _batched_rule(rule: VJPRule, vals, dims, size: int) -> VJPRule:
     bwd.__name__ = f"vmap({rule.bwd.__name__})"
     out_avals = None if rule.out_avals is None else tuple(
         batched_aval(a, 0, size) for a in rule.out_avals)
-    return VJPRule(batched_body(rule, dims, size), rule.in_tree, rule.out_tree_store, fwd, bwd,
+    return VJPRule(batched_body(rule, dims, size), rule.in_tree, rule.out_tree_store,
+                   ("vmap", *rule.origin, tuple(dims), size), fwd, bwd,
                    tuple(get_aval(v) for v in vals), out_avals)
 
 
@@ -228,7 +230,6 @@ abstract_eval_rules[custom_vjp_p] = unstaged_abstract_eval
 def custom_vjp_jvp(primals, tangents, *, rule):
     """Run `fwd` for the outputs and residuals; the tangents are a `custom_lin` of the
     residuals, which only transposes (into `bwd`)."""
-    count_rule_run()
     outs, res, res_tree, typed = rule.forward(primals)
     check_no_closure(f"the custom_vjp fwd {rule.fwd.__name__}", [*outs, *res],
                      level_of([*primals, *tangents]))
