@@ -187,12 +187,12 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_fini
 def expm(A, *, upper_triangular=False, max_squarings=16):  # noqa: N803 — scipy's name
     """The matrix exponential (scipy's Padé approximation with scaling and squaring);
     its derivative is the exact Fréchet derivative, and it keeps only `A`."""
-    return ex.expm(nl.float_matrices("expm", A))
+    return ex.expm(nl.float_matrices("expm", A, complex_ok=True))
 
 
 def expm_frechet(A, E, method=None, compute_expm=True, check_finite=True):  # noqa: N803
     """`(expm(A), L(A, E))`, or the Fréchet derivative `L(A, E)` alone."""
-    A, E = nl.float_matrices("expm_frechet", A, E)  # noqa: N806
+    A, E = nl.float_matrices("expm_frechet", A, E, complex_ok=True)  # noqa: N806
     frechet = ex.expm_frechet(A, E)
     return (ex.expm(A), frechet) if compute_expm else frechet
 

@@ -8,7 +8,8 @@ one LU factorisation; `pinv`, `lstsq`, `matrix_rank` and `cond` through an SVD.
 
 Checks happen here, so errors name the function the user called: matrices must be
 square where numpy requires it (a ShapeError with the shapes and the user's line),
-integers become float64 as in numpy, and complex matrices are refused.
+integers become float64 as in numpy, and complex matrices are refused by the
+functions whose rules do not take them yet (`pinv`, `lstsq`, `cond`, ...).
 """
 
 from __future__ import annotations
@@ -114,11 +115,14 @@ def _lower(uplo) -> bool:
 # Factorisations
 
 
-def real_or_complex_matrices(name: str, a):
+def real_or_complex_matrices(name: str, a, square: bool = True):
     """A complex matrix as it is (the decompositions whose rules conjugate take it),
     anything else as `float_matrices` makes it."""
     a = operand(a)
-    return a if get_aval(a).dtype.kind == "c" else float_matrices(name, a)
+    if get_aval(a).dtype.kind != "c":
+        return float_matrices(name, a, square=square)
+    check_matrix(name, a, square)
+    return a
 
 
 def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
@@ -162,7 +166,7 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool 
     """`SVDResult(U, S, Vh)` with `a = U diag(S) Vh`, or S alone without `compute_uv`.
     `hermitian` changes nothing here: the general SVD of a symmetric matrix is one."""
     del hermitian
-    a = float_matrices("svd", a, square=False)
+    a = real_or_complex_matrices("svd", a, square=False)
     if not compute_uv:
         return svd_prims.svd(a, compute_uv=False)[0]
     s, u, vh = svd_prims.svd(a, full_matrices=full_matrices)
@@ -178,7 +182,7 @@ def qr(a, mode: str = "reduced"):
     if mode not in ("reduced", "complete", "r"):
         raise NotImplementedError(f"qr: mode {mode!r} is not supported ('reduced', "
                                   "'complete' and 'r' are)")
-    a = float_matrices("qr", a, square=False)
+    a = real_or_complex_matrices("qr", a, square=False)
     q, r = qr_prim(a, full_matrices=mode == "complete")
     return r if mode == "r" else QRResult(q, r)
 
