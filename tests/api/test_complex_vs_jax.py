@@ -211,7 +211,17 @@ LINALG = {  # name: (program, input)
                   A43[:3]),
     "expm": (lambda xp, sl: lambda a: xp.sum(xp.abs(sl.expm(a)) ** 2), A43[:3]),
     "norms": (lambda xp, sl: lambda a: _norms(xp, a), A43),
+    "pinv": (lambda xp, sl: lambda a: xp.sum(xp.abs(xp.linalg.pinv(a) - 1j) ** 2), A43),
+    "lstsq": (lambda xp, sl: lambda a: _least_squares(xp, a), A43),
+    "cond": (lambda xp, sl: lambda a: xp.linalg.cond(a) + xp.linalg.cond(a[:3], 1), A43),
+    "matrix_power": (lambda xp, sl: lambda a: xp.sum(xp.imag(xp.linalg.matrix_power(a, -3))),
+                     A43[:3]),
 }
+
+
+def _least_squares(xp, a):
+    x, resid, rank, s = xp.linalg.lstsq(a, Z46[:, :2])
+    return xp.sum(xp.real(x) * xp.imag(x)) + xp.sum(resid) + rank * xp.sum(s)
 
 
 def _norms(xp, a):

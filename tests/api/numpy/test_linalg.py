@@ -323,9 +323,9 @@ def test_not_positive_definite_is_an_error_under_debug_nans():
     assert "test_linalg.py" in str(info.value)
 
 
-def test_complex_matrices_are_refused_by_the_pseudo_inverse():
-    with pytest.raises(DTypeError, match="pinv: complex matrices are not supported"):
-        LA.pinv(np.eye(2, dtype=complex))
+def test_complex_matrices_are_refused_by_tensorinv():
+    with pytest.raises(DTypeError, match="tensorinv: complex matrices are not supported"):
+        LA.tensorinv(np.eye(4, dtype=complex).reshape(2, 2, 2, 2))
 
 
 @pytest.mark.parametrize("name", ["cholesky", "solve", "inv", "det", "slogdet", "eigh",
@@ -468,3 +468,19 @@ def test_complex_svd_and_qr_keep_one_factorization(rng):
                     ((6, 4), "complex128", 16 * 24)]
     kept = _kept(lambda a: _qr_loss(inp, LA.qr(a)), a)
     assert kept == [((4, 4), "complex128", 16 * 16), ((6, 4), "complex128", 16 * 24)]
+
+
+def test_svd_based_functions_of_complex_matrices(rng):
+    """pinv, lstsq, matrix_rank and cond take complex matrices through the complex SVD
+    (their gradients are compared with JAX's in tests/api/test_complex_vs_jax.py)."""
+    a, b = _complex(rng, 5, 3), _complex(rng, 5, 2)
+    np.testing.assert_allclose(LA.pinv(a), np.linalg.pinv(a), atol=1e-12)
+    for got, want in zip(LA.lstsq(a, b, numpy_resid=True), np.linalg.lstsq(a, b, rcond=None)):
+        assert np.asarray(got).dtype.kind == np.asarray(want).dtype.kind  # rank: int32
+        np.testing.assert_allclose(got, want, atol=1e-12)
+    deficient = a[:, :2] @ _complex(rng, 2, 3)
+    assert int(LA.matrix_rank(deficient)) == np.linalg.matrix_rank(deficient) == 2
+    np.testing.assert_allclose(LA.cond(a), np.linalg.cond(a), rtol=1e-12)
+    np.testing.assert_allclose(LA.cond(a[:3], "fro"), np.linalg.cond(a[:3], "fro"), rtol=1e-12)
+    np.testing.assert_allclose(LA.matrix_power(a[:3], -2),
+                               np.linalg.matrix_power(a[:3], -2), rtol=1e-10)
