@@ -16,7 +16,8 @@ import time
 import types
 from typing import Callable
 
-PORTED = ("W1", "W2", "W2-all", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "W10", "W11", "W12")
+PORTED = ("W1", "W2", "W2-all", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "W10", "W11", "W12",
+          "FFT")
 _XLA_ONE_THREAD = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
 
 
