@@ -14,8 +14,14 @@ from ..core.staging import cyclic_gc_paused
 from ..core.trace import get_aval, trace_depth
 from ..core.traceback_util import api_boundary
 from ..interpreters.linearize import linearize_flat
-from .arguments import as_tuple, check_argnums, flatten_args, with_keywords
-from .holomorphic import check_inputs, check_outputs
+from .arguments import (
+    as_tuple,
+    check_argnums,
+    check_differentiated_inputs,
+    check_differentiated_outputs,
+    flatten_args,
+    with_keywords,
+)
 from .numpy._array import returned_leaves
 from .replaying import transformed
 from .transforms import RefArgs, arg_cotangents
@@ -108,13 +114,12 @@ def _value_and_grad(f: Callable, argnums, has_aux: bool, value: bool, holomorphi
             nums = check_argnums(argnums_t, len(args))
             call, args = with_keywords(f, args, kwargs)
             flat = flatten_args(args, nums, floats_only=True, keep_static=True)
-            check_inputs("grad", [get_aval(x).dtype for x, a in zip(flat.leaves, flat.active)
-                                  if a], holomorphic)
+            check_differentiated_inputs("grad", flat, holomorphic)
             outs, n_outs, (_, aux_tree, n_out) = transformed(
                 "grad", (value,), call, flat, has_aux, gradient_apply(flat, value))
             grads = arg_cotangents(flat, outs[n_outs:], flat.leaves)
             outs = returned_leaves(outs[:n_outs], flat.leaves)
-            check_outputs("grad", [get_aval(outs[0]).dtype], holomorphic)
+            check_differentiated_outputs("grad", [get_aval(outs[0]).dtype], holomorphic)
             grads = tuple(grads[i] for i in nums)
             g = grads if isinstance(argnums, (tuple, list)) else grads[0]
             if has_aux:

@@ -29,11 +29,12 @@ from ..primitives.shape.structural import matchaxis, reshape, transpose
 from .arguments import (
     FlatArgs,
     check_argnums,
+    check_differentiated_inputs,
+    check_differentiated_outputs,
     flatten_args,
     recording_untraced,
     with_keywords,
 )
-from .holomorphic import check_inputs, check_outputs
 from .numpy._array import returned, returned_leaves
 from .replaying import transformed
 from .transforms import RefArgs
@@ -125,12 +126,11 @@ def _jacobian(f, argnums, has_aux, blocks_of, name: str, holomorphic: bool):
         nums = check_argnums(tuple(argnums_t), len(args))
         call, args = with_keywords(f, args, kwargs)
         flat = flatten_args(args, nums, floats_only=True, keep_static=True)
-        check_inputs(name, [get_aval(x).dtype for x, a in zip(flat.leaves, flat.active) if a],
-                     holomorphic)
+        check_differentiated_inputs(name, flat, holomorphic)
         outs, n_outs, (out_tree, aux_tree, n_out) = transformed(
             name, (), call, flat, has_aux, _blocks(flat, blocks_of))
         outs, per_out = returned_leaves(outs[:n_outs], flat.leaves), iter(outs[n_outs:])
-        check_outputs(name, [get_aval(o).dtype for o in outs[:n_out]], holomorphic)
+        check_differentiated_outputs(name, [get_aval(o).dtype for o in outs[:n_out]], holomorphic)
         n_active = sum(flat.active)
         blocks = [[next(per_out) for _ in range(n_active)] for _ in range(n_out)]
         jac = _assemble(args, nums, flat, outs[:n_out], blocks, out_tree,
