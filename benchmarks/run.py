@@ -24,6 +24,7 @@ import ctypes  # noqa: E402
 import json  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
+import tempfile  # noqa: E402
 import time  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -34,6 +35,7 @@ from inert import lax  # noqa: E402
 from inert.example_libraries import optimizers  # noqa: E402
 
 from .cnn import conv_layer_timing  # noqa: E402
+from .default_jit import default_jit_lines, dispatch_line  # noqa: E402
 from .jax_column import jax_call, jax_first_call  # noqa: E402
 from .memory import peak_bytes, reachable_array_bytes  # noqa: E402
 from .phases import phase_lines  # noqa: E402
@@ -215,6 +217,7 @@ def overhead_lines(repeat: int, scale: float) -> list[str]:
         t_trace = median_time(lambda n=n: inert.make_jaxpr(lambda x: _scalar_chain(x, n))(x), r)
         lines.append(f"make_jaxpr of {n:,} equations: {t_trace / n * 1e6:.2f} µs per equation")
     lines += _jit_compile_lines()
+    lines.append(dispatch_line(repeat, median_times))
     lines.append(_inactive_tangent_count())
     conv_line = conv_layer_timing(median_times, repeat)
     if conv_line:
@@ -320,7 +323,8 @@ def main(argv=None) -> None:
     parser.add_argument("--default-malloc", action="store_true",
                         help="leave glibc's memory trimming as it is (see keep_freed_memory)")
     parser.add_argument("--only", help="run one workload (or 'overheads', or 'phases': reverse "
-                        "mode's time by phase on W1 and W7) and print JSON")
+                        "mode's time by phase on W1 and W7, or 'default-jit': the default "
+                        "backend's calls over 5 s, from a cold kernel cache) and print JSON")
     args = parser.parse_args(argv)
     if args.only and not _ONE_THREAD_FROM_THE_START:
         _restart_with_one_blas_thread(argv)
@@ -330,6 +334,8 @@ def main(argv=None) -> None:
         print(json.dumps(overhead_lines(args.repeat, args.scale)))
     elif args.only == "phases":
         print(json.dumps(phase_lines(args.repeat, args.scale)))
+    elif args.only == "default-jit":
+        print(json.dumps(default_jit_lines(args.scale, args.repeat, median_times)))
     elif args.only:
         (w,) = [w for w in workloads(args.scale) if w.key == args.only]
         print(json.dumps(gradient_row(w, args.repeat)))
@@ -352,9 +358,9 @@ def _run_each_in_its_own_process(args, argv) -> None:
     print(f"glibc keeps freed memory for reuse: {not args.default_malloc}\n")
     passed = [a for a in (argv if argv is not None else sys.argv[1:]) if a != "--only"]
 
-    def run(key: str):  # each process gets the thread variables from its environment
+    def run(key: str, **env):  # each process gets the thread variables from its environment
         out = subprocess.run([sys.executable, "-m", "inert.benchmarks", *passed, "--only", key],
-                             env={**os.environ, **{v: "1" for v in _THREAD_VARIABLES}},
+                             env={**os.environ, **{v: "1" for v in _THREAD_VARIABLES}, **env},
                              check=True, capture_output=True, text=True).stdout
         return json.loads(out.strip().splitlines()[-1])
 
@@ -365,6 +371,10 @@ def _run_each_in_its_own_process(args, argv) -> None:
     print("\nReverse mode by phase, CPU ms per call (medians):")
     for line in run("phases"):
         print("- " + line)
+    print("\nThe default jit over 5 s of calls, from a cold kernel cache:")
+    with tempfile.TemporaryDirectory() as cold:
+        for line in run("default-jit", INERT_CACHE_DIR=cold):
+            print("- " + line)
 
 
 if __name__ == "__main__":

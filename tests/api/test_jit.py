@@ -150,7 +150,8 @@ def test_a_jitted_transform_reads_the_inactive_markers_as_it_would_eagerly(rng):
 
 def test_threads_calling_the_default_backend_across_its_switch_to_numba(monkeypatch):
     """One thread is still in numpy's code when another's call makes the program hot
-    and switches it to numba's: both calls return their values, and it compiles once."""
+    and starts numba's compile: both calls return their values, it compiles once, and
+    calls run numba's code once it has compiled."""
     import concurrent.futures  # noqa: PLC0415
     import threading  # noqa: PLC0415
 
@@ -162,7 +163,7 @@ def test_threads_calling_the_default_backend_across_its_switch_to_numba(monkeypa
                         lambda jaxpr: compiles.append(jaxpr) or numba_compile(jaxpr))
     monkeypatch.setattr(jit_module, "HOT_SECONDS", 0.0)
     monkeypatch.setattr(jit_module, "numba_available", lambda: True)
-    auto = jit_module._NumpyThenNumba(inert.make_jaxpr(lambda x: x * 2.0)(1.5).jaxpr)
+    auto = jit_module._NumpyThenNumba(inert.make_jaxpr(lambda x: x * 2.0)(1.5).jaxpr, "f")
     numpys, inside, switched = auto.run, threading.Event(), threading.Event()
 
     def held(consts, args):  # the first thread waits in numpy's code for the switch
@@ -175,10 +176,11 @@ def test_threads_calling_the_default_backend_across_its_switch_to_numba(monkeypa
         first = pool.submit(auto, [], [1.5])
         inside.wait(10)
         auto.run = numpys
-        assert auto([], [2.0]) == [4.0]  # hot at once: the switch
+        assert auto([], [2.0]) == [4.0]  # hot at once: the compile starts
         switched.set()
         assert first.result() == [3.0]
-    assert auto([], [0.5]) == [1.0] and len(compiles) == 1
+    inert.block_until_compiled()
+    assert auto.run is not numpys and auto([], [0.5]) == [1.0] and len(compiles) == 1
 
 
 def test_static_arguments_of_equal_value_and_different_type_trace_anew():

@@ -1,0 +1,101 @@
+"""The default jit as a training loop meets it, and jit's dispatch on a tiny input.
+
+`default_jit_lines`: `jit(value_and_grad(f))` with the default backend ("auto") called
+for about 5 s (times `--scale`) on W3, W5, W6 and W8, from a cold kernel cache (the
+benchmark runs it in a process of its own, with a fresh `$INERT_CACHE_DIR`). Numpy's
+code runs first; the policy compiles numba's in a background thread and switches when
+it is ready. Two ratios a row: the steady state at the end of the run over the numba
+backend's (interleaved medians, after the run; target ≤ 1.2x), and the slowest call
+after the third over the run's median call (target ≤ 5x: no call waits for the compile).
+
+`dispatch_line`: one call of `jit(grad(f))` on 3 elements, against `jax.jit(jax.grad(f))`
+in the same run, where jax is installed.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+import inert
+import inert.numpy as inp
+
+from .jax_column import jax_available, jax_port
+from .workloads import workloads
+
+WORKLOADS = ("W3", "W5", "W6", "W8")
+SECONDS = 5.0  # of calls, at scale 1
+STEADY_TARGET, SLOWEST_TARGET = 1.2, 5.0
+
+
+def default_jit_lines(scale: float, repeat: int, median_times) -> list[str]:
+    by_key = {w.key: w for w in workloads(scale)}
+    return [_default_jit_line(by_key[key], SECONDS * max(scale, 0.2), repeat, median_times)
+            for key in WORKLOADS]
+
+
+def _default_jit_line(w, seconds: float, repeat: int, median_times) -> str:
+    args = w.make_args()
+    argnums = tuple(i for i, a in enumerate(args) if not isinstance(a, inert.Inactive))
+
+    def jitted(backend: str):
+        return inert.jit(inert.value_and_grad(w.f, argnums=argnums, has_aux=w.has_aux),
+                         backend=backend)
+
+    default = jitted("auto")
+    times = _call_for(lambda: default(*args), seconds)
+    numba = jitted("numba")
+    numba(*args)  # its (synchronous) compile, before the timing
+    t_default, t_numba = median_times([lambda: default(*args), lambda: numba(*args)], repeat)
+    steady, slowest = t_default / t_numba, max(times[3:]) / float(np.median(times))
+    return (f"default jit, {w.key}, {len(times)} calls in {sum(times):.1f} s: steady state "
+            f"{steady:.2f}x the numba backend's{_miss(steady, STEADY_TARGET)}, slowest call "
+            f"after the third {slowest:.1f}x the median{_miss(slowest, SLOWEST_TARGET)}")
+
+
+def _call_for(call, seconds: float) -> list[float]:
+    """The time of each call of `call`, called until `seconds` have passed."""
+    times, end = [], time.perf_counter() + seconds
+    while not times or time.perf_counter() < end:
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def _miss(value: float, target: float) -> str:
+    return f" (target ≤ {target:g}x)" if value <= target else f" (MISSED: target ≤ {target:g}x)"
+
+
+def _sum_of_sines(x):
+    return inp.sum(inp.sin(x) * x)
+
+
+def dispatch_line(repeat: int, median_times) -> str:
+    """Per-call time of `jit(grad(f))` on a 3-element input, and JAX's in the same run."""
+    x = np.array([0.1, 0.2, 0.3])
+    g = inert.jit(inert.grad(_sum_of_sines))
+    calls = [lambda: g(x)]
+    if jax_available():
+        port = jax_port(_sum_of_sines)  # (configures jax first)
+        import jax
+
+        jg, xj = jax.jit(jax.grad(port)), jax.device_put(x)
+        calls.append(lambda: jax.block_until_ready(jg(xj)))
+    for call in calls:
+        call()
+    times = median_times([_repeated(c, 1000) for c in calls], repeat)
+    ours = times[0] / 1000 * 1e6
+    if len(times) == 1:
+        return f"jit(grad) dispatch, 3 elements: {ours:.2f} µs a call (JAX: n/a)"
+    theirs = times[1] / 1000 * 1e6
+    return (f"jit(grad) dispatch, 3 elements: {ours:.2f} µs a call, jax.jit(jax.grad) "
+            f"{theirs:.2f} µs: {ours / theirs:.2f}x{_miss(ours / theirs, 1.0)}")
+
+
+def _repeated(call, n: int):
+    def calls():
+        for _ in range(n):
+            call()
+    return calls
