@@ -88,7 +88,7 @@ def _jitted(f: Callable, static_nums: tuple, static_names: frozenset, backend: s
             else:  # the common case, a training loop's step: nothing static
                 call, positions, static, dynamic = f, frozenset(), (), args
             leaves, treedef = _jit_leaves(dynamic)
-            key = (treedef, tuple(signature(x) for x in leaves), static)
+            key = (treedef, tuple(map(signature, leaves)), static)
             try:
                 entry = cache.get(key)
             except TypeError:
@@ -111,7 +111,8 @@ def _run_entry(entry: tuple, leaves: list):
     """A cached trace run on `leaves`: its compiled program, or interpreted under a
     transformation."""
     closed, out_store, compiled = entry
-    if current_dynamic().level == 0 and not any(isinstance(x, Tracer) for x in leaves):
+    if current_dynamic().level == 0 and (_ARRAY_TYPES.issuperset(map(type, leaves)) or not any(
+            isinstance(x, Tracer) for x in leaves)):
         outs = compiled(closed.consts, leaves)
     else:
         outs = eval_jaxpr(closed.jaxpr, closed.consts, leaves)
@@ -186,7 +187,7 @@ def _jit_leaves(dynamic: tuple) -> tuple[list, object]:
     marker's value flattened in its place), and a structure to key the cache by: one
     flattening, plus one per marker (jit is called at every step of a training loop).
     Arguments that are all arrays or numbers are their own leaves, keyed by their count."""
-    if all(type(a) in _ARRAY_TYPES for a in dynamic):
+    if _ARRAY_TYPES.issuperset(map(type, dynamic)):
         return list(dynamic), len(dynamic)
     items, treedef = tree_flatten(list(dynamic), is_leaf=is_inactive)
     if not any(isinstance(x, Inactive) for x in items):
@@ -388,5 +389,14 @@ def kernels_text(count) -> str:
 
 
 def signature(x):
+    """What jit's cache key holds of a traced argument: its aval's type, shape, dtype and
+    weak type; for a numpy array (or an `Array`), whose aval is a strongly typed
+    `ShapedArray`, its shape and dtype alone (a pair, never equal to an aval's
+    quadruple; read without making its aval: jit dispatch)."""
+    if type(x) in _NUMPY_ARRAYS:
+        return x.shape, x.dtype
     aval = get_aval(x)
     return (type(aval), aval.shape, aval.dtype, aval.weak_type)
+
+
+_NUMPY_ARRAYS = frozenset((np.ndarray, Array))

@@ -8,12 +8,13 @@ it is ready. Two ratios a row: the steady state at the end of the run over the n
 backend's (interleaved medians, after the run; target ≤ 1.2x), and the slowest call
 after the third over the run's median call (target ≤ 5x: no call waits for the compile).
 
-`dispatch_line`: one call of `jit(grad(f))` on 3 elements, against `jax.jit(jax.grad(f))`
-in the same run, where jax is installed.
+`dispatch_line`: one call of `jit(grad(f))` on 3 elements on each backend, against
+`jax.jit(jax.grad(f))` in the same run, where jax is installed.
 """
 
 from __future__ import annotations
 
+import functools
 import time
 
 import numpy as np
@@ -73,25 +74,29 @@ def _sum_of_sines(x):
 
 
 def dispatch_line(repeat: int, median_times) -> str:
-    """Per-call time of `jit(grad(f))` on a 3-element input, and JAX's in the same run."""
+    """Per-call time of `jit(grad(f))` on a 3-element input on each backend (numba's is
+    the default's steady state, numpy's what it runs for its first second), and
+    `jax.jit(jax.grad(f))`'s in the same run, where jax is installed."""
     x = np.array([0.1, 0.2, 0.3])
-    g = inert.jit(inert.grad(_sum_of_sines))
-    calls = [lambda: g(x)]
+    calls = {backend: functools.partial(inert.jit(inert.grad(_sum_of_sines), backend=backend), x)
+             for backend in ("numba", "numpy")}
     if jax_available():
         port = jax_port(_sum_of_sines)  # (configures jax first)
         import jax
 
-        jg, xj = jax.jit(jax.grad(port)), jax.device_put(x)
-        calls.append(lambda: jax.block_until_ready(jg(xj)))
-    for call in calls:
+        jitted, on_device = jax.jit(jax.grad(port)), jax.device_put(x)
+        calls["jax"] = lambda: jax.block_until_ready(jitted(on_device))
+    for call in calls.values():
         call()
-    times = median_times([_repeated(c, 1000) for c in calls], repeat)
-    ours = times[0] / 1000 * 1e6
-    if len(times) == 1:
-        return f"jit(grad) dispatch, 3 elements: {ours:.2f} µs a call (JAX: n/a)"
-    theirs = times[1] / 1000 * 1e6
-    return (f"jit(grad) dispatch, 3 elements: {ours:.2f} µs a call, jax.jit(jax.grad) "
-            f"{theirs:.2f} µs: {ours / theirs:.2f}x{_miss(ours / theirs, 1.0)}")
+    n = 1000
+    times = dict(zip(calls, median_times([_repeated(c, n) for c in calls.values()], repeat)))
+    us = {name: t / n * 1e6 for name, t in times.items()}
+    text = ", ".join(f"{name} {t:.2f} µs" for name, t in us.items())
+    if "jax" not in us:
+        return f"jit(grad) dispatch, 3 elements, a call: {text} (JAX: n/a)"
+    ratio = us["numba"] / us["jax"]
+    return (f"jit(grad) dispatch, 3 elements, a call: {text}; numba's / JAX's {ratio:.2f}x"
+            f"{_miss(ratio, 1.0)}, numpy's / JAX's {us['numpy'] / us['jax']:.2f}x")
 
 
 def _repeated(call, n: int):
