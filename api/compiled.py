@@ -265,7 +265,7 @@ class _NumpyThenNumba:
         start = time.perf_counter()
         outs = run(consts, args)
         jaxpr = self._hot(time.perf_counter() - start)
-        if jaxpr is not None:
+        if jaxpr is not None:  # (copies: the caller may write its arrays once this returns)
             _in_background(self._compile, jaxpr, consts,
                            [a.copy(order="K") if isinstance(a, np.ndarray) else a
                             for a in args])
