@@ -20,6 +20,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..core.activity import Inactive
+from ..core.avals import ShapedArray
 from ..core.check import checks_enabled
 from ..core.config import config
 from ..core.errors import JitCompileWarning
@@ -390,11 +391,10 @@ def kernels_text(count) -> str:
 
 def signature(x):
     """What jit's cache key holds of a traced argument: its aval's type, shape, dtype and
-    weak type; for a numpy array (or an `Array`), whose aval is a strongly typed
-    `ShapedArray`, its shape and dtype alone (a pair, never equal to an aval's
-    quadruple; read without making its aval: jit dispatch)."""
+    weak type; for a numpy array (or an `Array`), whose aval is always a strongly typed
+    `ShapedArray` of its shape and dtype, read without making the aval (jit dispatch)."""
     if type(x) in _NUMPY_ARRAYS:
-        return x.shape, x.dtype
+        return ShapedArray, x.shape, x.dtype, False
     aval = get_aval(x)
     return (type(aval), aval.shape, aval.dtype, aval.weak_type)
 

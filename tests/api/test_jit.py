@@ -32,6 +32,29 @@ def test_jit_traces_once_per_signature():
     assert len(traces) == 3
 
 
+def test_the_cache_key_of_an_array_is_its_aval():
+    """An `Array` and a numpy array of one shape and dtype share a trace; a numpy
+    scalar, a 0-d array and a Python float of the same value are traced apart where
+    their avals differ (a Python float's is weakly typed)."""
+    traces = []
+
+    def f(x):
+        traces.append(type(x.aval) if hasattr(x, "aval") else None)
+        return x * 2.0
+
+    g = inert.jit(f)
+    x = np.linspace(0, 1, 4)
+    out = g(x)
+    assert isinstance(out, inert.Array) and len(traces) == 1
+    np.testing.assert_array_equal(g(out), 2.0 * out)  # an Array: the same trace
+    assert len(traces) == 1
+    g(np.array(0.5))
+    g(np.float64(0.5))  # the same aval as the 0-d array: the same trace
+    assert len(traces) == 2
+    g(0.5)  # weakly typed
+    assert len(traces) == 3 and g(0.5) == 1.0 and len(traces) == 3
+
+
 def test_static_argnums_select_python_branches():
     def f(x, n):
         for _ in range(n):
