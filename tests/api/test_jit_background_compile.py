@@ -3,6 +3,7 @@ for it, the switch happens when it is ready, a failure is reported once, and the
 compiles are logged with `inert_log_compiles`."""
 
 import logging
+import os
 import subprocess
 import sys
 import threading
@@ -187,3 +188,21 @@ def test_log_compiles_counts_kernels_from_the_cache(monkeypatch, caplog, rng):
     first, second = (r.getMessage() for r in caplog.records)
     assert "numba backend" in first and " kernels: " in first
     assert "loaded already" in second and "compiled" not in second.split("kernels:")[1]
+
+
+LOGGED_COMPILE = """
+import logging, numpy as np, inert, inert.numpy as inp
+logging.basicConfig(format="%(message)s")
+inert.config.update("inert_log_compiles", True)
+f = inert.jit(lambda x, y: (inp.sum(x * 3.0 + 1.0), y * 3.0 + 1.0), backend="numba")
+f(np.linspace(0.0, 1.0, 8), 0.3)
+"""
+
+
+def test_log_compiles_says_which_kernels_came_from_the_disk_cache(tmp_path):
+    """A loop kernel and a scalar kernel, compiled by one process, loaded by the next."""
+    env = {**os.environ, "INERT_CACHE_DIR": str(tmp_path / "kernels")}
+    logged = [subprocess.run([sys.executable, "-c", LOGGED_COMPILE], env=env, text=True,
+                             capture_output=True, timeout=120).stderr for _ in range(2)]
+    assert logged[0].strip().endswith("2 kernels: 2 compiled"), logged[0]
+    assert logged[1].strip().endswith("2 kernels: 2 from the kernel cache on disk"), logged[1]
