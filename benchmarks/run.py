@@ -5,8 +5,9 @@ function holds as a ratio to the analytic minimum, the peak memory of one gradie
 call and the gradient time as ratios to a hand-written numpy gradient measured in
 the same run (medians), then the interpreter's own overheads:
 eval vs direct numpy, tracing cost per equation from 1k to 100k equations, jvp vs
-primal time, how many tangent equations inactive inputs cost, and a jit-ted Adam
-step against numpy's. One thread: the
+primal time, how many tangent equations inactive inputs cost, jit's dispatch on a tiny
+input against JAX's, and a jit-ted Adam step against numpy's; then the default jit's
+calls over 5 s from a cold kernel cache (`default_jit.py`). One thread: the
 BLAS thread variables are set before numpy loads.
 """
 
