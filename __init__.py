@@ -24,7 +24,7 @@ from .api import (
     scipy,
     test_util,
 )
-from .api.compiled import device_put, jit
+from .api.compiled import block_until_compiled, device_put, jit
 from .api.control import checkpoint, checkpoint_name, custom_jvp, custom_vjp, remat
 from .api.experimental import ode as _experimental_ode
 from .api.gradients import grad, value_and_grad
@@ -95,7 +95,8 @@ __all__ = [
     "print_saved_residuals", "saved_residuals", "memory_profile", "scipy", "stop_gradient",
     "tree_util",
     "value_and_grad", "vjp", "vmap", "new_ref", "empty_ref", "freeze", "ref",
-    "device_put", "example_libraries", "flatten_util", "nn", "random", "test_util", "tree",
+    "block_until_compiled", "device_put", "example_libraries", "flatten_util", "nn", "random",
+    "test_util", "tree",
     "__version__", "Array", "debug", "disable_jit", "ShapeDtypeStruct", "eval_shape", "jacobian",
     "typing",
 ]

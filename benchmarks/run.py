@@ -5,8 +5,10 @@ function holds as a ratio to the analytic minimum, the peak memory of one gradie
 call and the gradient time as ratios to a hand-written numpy gradient measured in
 the same run (medians), then the interpreter's own overheads:
 eval vs direct numpy, tracing cost per equation from 1k to 100k equations, jvp vs
-primal time, how many tangent equations inactive inputs cost, and a jit-ted Adam
-step against numpy's. One thread: the
+primal time, how many tangent equations inactive inputs cost, jit's dispatch on a tiny
+input against JAX's, and a jit-ted Adam step against numpy's; then reverse mode by phase,
+the transformations called repeatedly (`replays.py`) and the default jit's calls over
+5 s from a cold kernel cache (`default_jit.py`). One thread: the
 BLAS thread variables are set before numpy loads.
 """
 
@@ -24,6 +26,7 @@ import ctypes  # noqa: E402
 import json  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
+import tempfile  # noqa: E402
 import time  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -34,6 +37,7 @@ from inert import lax  # noqa: E402
 from inert.example_libraries import optimizers  # noqa: E402
 
 from .cnn import conv_layer_timing  # noqa: E402
+from .default_jit import default_jit_lines, dispatch_line  # noqa: E402
 from .jax_column import jax_call, jax_first_call  # noqa: E402
 from .memory import peak_bytes, reachable_array_bytes  # noqa: E402
 from .phases import phase_lines  # noqa: E402
@@ -221,6 +225,7 @@ def overhead_lines(repeat: int, scale: float) -> list[str]:
         t_trace = median_time(lambda n=n: inert.make_jaxpr(lambda x: _scalar_chain(x, n))(x), r)
         lines.append(f"make_jaxpr of {n:,} equations: {t_trace / n * 1e6:.2f} µs per equation")
     lines += _jit_compile_lines()
+    lines.append(dispatch_line(repeat, median_times))
     lines.append(_inactive_tangent_count())
     conv_line = conv_layer_timing(median_times, repeat)
     if conv_line:
@@ -326,8 +331,9 @@ def main(argv=None) -> None:
     parser.add_argument("--default-malloc", action="store_true",
                         help="leave glibc's memory trimming as it is (see keep_freed_memory)")
     parser.add_argument("--only", help="run one workload (or 'overheads', or 'phases': reverse "
-                        "mode's time by phase on W1 and W7, or 'replays': transformations "
-                        "called repeatedly) and print JSON")
+                        "mode's time by phase on W1 and W7, 'replays': transformations "
+                        "called repeatedly, or 'default-jit': the default backend's calls "
+                        "over 5 s, from a cold kernel cache) and print JSON")
     args = parser.parse_args(argv)
     if args.only and not _ONE_THREAD_FROM_THE_START:
         _restart_with_one_blas_thread(argv)
@@ -339,6 +345,8 @@ def main(argv=None) -> None:
         print(json.dumps(phase_lines(args.repeat, args.scale)))
     elif args.only == "replays":
         print(json.dumps(replay_lines(median_times, args.repeat, args.scale)))
+    elif args.only == "default-jit":
+        print(json.dumps(default_jit_lines(args.scale, args.repeat, median_times)))
     elif args.only:
         (w,) = [w for w in workloads(args.scale) if w.key == args.only]
         print(json.dumps(gradient_row(w, args.repeat)))
@@ -361,12 +369,13 @@ def _run_each_in_its_own_process(args, argv) -> None:
     print(f"glibc keeps freed memory for reuse: {not args.default_malloc}\n")
     passed = [a for a in (argv if argv is not None else sys.argv[1:]) if a != "--only"]
     steps = {w.key: f"{w.key}, {w.description}" for w in workloads(args.scale)}
-    progress = Progress(len(steps) + 3)  # and the overheads, phases and replays, on stderr
+    progress = Progress(len(steps) + 4)  # and the overheads, phases, replays, default jit
 
-    def run(key: str):  # each process gets the thread variables from its environment
+    def run(key: str, **env):  # each process gets the thread variables from its environment
         with progress.step(steps.get(key, key)):
             out = subprocess.run([sys.executable, "-m", "inert.benchmarks", *passed, "--only",
-                                  key], env={**os.environ, **{v: "1" for v in _THREAD_VARIABLES}},
+                                  key], env={**os.environ, **{v: "1" for v in _THREAD_VARIABLES},
+                                             **env},
                                  check=True, stdout=subprocess.PIPE, text=True).stdout
         return json.loads(out.strip().splitlines()[-1])
 
@@ -381,6 +390,10 @@ def _run_each_in_its_own_process(args, argv) -> None:
     print("\nTransformations called repeatedly (medians, ratios in one run):")
     for line in run("replays"):
         print("- " + line)
+    print("\nThe default jit over 5 s of calls, from a cold kernel cache:")
+    with tempfile.TemporaryDirectory() as cold:
+        for line in run("default-jit", INERT_CACHE_DIR=cold):
+            print("- " + line)
     progress.done()
 
 

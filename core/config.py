@@ -31,6 +31,13 @@
   (`core/traceback_util.py`). JAX's "tracebackhide" is refused: Python offers no way to
   mark a frame hidden that every traceback printer honours.
 
+* `inert_log_compiles` (False): when True, jit logs each compile at WARNING through
+  `logging` (logger `inert.api.compiled`, under `inert`), as JAX's `jax_log_compiles`
+  does: a signature's first call (the function, its argument types, the trace's and
+  the compile's time, the backend, its kernels and which came from the kernel cache),
+  and the default backend's compile of numba's code in the background. Off, the same
+  messages go at DEBUG.
+
 `inert.debug_nans(True)` and `inert.disable_jit()` are context managers setting
 `jax_debug_nans` and `jax_disable_jit` for a block.
 """
@@ -57,6 +64,7 @@ class Config:
         self.inert_kernels_in_memory = 256
         self.inert_kernel_cache_bytes = 512 * 2**20
         self.inert_traceback_filtering = "auto"
+        self.inert_log_compiles = False
         self.update("inert_traceback_filtering",
                     os.environ.get("INERT_TRACEBACK_FILTERING", "auto"))
 

@@ -102,6 +102,12 @@ class KernelCacheWarning(UserWarning):
     write in it failed): kernels are compiled in memory, the results are the same."""
 
 
+class JitCompileWarning(UserWarning):
+    """jit's default backend could not compile a function with numba in the background
+    (the error is in the message): the function keeps numpy's code, whose results are
+    the same."""
+
+
 class MemoryBudgetError(InertError, ValueError):
     """A checkpoint's memory budget is below what any plan can keep (names the smallest
     feasible budget)."""

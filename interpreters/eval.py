@@ -20,7 +20,7 @@ from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 
-from ..core.backends import is_backend_array
+from ..core.backends import PLAIN_TYPES, is_backend_array
 from ..core.config import config
 from ..core.ir import Jaxpr, Literal, Var
 from ..core.trace import (
@@ -226,8 +226,10 @@ def _run(generated: Callable, jaxpr: Jaxpr, consts, args, warns: bool = True) ->
     error naming the primitive and the user's line. Another library's arrays (Dask,
     CuPy, ...) are interpreted: the generated code calls the numpy impls directly,
     and building a backend's graph costs far more than the interpretation."""
-    if any(map(is_backend_array, args)) or any(map(is_backend_array, consts)):
-        return eval_jaxpr(jaxpr, consts, args)
+    if not (PLAIN_TYPES.issuperset(map(type, args)) and PLAIN_TYPES.issuperset(
+            map(type, consts))) and (any(map(is_backend_array, args)) or
+                                     any(map(is_backend_array, consts))):
+        return eval_jaxpr(jaxpr, consts, args)  # (numpy's types are checked in C first)
     try:
         outs = quietly(generated, *consts, *args) if warns else generated(*consts, *args)
     except Exception:

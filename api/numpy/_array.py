@@ -199,6 +199,10 @@ _SIGNATURE = re.compile(r"\s*[\w.]+\(.*\)\s*$", re.DOTALL)
 
 
 def _immutable(x, writeable_roots: set) -> Array:
+    if type(x) is np.ndarray and not (writeable_roots and id(_root(x)) in writeable_roots):
+        view = x.view(Array)  # the usual result, a fresh array: jit dispatch's path
+        view.setflags(write=False)
+        return view
     if is_backend_array(x):  # a Dask, CuPy, ... array stays its library's (np.asarray
         return x             # would compute a dask graph)
     if not isinstance(x, np.ndarray):
