@@ -383,7 +383,14 @@ def block_until_compiled() -> None:
     finished (`jax.block_until_ready` waits for values; this waits for code): the next
     call of a function whose compile had started runs numba's code (or, if the compile
     failed, reports why). For timing a steady state, and for tests; a program never
-    needs it."""
+    needs it.
+
+    Example:
+        >>> f = inert.jit(lambda x: x * 2.0)
+        >>> print(f(np.arange(3.0)))
+        [0. 2. 4.]
+        >>> inert.block_until_compiled()  # nothing pending: returns at once
+    """
     while True:
         with _pending_lock:
             threads = list(_pending)
