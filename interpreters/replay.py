@@ -43,7 +43,7 @@ import numpy as np
 from ..core.activity import Zero
 from ..core.avals import ShapedArray
 from ..core.check import check_jaxpr, checks_enabled
-from ..core.ir import ClosedJaxpr, Jaxpr, Literal, Var
+from ..core.ir import ClosedJaxpr, Jaxpr, Literal, Var, is_literalable
 from ..core.staging import JaxprBuilder, StagingTrace, StagingTracer, stage, staging_rules
 from ..core.trace import (
     Tracer,
@@ -169,8 +169,8 @@ class ReplayBuilder(JaxprBuilder):
 
     def match(self, trace, args, atoms) -> bool:
         """Whether operands are the recorded atoms: this trace's tracers of the same
-        variables, Python scalars of the same value (`_same_scalar`, its usual case
-        inline), constants (`bind_const`): arrays, or values of an outer replay that
+        variables, Python and numpy scalars of the same value (`_same_scalar`, its usual
+        case inline), constants (`bind_const`): arrays, or values of an outer replay that
         the function closes over (a nested `grad(lambda x: f(x, y))` of an outer `y`)."""
         if len(args) != len(atoms):
             return False
@@ -182,6 +182,9 @@ class ReplayBuilder(JaxprBuilder):
             elif kind in _PYTHON_SCALARS and type(a) is Literal:
                 value = a.val
                 if kind is not type(value) or x != value or not (x or _same_scalar(x, value)):
+                    return False
+            elif isinstance(x, np.generic) and type(a) is Literal:
+                if not _same_scalar(x, a.val):
                     return False
             elif isinstance(x, Tracer) and not _outer(x, trace) or not self.bind_const(x, a):
                 return False  # another trace's tracer: `bind` will say what it is
@@ -253,8 +256,8 @@ class ReplayBuilder(JaxprBuilder):
 
 
 class ReplayTrace(StagingTrace):
-    """Stages with every value known; Python scalars are literals, anything else a
-    constant input. With an expected recording, it takes every bind first and
+    """Stages with every value known; scalars are literals (as staging makes them: the
+    transformation's program is the plain path's), anything else a constant input. With an expected recording, it takes every bind first and
     matches it (`ReplayBuilder.replay`), recording nothing."""
 
     __slots__ = ()
@@ -263,7 +266,7 @@ class ReplayTrace(StagingTrace):
 
     def lift(self, val):
         builder = self.main.global_data
-        if type(val) in _PYTHON_SCALARS and not builder.lift_scalars:
+        if is_literalable(val) and not builder.lift_scalars:  # a literal, as staging makes it
             return self.lift_literal(val)
         if builder.expected is not None:
             return _Pending(self, val)

@@ -139,6 +139,30 @@ def test_a_call_that_repeats_the_recording_does_not_trace_again(case):
     assert_same(got, plain(case, POSITIVE[0] * 3.0, Y))
 
 
+def test_a_replayed_vjp_keeps_what_the_plain_path_keeps():
+    """Numpy scalars are literals in the recording, as staging makes them (an index
+    `x.at[1]`, a closed-over `np.float64`): not residuals a fresh trace does not keep."""
+    c = np.float64(3.0)
+
+    def f(x):
+        return inp.sum(x.at[1].set(x[0] * c) * x)
+
+    x = POSITIVE[0]
+    with transforming() as (log, _):
+        kept = [[(r.aval, r.nbytes) for r in inert.saved_residuals(f, x)] for _ in range(4)]
+    assert log[-1] == "m" and kept[1:] == kept[:1] * 3
+    c = np.float64(4.0)  # another value: recorded afresh, as a Python number's would be
+    assert_allclose(inert.grad(f)(x), plain_grad(f, x))
+
+
+def plain_grad(f, x):
+    inert.config.update("inert_grad_replay", False)
+    try:
+        return inert.grad(f)(x)
+    finally:
+        inert.config.update("inert_grad_replay", True)
+
+
 def test_changed_static_values_and_shapes_get_their_own_recordings():
     def f(x, n, mode):
         SEEN.append(type(x).__name__)
