@@ -40,6 +40,7 @@ import attrs
 import numpy as np
 
 from ..core.check import checks_enabled
+from ..core.errors import LinAlgError
 from ..core.ir import Jaxpr, JaxprEqn, Literal, Var
 from ..core.rules import RuleTable
 from ..core.trace import quietly
@@ -205,13 +206,13 @@ class NativeFunction:
         into that array."""
         into = [v for e in cluster.eqns for v in e.outputs if v in placed]
         source = kernel_source(cluster, used_outside, into)
+        if not source.returned:
+            return  # nothing reads its results (a body's dead code)
         name = f"k{len(self.helpers)}"
         self.helpers.append(source.function(name))
         names = [self.fresh() for _ in source.returned]
-        if names:
-            args = [*(atom(a, env) for a in source.arguments), *(placed[v] for v in into)]
-            call = f"{name}({', '.join(args)})"
-            self.line(f"{''.join(n + ', ' for n in names)}= {call}")
+        args = [*(atom(a, env) for a in source.arguments), *(placed[v] for v in into)]
+        self.line(f"{''.join(n + ', ' for n in names)}= {name}({', '.join(args)})")
         env.update(zip(source.returned, names))
 
     def text(self, params: list[str], outs: list[str]) -> str:
@@ -401,7 +402,8 @@ def entry(kernel: Callable, inputs, outputs, fallback: Callable) -> Callable:
     impl) runs instead, then and from then on (with checks on, as in the tests, the
     refusal is raised: a rule emitting what numba refuses is a bug). Any other error
     (an index out of bounds) is the program's, and the kernel stays. Neither warns
-    (the fallback runs `quietly`), so the driver needs no `errstate` for the step."""
+    (the fallback runs `quietly`), so the driver needs no `errstate` for the step. A
+    singular matrix raises inert's `LinAlgError`, as the impls do."""
     scalars = [a.aval.dtype.type if not a.aval.shape else None for a in inputs]
     boxes = result_boxes(outputs)
     state = {"kernel": kernel}
@@ -412,6 +414,8 @@ def entry(kernel: Callable, inputs, outputs, fallback: Callable) -> Callable:
         typed = [s(a) if s else np.ascontiguousarray(a) for a, s in zip(args, scalars)]
         try:
             outs = state["kernel"](*typed)
+        except np.linalg.LinAlgError as e:  # a singular matrix, as numpy raises it
+            raise LinAlgError(str(e)) from None
         except Exception:
             if state["kernel"].signatures or checks_enabled():
                 raise  # compiled, so the error is the program's (or checks are on)

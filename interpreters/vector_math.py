@@ -33,6 +33,8 @@ exponent; `floor_divide_float32`/`_float64` are numpy's `npy_floor_divide` (the
 quotient of `x - fmod(x, y)`, adjusted to the floor and snapped to an integer, signed
 zeros and infinities included), in the dtype's own arithmetic.
 
+`linalg_loops` holds the small solves and Cholesky factor native loops call.
+
 A function is source text: a kernel module calling one carries its definition
 (`definitions`), so numba's disk cache, keyed by the module's file, never holds a stale
 copy of it.
@@ -48,6 +50,8 @@ from fractions import Fraction
 from typing import Callable
 
 import numpy as np
+
+from . import linalg_loops
 
 
 def decorator(*fastmath: str) -> str:
@@ -203,7 +207,8 @@ def floor_divide_{dtype}(a, b):
 FUNCTIONS = {"vector_tanh": tanh_source(), "vector_vecmat": VECMAT,
              "signed_power": integer_power_source("signed_power", "int64"),
              "unsigned_power": integer_power_source("unsigned_power", "uint64"),
-             **{f"floor_divide_{t}": floor_divide_source(t) for t in ("float32", "float64")}}
+             **{f"floor_divide_{t}": floor_divide_source(t) for t in ("float32", "float64")},
+             **linalg_loops.FUNCTIONS}
 # ---------------------------------------------------------------------------------
 # numpy's scalar forms, for fusion rules
 
