@@ -9,13 +9,17 @@ against these loops' 0.27 / 0.24 / 0.52 / 2.4 / 11.7 us. So up to `SMALL` rows t
 rules emit these loops and above it numba's LAPACK bindings. numba has no binding of
 a triangular solve (scipy's trtrs), so that one is always a loop.
 
-The algorithms are LAPACK's: partial pivoting choosing the first row of largest
-magnitude (getrf's idamax), a pivot that is zero or NaN making the matrix singular,
-as is a zero on a triangular matrix's diagonal (scipy's trtrs): numpy raises, and so do
+The algorithms are reference LAPACK's: partial pivoting choosing the first row of
+largest magnitude (getrf's idamax), an exact zero pivot making the matrix singular, as
+does a zero on a triangular matrix's diagonal (scipy's trtrs): numpy raises, and so do
 these, naming the primitive (`fusion_loops.entry` turns numba's `LinAlgError` into
-inert's). Cholesky reads the lower triangle only, and a non-positive or NaN pivot
-gives a factor of NaNs (inert's `cholesky`, as JAX's). No update is skipped for a
-zero multiplier, so an infinity or NaN spreads as in BLAS. The bits are not LAPACK's:
+inert's). A NaN pivot is not singular here, as in reference LAPACK; OpenBLAS's getrf,
+which numpy calls, sometimes finds it so (numpy's solve of [[nan, 1], [1, 1]] raises).
+Cholesky reads the lower triangle only, and a non-positive or NaN pivot gives a factor
+of NaNs (inert's `cholesky`, as JAX's), also where an infinity or NaN of the matrix
+reaches a pivot (OpenBLAS's potrf, which finds no failure there, leaves the rows
+before that pivot finite). No update is skipped for a zero multiplier, so
+an infinity or NaN spreads as in BLAS. The bits are not LAPACK's:
 OpenBLAS orders its sums by its own kernels (numba's own LAPACK call differs from
 numpy's from n = 8 on, too), so values agree to rounding, within a few units in the
 last place times the condition number.
@@ -39,7 +43,7 @@ def small_solve(a, b):
         for i in range(k + 1, n):
             if abs(lu[i, k]) > big:
                 p, big = i, abs(lu[i, k])
-        if not big > 0:
+        if big == 0:
             raise np.linalg.LinAlgError("solve: singular matrix")
         if p != k:
             for j in range(n):

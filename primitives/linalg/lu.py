@@ -201,10 +201,13 @@ impl_rules[solve_p] = checked_impl(solve_impl, abstract_eval_rules[solve_p])
 def solve_native(fn, eqn, operands):
     """Inside a native loop: `linalg_loops`' LU solve for a matrix of up to
     `linalg_loops.SMALL` rows (2-4x faster than numba's LAPACK call there), LAPACK's
-    gesv through numba's binding above."""
-    a, b = native_matrices(eqn, operands)
-    small = eqn.inputs[0].aval.shape[0] <= linalg_loops.SMALL
-    return [f"small_solve({a}, {b})" if small else f"np.linalg.solve({a}, {b})"]
+    gesv through numba's binding above, where the operands are finite (numba's refuses
+    an infinity or NaN, which numpy's passes on: the loop does too)."""
+    if eqn.inputs[0].aval.shape[0] <= linalg_loops.SMALL:
+        return ["small_solve({}, {})".format(*native_matrices(eqn, operands))]
+    a, b = fn.assign(native_matrices(eqn, operands))
+    return [f"np.linalg.solve({a}, {b}) if np.isfinite({a}).all() and np.isfinite({b}).all() "
+            f"else small_solve({a}, {b})"]
 
 
 native_rules[solve_p] = solve_native
