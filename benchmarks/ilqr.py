@@ -99,8 +99,8 @@ def cost(xs, us):
     return 0.5 * (running + dx[-1] @ FINAL_COST @ dx[-1])
 
 
-def ilqr(x0, us):
-    """`ITERATIONS` iLQR iterations from the controls `us`: the final controls, states
+def ilqr(x0, us, iterations: int = ITERATIONS):
+    """`iterations` iLQR iterations from the controls `us`: the final controls, states
     and cost."""
     def iteration(i, trajectory):
         xs, us = trajectory
@@ -108,7 +108,7 @@ def ilqr(x0, us):
         k, gain = riccati(xs, us, a, b)
         return improve(xs, us, k, gain)
 
-    xs, us = lax.fori_loop(0, ITERATIONS, iteration, (rollout(x0, us), us))
+    xs, us = lax.fori_loop(0, iterations, iteration, (rollout(x0, us), us))
     return us, xs, cost(xs, us)
 
 
