@@ -94,6 +94,7 @@ def improve(xs, us, k, gain):
 
 
 def cost(xs, us):
+    """The quadratic cost of a trajectory: distance to the goal and control effort."""
     dx = xs - GOAL
     running = inp.sum((dx[:-1] @ STATE_COST) * dx[:-1]) + inp.sum((us @ CONTROL_COST) * us)
     return 0.5 * (running + dx[-1] @ FINAL_COST @ dx[-1])

@@ -84,7 +84,7 @@ impl_rules[cholesky_p] = checked_impl(cholesky_impl, abstract_eval_rules[cholesk
 
 
 def cholesky_native(fn, eqn, operands):
-    """Inside a native loop: `linalg_loops`' Cholesky loop, NaNs where the matrix is not
+    """Inside a native loop: `vector_math`'s Cholesky loop, NaNs where the matrix is not
     positive definite, as the impl gives (numba's `np.linalg.cholesky` raises there).
     At every size: a loop slower than LAPACK still beats running the loop's body from
     Python."""
@@ -182,7 +182,7 @@ impl_rules[triangular_solve_p] = checked_impl(triangular_solve_impl,
 
 def triangular_solve_native(fn, eqn, operands, *, left_side, lower, transpose_a,
                             unit_diagonal):
-    """Inside a native loop: `linalg_loops`' substitution loop (numba binds no
+    """Inside a native loop: `vector_math`'s substitution loop (numba binds no
     triangular solve); `x op(a) = b` is `op(a)ᵀ xᵀ = bᵀ`."""
     a, b = native_matrices(eqn, operands)
     if left_side:

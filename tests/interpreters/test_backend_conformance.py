@@ -539,7 +539,7 @@ def test_a_negative_integer_exponent_raises_numpys_error(exponent, backend, monk
 
 class NativeCase(NamedTuple):
     """`body(*consts, *row)` as a scan's body over the rows of `xs`, its results stacked.
-    `exact`: numpy's bits; otherwise (linear algebra, `linalg_loops`) numpy's values to
+    `exact`: numpy's bits; otherwise (linear algebra, `vector_math`) numpy's values to
     rounding, its NaNs and infinities where numpy has them."""
 
     label: str
@@ -642,7 +642,7 @@ def _triangular_solves(a, b):
 def native_linalg():
     cases = []
     for d in FLOATS:
-        sizes = (2, 3, 20)  # 20: numba's LAPACK call (above linalg_loops.SMALL)
+        sizes = (2, 3, 20)  # 20: numba's LAPACK call (above vector_math.SMALL_SOLVE)
         systems = [(a, np.resize(_vectors(d, 16), (a.shape[0], a.shape[1], 2)))
                    for a in (_matrices(d, n) for n in sizes)]
         cases.append(NativeCase(f"solve {sizes} {d}", lambda *ab: [
