@@ -573,6 +573,12 @@ def native_gathers():
             cases.append(NativeCase(f"x[i] {d}[{index_dtype.__name__}]",
                                     lambda x, i: (x[i], x[:, None][i]), (x,),
                                     (indices.astype(index_dtype),)))
+        rows = np.stack([np.roll(indices, s) for s in range(4)])  # index arrays
+        cols = rows % 5 - 2  # around the table's two columns
+        fill = x[1].item()
+        cases.append(NativeCase(f"x[index array] {d}", lambda x, i, j, fill=fill: (
+            x[i], x.at[i].get(mode="fill"), x.at[i].get(mode="fill", fill_value=fill),
+            inert.numpy.stack([x, x[::-1]], 1)[i, j], x[:, None][i]), (x,), (rows, cols)))
     return cases
 
 
