@@ -72,8 +72,8 @@ HELPER_COST = 4  # a `vector_math` function's
 MAX_NEW_KERNEL_COST = 160  # per jitted program
 # ... but a program whose loops compile as ONE native function (`program_compilers`) is
 # one kernel per signature, however many iterations it runs, which no Python loop
-# multiplies: it may cost up to this (the iLQR workload's: 956, 18 s of CPU on a loaded
-# 2-core machine, against 0.1 s per call saved: 200 calls pay for it)
+# multiplies: it may cost up to this (the iLQR workload's: 571, 14 s of CPU, against 60 ms
+# a call saved: 250 calls pay for it)
 MAX_WHOLE_PROGRAM_COST = 1200
 
 
