@@ -35,14 +35,21 @@ def jax_module():
 
 
 def jax_port(f: Callable) -> Callable:
-    """`f` reading JAX's namespaces where it reads inert's (its nested functions too:
-    they share its globals)."""
+    """`f` reading JAX's namespaces where it reads inert's: its nested functions too
+    (they share its globals), and the functions of its module it calls by name."""
     jax = jax_module()
     import jax.numpy as jnp
     import jax.scipy.linalg as jsl
 
-    names = {"inp": jnp, "lax": jax.lax, "isl": jsl}
+    names = {"inp": jnp, "lax": jax.lax, "isl": jsl, "jacfwd": jax.jacfwd}
     scope = {**f.__globals__, **{k: v for k, v in names.items() if k in f.__globals__}}
+    for name, value in scope.items():
+        if isinstance(value, types.FunctionType) and value.__globals__ is f.__globals__:
+            scope[name] = _in_scope(value, scope)
+    return _in_scope(f, scope)
+
+
+def _in_scope(f: Callable, scope: dict) -> Callable:
     return types.FunctionType(f.__code__, scope, f.__name__, f.__defaults__, f.__closure__)
 
 

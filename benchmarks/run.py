@@ -6,10 +6,10 @@ call and the gradient time as ratios to a hand-written numpy gradient measured i
 the same run (medians), then the interpreter's own overheads:
 eval vs direct numpy, tracing cost per equation from 1k to 100k equations, jvp vs
 primal time, how many tangent equations inactive inputs cost, jit's dispatch on a tiny
-input against JAX's, and a jit-ted Adam step against numpy's; then reverse mode by phase,
-the transformations called repeatedly (`replays.py`) and the default jit's calls over
-5 s from a cold kernel cache (`default_jit.py`). One thread: the
-BLAS thread variables are set before numpy loads.
+input against JAX's, a jit-ted Adam step against numpy's, and the iLQR/MPC loop program
+under jit against JAX's; then reverse mode by phase, the transformations called
+repeatedly (`replays.py`) and the default jit's calls over 5 s from a cold kernel cache
+(`default_jit.py`). One thread: the BLAS thread variables are set before numpy loads.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from inert.example_libraries import optimizers  # noqa: E402
 
 from .cnn import conv_layer_timing  # noqa: E402
 from .default_jit import default_jit_lines, dispatch_line  # noqa: E402
+from .ilqr import ilqr_line  # noqa: E402
 from .jax_column import jax_call, jax_first_call  # noqa: E402
 from .memory import peak_bytes, reachable_array_bytes  # noqa: E402
 from .phases import phase_lines  # noqa: E402
@@ -232,6 +233,7 @@ def overhead_lines(repeat: int, scale: float) -> list[str]:
         lines.append(conv_line)
     lines += _long_scan_lines()
     lines.append(_adam_step_line(repeat, scale))
+    lines.append(ilqr_line(median_times, repeat))
     return lines
 
 
@@ -332,8 +334,9 @@ def main(argv=None) -> None:
                         help="leave glibc's memory trimming as it is (see keep_freed_memory)")
     parser.add_argument("--only", help="run one workload (or 'overheads', or 'phases': reverse "
                         "mode's time by phase on W1 and W7, 'replays': transformations "
-                        "called repeatedly, or 'default-jit': the default backend's calls "
-                        "over 5 s, from a cold kernel cache) and print JSON")
+                        "called repeatedly, 'default-jit': the default backend's calls "
+                        "over 5 s, from a cold kernel cache, or 'ilqr': the iLQR loop program "
+                        "under jit) and print JSON")
     args = parser.parse_args(argv)
     if args.only and not _ONE_THREAD_FROM_THE_START:
         _restart_with_one_blas_thread(argv)
@@ -347,6 +350,8 @@ def main(argv=None) -> None:
         print(json.dumps(replay_lines(median_times, args.repeat, args.scale)))
     elif args.only == "default-jit":
         print(json.dumps(default_jit_lines(args.scale, args.repeat, median_times)))
+    elif args.only == "ilqr":
+        print(json.dumps([ilqr_line(median_times, args.repeat)]))
     elif args.only:
         (w,) = [w for w in workloads(args.scale) if w.key == args.only]
         print(json.dumps(gradient_row(w, args.repeat)))

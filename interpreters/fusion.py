@@ -70,6 +70,11 @@ MAX_CLUSTER_EQNS = 64  # equations per array kernel
 BRANCH_COST = 4  # a conditional expression's cost, in lines (`compile_cost`)
 HELPER_COST = 4  # a `vector_math` function's
 MAX_NEW_KERNEL_COST = 160  # per jitted program
+# ... but a program whose loops compile as ONE native function (`program_compilers`) is
+# one kernel per signature, however many iterations it runs, which no Python loop
+# multiplies: it may cost up to this (the iLQR workload's: 571, 14 s of CPU, against 60 ms
+# a call saved: 250 calls pay for it)
+MAX_WHOLE_PROGRAM_COST = 1200
 
 
 @attrs.frozen
@@ -554,11 +559,11 @@ def compile_jaxpr_numba(jaxpr: Jaxpr) -> Callable:
 
 def numba_steps(jaxpr: Jaxpr) -> list[Step]:
     """The steps of the generated driver: kernels and numpy impls, in order."""
-    budget = [MAX_NEW_KERNEL_COST]
     for compiler in program_compilers:
-        whole = compiler(jaxpr, budget)
+        whole = compiler(jaxpr, [MAX_WHOLE_PROGRAM_COST])
         if whole is not None:
             return [whole]
+    budget = [MAX_NEW_KERNEL_COST]
     steps = plan(jaxpr)
     used_outside = used_outside_clusters(jaxpr, steps)
     return [step for s in steps for step in (

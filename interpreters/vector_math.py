@@ -33,6 +33,29 @@ exponent; `floor_divide_float32`/`_float64` are numpy's `npy_floor_divide` (the
 quotient of `x - fmod(x, y)`, adjusted to the floor and snapped to an integer, signed
 zeros and infinities included), in the dtype's own arithmetic.
 
+Small linear algebra in native loops (an iLQR's Riccati step solves a 2 x 2 system per
+step) is loops as well: `small_solve` (LU with partial pivoting), `small_cholesky` and
+`small_triangular_solve`. numba's `np.linalg.solve` calls LAPACK's gesv, but first
+copies both operands into Fortran order and checks them: measured on this machine (one
+thread), 0.46 / 0.87 / 1.25 / 3.5 / 9.3 us for n = 2, 4, 8, 16, 32 (seven right-hand
+sides), against the loop's 0.27 / 0.24 / 0.52 / 2.4 / 11.7 us; so up to `SMALL_SOLVE`
+rows a solve is the loop, above it numba's LAPACK binding. numba binds no triangular
+solve (scipy's trtrs) and its Cholesky raises where inert's gives NaNs, so those two are
+always loops. The algorithms are reference LAPACK's: partial pivoting choosing the
+first row of largest magnitude (getrf's idamax), an exact zero pivot making the matrix
+singular, as does a zero on a triangular matrix's diagonal (scipy's trtrs): numpy
+raises, and so do these, naming the primitive (`fusion_loops.entry` turns numba's
+`LinAlgError` into inert's). A NaN pivot is not singular, as in reference LAPACK
+(OpenBLAS's getrf, which numpy calls, sometimes finds it so: numpy's solve of
+[[nan, 1], [1, 1]] raises). Cholesky reads the lower triangle only, and a non-positive
+or NaN pivot gives a factor of NaNs (inert's `cholesky`, as JAX's), also where an
+infinity or NaN of the matrix reaches a pivot (OpenBLAS's potrf, which finds no failure
+there, leaves the rows before that pivot finite). No update is skipped for a zero
+multiplier, so an infinity or NaN spreads as in BLAS. The bits are not LAPACK's:
+OpenBLAS orders its sums by its own kernels (numba's own LAPACK call differs from
+numpy's from n = 8 on, too), so values agree to rounding, within a few units in the
+last place times the condition number.
+
 A function is source text: a kernel module calling one carries its definition
 (`definitions`), so numba's disk cache, keyed by the module's file, never holds a stale
 copy of it.
@@ -200,10 +223,93 @@ def floor_divide_{dtype}(a, b):
 """
 
 
+SMALL_SOLVE = 16  # rows up to which a loop beats numba's call of LAPACK
+
+LU_SOLVE = """@numba.njit(cache=True, error_model='numpy')
+def small_solve(a, b):
+    n, m = a.shape[0], b.shape[1]
+    lu, x = a.copy(), b.copy()
+    for k in range(n):
+        p, big = k, abs(lu[k, k])
+        for i in range(k + 1, n):
+            if abs(lu[i, k]) > big:
+                p, big = i, abs(lu[i, k])
+        if big == 0:
+            raise np.linalg.LinAlgError("solve: singular matrix")
+        if p != k:
+            for j in range(n):
+                lu[k, j], lu[p, j] = lu[p, j], lu[k, j]
+            for j in range(m):
+                x[k, j], x[p, j] = x[p, j], x[k, j]
+        pivot = lu[k, k]
+        for i in range(k + 1, n):
+            lu[i, k] /= pivot
+            l = lu[i, k]
+            for j in range(k + 1, n):
+                lu[i, j] -= l * lu[k, j]
+            for j in range(m):
+                x[i, j] -= l * x[k, j]
+    for k in range(n - 1, -1, -1):
+        d = lu[k, k]
+        for j in range(m):
+            x[k, j] /= d
+        for i in range(k):
+            u = lu[i, k]
+            for j in range(m):
+                x[i, j] -= u * x[k, j]
+    return x
+"""
+
+CHOLESKY = """@numba.njit(cache=True, error_model='numpy')
+def small_cholesky(a):
+    n = a.shape[0]
+    l = np.zeros_like(a)
+    for j in range(n):
+        d = a[j, j]
+        for k in range(j):
+            d -= l[j, k] * l[j, k]
+        if not d > 0:
+            l[:, :] = np.nan
+            return l
+        l[j, j] = np.sqrt(d)
+        for i in range(j + 1, n):
+            s = a[i, j]
+            for k in range(j):
+                s -= l[i, k] * l[j, k]
+            l[i, j] = s / l[j, j]
+    return l
+"""
+
+# op(a) x = b, op(a) = a or aᵀ, reading a's lower or upper triangle: the solve runs
+# down the rows when op(a) is lower (lower and not transposed, or upper transposed)
+TRIANGULAR_SOLVE = """@numba.njit(cache=True, error_model='numpy')
+def small_triangular_solve(a, b, lower, transpose, unit):
+    n, m = a.shape[0], b.shape[1]
+    x = b.copy()
+    down = lower != transpose
+    for step in range(n):
+        k = step if down else n - 1 - step
+        if not unit:
+            d = a[k, k]
+            if d == 0:
+                raise np.linalg.LinAlgError("triangular_solve: singular matrix")
+            for j in range(m):
+                x[k, j] /= d
+        rest = range(k + 1, n) if down else range(k)
+        for i in rest:
+            l = a[k, i] if transpose else a[i, k]
+            for j in range(m):
+                x[i, j] -= l * x[k, j]
+    return x
+"""
+
+
 FUNCTIONS = {"vector_tanh": tanh_source(), "vector_vecmat": VECMAT,
              "signed_power": integer_power_source("signed_power", "int64"),
              "unsigned_power": integer_power_source("unsigned_power", "uint64"),
-             **{f"floor_divide_{t}": floor_divide_source(t) for t in ("float32", "float64")}}
+             **{f"floor_divide_{t}": floor_divide_source(t) for t in ("float32", "float64")},
+             "small_solve": LU_SOLVE, "small_cholesky": CHOLESKY,
+             "small_triangular_solve": TRIANGULAR_SOLVE}
 # ---------------------------------------------------------------------------------
 # numpy's scalar forms, for fusion rules
 

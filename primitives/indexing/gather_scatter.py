@@ -23,6 +23,7 @@ structural ones for basic indexing); `index_expressions` reads the index.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import operator
 
@@ -34,6 +35,7 @@ from ...core.errors import DTypeError, ShapeError
 from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ...interpreters.ad import add_tangents, instantiate_zeros, jvp_rules, zeros
 from ...interpreters.batching import batch_rules, batch_size
+from ...interpreters.fusion import cast, literal_text
 from ...interpreters.fusion_loops import Unsupported, native_rules
 from ...interpreters.transpose import is_linear, transpose_rules
 from ..elementwise import div, eq, mul, select_n
@@ -304,8 +306,43 @@ impl_rules[gather_p] = checked_impl(gather_impl, gather_abstract_eval)
 
 
 def gather_native(fn, eqn, operands, *, axes, mode, fill_value):
-    index, _ = region_native(fn, eqn, operands[1:], axes, mode)
-    return [f"{operands[0]}[{', '.join(index)}]"]
+    """Inside a native loop: a read at scalar indices (`region_native`), or by index
+    arrays (`gather_by_arrays_native`)."""
+    x, *indices = operands
+    if any(a.aval.shape for a in eqn.inputs[1:]):
+        return [gather_by_arrays_native(fn, eqn, x, indices, axes, mode, fill_value)]
+    index, _ = region_native(fn, eqn, indices, axes, mode)
+    return [f"{x}[{', '.join(index)}]"]
+
+
+def gather_by_arrays_native(fn, eqn, x: str, indices: list[str], axes, mode: str,
+                            fill_value) -> str:
+    """Index arrays of one shape on leading axes (`x[idx]`, `x[rows, cols]`) inside a
+    native loop: a loop over the index positions, each index wrapped when negative, then
+    clamped (mode "clip") or, out of bounds, the fill value read (mode "fill"); the
+    index dimensions lead the result, as in numpy."""
+    shapes = {a.aval.shape for a in eqn.inputs[1:]}
+    if len(shapes) != 1 or tuple(axes) != tuple(range(len(axes))):
+        raise Unsupported(f"gather by index arrays of shapes {sorted(shapes)} on axes {axes}")
+    (shape,), sizes, aval = shapes, eqn.inputs[0].aval.shape, eqn.outputs[0].aval
+    (out,) = fn.assign([f"np.empty({aval.shape!r}, {cast(aval.dtype)})"])
+    position = [fn.fresh("k") for _ in shape]
+    with contextlib.ExitStack() as loops:
+        for k, n in zip(position, shape):
+            loops.enter_context(fn.block(f"for {k} in range({n}):"))
+        at = ", ".join(position)
+        js = fn.assign([f"np.int64({i}[{at}])" for i in indices], "j")
+        js = fn.assign([f"{j} + {n} if {j} < 0 else {j}" for j, n in zip(js, sizes)], "j")
+        if mode == "clip":
+            js = fn.assign([f"min(max({j}, 0), {n - 1})" for j, n in zip(js, sizes)], "j")
+            fn.line(f"{out}[{at}] = {x}[{', '.join(js)}]")
+            return out
+        fill = bounds.default_fill_value(aval.dtype) if fill_value is None else fill_value
+        with fn.block(f"if {' and '.join(f'0 <= {j} < {n}' for j, n in zip(js, sizes))}:"):
+            fn.line(f"{out}[{at}] = {x}[{', '.join(js)}]")
+        with fn.block("else:"):
+            fn.line(f"{out}[{at}] = {literal_text(fill, aval.dtype)}")
+    return out
 
 
 native_rules[gather_p] = gather_native

@@ -31,6 +31,7 @@ from ...core.errors import LinAlgError, ShapeError
 from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ...interpreters.ad import jvp_rules
 from ...interpreters.batching import batch_rules, batch_size
+from ...interpreters.fusion_loops import native_rules
 from ...interpreters.transpose import is_linear, transpose_rules
 from ..elementwise import conj, eq, ge, mul, neg, select_n, sub
 from ..shape.structural import checked_impl, matchaxis, moveaxis
@@ -41,6 +42,7 @@ from .matrices import (
     matmul,
     matrix_aval,
     mT,
+    native_matrices,
     row_and_column_indices,
     tril,
     triu,
@@ -79,6 +81,18 @@ def _cholesky_or_nan(a):
 
 abstract_eval_rules[cholesky_p] = lambda a: matrix_aval("cholesky", a, complex_ok=True).strong()
 impl_rules[cholesky_p] = checked_impl(cholesky_impl, abstract_eval_rules[cholesky_p])
+
+
+def cholesky_native(fn, eqn, operands):
+    """Inside a native loop: `vector_math`'s Cholesky loop, NaNs where the matrix is not
+    positive definite, as the impl gives (numba's `np.linalg.cholesky` raises there).
+    At every size: a loop slower than LAPACK still beats running the loop's body from
+    Python."""
+    (a,) = native_matrices(eqn, operands)
+    return [f"small_cholesky({a})"]
+
+
+native_rules[cholesky_p] = cholesky_native
 
 
 def _halved_lower_triangle(shape):
@@ -164,6 +178,20 @@ def triangular_solve_abstract_eval(a, b, *, left_side, lower, transpose_a, unit_
 abstract_eval_rules[triangular_solve_p] = triangular_solve_abstract_eval
 impl_rules[triangular_solve_p] = checked_impl(triangular_solve_impl,
                                               triangular_solve_abstract_eval)
+
+
+def triangular_solve_native(fn, eqn, operands, *, left_side, lower, transpose_a,
+                            unit_diagonal):
+    """Inside a native loop: `vector_math`'s substitution loop (numba binds no
+    triangular solve); `x op(a) = b` is `op(a)ᵀ xᵀ = bᵀ`."""
+    a, b = native_matrices(eqn, operands)
+    if left_side:
+        return [f"small_triangular_solve({a}, {b}, {lower}, {transpose_a}, {unit_diagonal})"]
+    return [f"np.ascontiguousarray(small_triangular_solve({a}, {b}.T, {lower}, "
+            f"{not transpose_a}, {unit_diagonal}).T)"]
+
+
+native_rules[triangular_solve_p] = triangular_solve_native
 
 
 def triangular_solve_jvp(primals, tangents, **params):

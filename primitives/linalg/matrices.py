@@ -15,6 +15,8 @@ import numpy as np
 from ...core.avals import ShapedArray
 from ...core.errors import DTypeError, ShapeError
 from ...core.trace import get_aval
+from ...interpreters.fusion import cast
+from ...interpreters.fusion_loops import Unsupported
 from ..elementwise import add, conj, div, eq, ge, mul, select_n, sub
 from ..shape.structural import (
     broadcast_in_dim,
@@ -159,3 +161,15 @@ def unfold_lanes(x, axis: int, size: int):
     shape = get_aval(x).shape
     return reshape(x, (*shape[:axis], size, shape[axis] // size, *shape[axis + 1:]))
 
+
+
+def native_matrices(eqn, operands: list[str]) -> list[str]:
+    """Inside a native loop (jit's numba backend): the operands of a decomposition or
+    solve as numba expressions, cast to its result's dtype as numpy casts them. Only
+    single float32/float64 matrices: a stack, complex or float16 keeps the loop on its
+    impl (`Unsupported`)."""
+    dtype = eqn.outputs[0].aval.dtype
+    if dtype not in (np.float32, np.float64) or any(a.aval.ndim != 2 for a in eqn.inputs):
+        raise Unsupported(f"{eqn.primitive.name} of {[a.aval.str_short() for a in eqn.inputs]}")
+    return [x if a.aval.dtype == dtype else f"{x}.astype({cast(dtype)})"
+            for a, x in zip(eqn.inputs, operands)]

@@ -10,6 +10,7 @@ they are written with structural primitives and `add_any` only.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 
 import numpy as np
@@ -40,7 +41,7 @@ from ...interpreters.fusion import (
     deffused_gather,
     deffused_reduction,
 )
-from ...interpreters.fusion_loops import Unsupported, native_rules
+from ...interpreters.fusion_loops import native_rules
 from ...interpreters.partial_eval import def_recomputable
 from ...interpreters.transpose import def_elementwise_transpose, is_linear, transpose_rules
 
@@ -490,10 +491,17 @@ def_recomputable(iota_p)
 
 
 def iota_native(fn, eqn, operands, *, dtype, shape, dimension):
-    """Inside a native loop (jit's numba backend): a 1-d iota, fori_loop's indices."""
-    if len(shape) != 1:
-        raise Unsupported(f"iota of shape {shape}")
-    return [f"np.arange({shape[0]}).astype({cast(dtype)})"]
+    """Inside a native loop (jit's numba backend): fori_loop's indices (1-d), or an
+    array filled by loops (`eye`'s row and column numbers)."""
+    if len(shape) == 1:
+        return [f"np.arange({shape[0]}).astype({cast(dtype)})"]
+    (out,) = fn.assign([f"np.empty({shape!r}, {cast(dtype)})"])
+    index = [fn.fresh("i") for _ in shape]
+    with contextlib.ExitStack() as loops:
+        for i, n in zip(index, shape):
+            loops.enter_context(fn.block(f"for {i} in range({n}):"))
+        fn.line(f"{out}[{', '.join(index)}] = {index[dimension]}")
+    return [out]
 
 
 native_rules[iota_p] = iota_native

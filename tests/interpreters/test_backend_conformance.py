@@ -41,8 +41,10 @@ import numpy as np
 import pytest
 
 import inert
+from inert.core.avals import ShapedArray
 from inert.core.trace import get_aval
 from inert.interpreters import fusion, scalar_kernels
+from inert.interpreters.ad import add_any_p, zeros
 from inert.interpreters.eval import compile_jaxpr
 from inert.interpreters.fusion import (
     Cluster,
@@ -51,7 +53,9 @@ from inert.interpreters.fusion import (
     plan,
     used_outside_clusters,
 )
+from inert.interpreters.fusion_loops import native_rules, native_step
 from inert.primitives.elementwise.piecewise import stop_gradient
+from inert.primitives.linalg.cholesky import cholesky
 from inert.primitives.shape import slicing, structural
 
 FULL = os.environ.get("INERT_CONFORMANCE") == "full"
@@ -526,3 +530,220 @@ def test_a_negative_integer_exponent_raises_numpys_error(exponent, backend, monk
         _power(base, exponent)
     with pytest.raises(ValueError, match="Integers to negative integer powers"):
         g(base, exponent)
+
+
+# ---------------------------------------------------------------------------------
+# Native loops: what a loop body compiled whole by `fusion_loops` may hold besides
+# kernels (`native_rules`), run in a `scan` on jit's numba backend against eager numpy
+
+
+class NativeCase(NamedTuple):
+    """`body(*consts, *row)` as a scan's body over the rows of `xs`, its results stacked.
+    `exact`: numpy's bits; otherwise (linear algebra, `vector_math`) numpy's values to
+    rounding, its NaNs and infinities where numpy has them."""
+
+    label: str
+    body: Callable
+    consts: tuple
+    xs: tuple
+    exact: bool = True
+
+
+def in_a_scan(body, n_consts: int) -> Callable:
+    def f(*args):
+        consts = [inert.numpy.asarray(c) for c in args[:n_consts]]
+        return inert.lax.scan(lambda c, row: (c, body(*consts, *row)), 0, args[n_consts:])[1]
+
+    return f
+
+
+INDICES = (-40, -26, -1, 0, 1, 24, 25, 26, 1000)  # around the 25 float edge values
+# each case is a loop numba compiles (0.5-3 s): the suite runs float64 and these dtypes,
+# INERT_CONFORMANCE=full every dtype of DTYPES, float32 and int32 indices
+NATIVE_DTYPES = DTYPES if FULL else [np.dtype(d) for d in (bool, np.uint64, np.float64)]
+FLOATS = [np.dtype(np.float64), np.dtype(np.float32)] if FULL else [np.dtype(np.float64)]
+
+
+def native_gathers():
+    cases = []
+    for d in NATIVE_DTYPES:
+        x = edge_values(d)
+        indices = np.array(INDICES) * x.size // 25  # out of bounds too: clamped
+        for index_dtype in (np.int64, np.int32) if FULL else (np.int64,):
+            cases.append(NativeCase(f"x[i] {d}[{index_dtype.__name__}]",
+                                    lambda x, i: (x[i], x[:, None][i]), (x,),
+                                    (indices.astype(index_dtype),)))
+        rows = np.stack([np.roll(indices, s) for s in range(4)])  # index arrays
+        cols = rows % 5 - 2  # around the table's two columns
+        fill = x[1].item()
+        cases.append(NativeCase(f"x[index array] {d}", lambda x, i, j, fill=fill: (
+            x[i], x.at[i].get(mode="fill"), x.at[i].get(mode="fill", fill_value=fill),
+            inert.numpy.stack([x, x[::-1]], 1)[i, j], x[:, None][i]), (x,), (rows, cols)))
+    return cases
+
+
+def native_scatters(write: str):
+    cases = []
+    for d in NATIVE_DTYPES:
+        x = edge_values(d)
+        i, v = np.meshgrid(np.array(INDICES) * x.size // 25, x[:8], indexing="ij")
+        for mode in ("drop", "clip"):  # (None: drop)
+            def body(x, i, v, mode=mode):
+                return getattr(x.at[i], write)(v, mode=mode)
+
+            cases.append(NativeCase(f"x.at[i].{write} {d} mode={mode}", body, (x,),
+                                    (i.ravel(), v.ravel())))
+    return cases
+
+
+def _vectors(dtype, k: int) -> np.ndarray:
+    """Rows of `k` float edge values (signed zeros, infinities, NaN ...): every value
+    meets every other in some row."""
+    values = edge_values(dtype)[:16]
+    return np.stack([np.roll(values, s)[:k] for s in range(values.size)])
+
+
+def native_products():
+    cases = []
+    for d in FLOATS:
+        rows = _vectors(d, 12)
+        a = np.random.default_rng(1).standard_normal((3, 4)).astype(d)
+        cases += [
+            # vector_math's loops: sums reassociated (numpy's NaNs and infinities still)
+            NativeCase(f"matrix @ vector {d}", lambda a, r: a @ r[:4], (a,), (rows,), False),
+            NativeCase(f"vector @ matrix {d}", lambda a, r: r[:3] @ a, (a,), (rows,), False),
+            NativeCase(f"vector @ vector {d}", lambda r: r[:6] @ r[6:], (), (rows,)),
+            NativeCase(f"outer {d}", lambda r: inert.numpy.outer(r[:3], r[3:7]), (), (rows,)),
+            NativeCase(f"matrix @ matrix {d}", lambda r: r[:6].reshape(2, 3) @ r[6:].reshape(
+                3, 2), (), (rows,))]
+    return cases
+
+
+def _matrices(dtype, n: int) -> np.ndarray:
+    """Well-conditioned `n` x `n` matrices, then ones holding signed zeros, a row swap
+    needed, an infinity and a NaN (none singular to numpy)."""
+    rng = np.random.default_rng(n)
+    spd = [m @ m.T + n * np.eye(n) for m in rng.standard_normal((4, n, n))]
+    swap = np.eye(n)[::-1] * -0.0 + np.eye(n)[::-1]
+    signed = spd[0].copy()
+    signed[0, 1:] = -0.0
+    special = spd[1].copy()
+    special[-1, 0], special[0, -1] = np.inf, np.nan
+    return np.stack([*spd, swap, signed, special]).astype(dtype)
+
+
+def _triangular_solves(a, b):
+    """Every variant of `triangular_solve`: each triangle, transposed or not, with and
+    without a unit diagonal, `a` on the left and on the right."""
+    sl, lax = inert.scipy.linalg, inert.lax
+    return [solve(a, b, lower, trans, unit) for lower, trans, unit in itertools.product(
+        (True, False), (0, 1), (False, True)) for solve in (
+        lambda a, b, *flags: sl.solve_triangular(a, b, lower=flags[0], trans=flags[1],
+                                                 unit_diagonal=flags[2]),
+        lambda a, b, *flags: lax.linalg.triangular_solve(
+            a, b.T, left_side=False, lower=flags[0], transpose_a=bool(flags[1]),
+            unit_diagonal=flags[2]))]
+
+
+def native_linalg():
+    cases = []
+    for d in FLOATS:
+        sizes = (2, 3, 20)  # 20: numba's LAPACK call (above vector_math.SMALL_SOLVE)
+        systems = [(a, np.resize(_vectors(d, 16), (a.shape[0], a.shape[1], 2)))
+                   for a in (_matrices(d, n) for n in sizes)]
+        cases.append(NativeCase(f"solve {sizes} {d}", lambda *ab: [
+            inert.numpy.linalg.solve(a, b) for a, b in zip(ab[::2], ab[1::2])], (),
+            tuple(x for system in systems for x in system), exact=False))
+        a = _matrices(d, 3)[:6]  # (the last: an infinity reaching a pivot, see below)
+        not_definite = a.copy()
+        not_definite[0, 2, 2] = -100.0
+        upper_nan = a.copy()
+        upper_nan[:, 0, 2] = np.nan  # the primitive reads the lower triangle only
+        cases.append(NativeCase(f"cholesky {d}", cholesky, (),
+                                (np.concatenate([a, not_definite, upper_nan]),), exact=False))
+        a = np.delete(_matrices(d, 3), 4, axis=0)  # the row swap: its zero diagonal is singular
+        b = np.resize(_vectors(d, 16), (a.shape[0], 3, 2))
+        cases.append(NativeCase(f"triangular_solve {d}", _triangular_solves, (), (a, b),
+                                exact=False))
+    return cases
+
+
+def native_structural():
+    cases = []
+    for d in NATIVE_DTYPES:
+        rows = np.stack([np.roll(np.resize(edge_values(d), 12), s) for s in range(6)])
+        cases += [
+            NativeCase(f"reshape {d}", lambda r: (r.reshape(3, 4), r[:1].reshape(()),
+                                                  r[0].reshape(1, 1)), (), (rows,)),
+            NativeCase(f"concatenate {d}", lambda r: inert.numpy.concatenate([r[4:], r[:4]]),
+                       (), (rows,)),
+            NativeCase(f"zeros {d}", lambda r, d=d: add_any_p.bind(
+                zeros(ShapedArray((3,), d)), r[:3]), (), (rows,))]
+        if d.kind != "b":
+            cases.append(NativeCase(f"iota {d}", lambda r, d=d: (
+                inert.lax.broadcasted_iota(d, (2, 3), 1) + r[:3],
+                inert.lax.broadcasted_iota(d, (3,), 0)), (), (rows,)))
+    return cases
+
+
+NATIVE_FAMILIES = {"gathers": native_gathers, "products": native_products,
+                   "scatters": lambda: native_scatters("set") + native_scatters("add"),
+                   "linalg": native_linalg, "structural": native_structural}
+NATIVE_CASES = {"gather": "gathers", "scatter": "scatters", "scatter_add": "scatters",
+                "dot_general": "products",
+                **dict.fromkeys(["solve", "cholesky", "triangular_solve"], "linalg"),
+                **dict.fromkeys(["reshape", "concatenate", "iota", "zeros"], "structural")}
+CONTROL_FLOW = {"scan", "while", "cond"}  # bodies of their own: test_fusion_loops.py
+
+
+def test_every_native_primitive_is_in_the_matrix():
+    assert sorted(p.name for p in native_rules
+                  if p.name not in NATIVE_CASES and p.name not in CONTROL_FLOW) == []
+
+
+def native_mismatches(c: NativeCase, got, want) -> str | None:
+    got, want = np.asarray(got), np.asarray(want)
+    if got.dtype != want.dtype or got.shape != want.shape:
+        return f"{got.dtype}{got.shape}, numpy's {want.dtype}{want.shape}"
+    if c.exact:
+        wrong = mismatches(got, want, "")
+    else:
+        finite = np.isfinite(want)
+        tol = 1e-4 if want.dtype == np.float32 else 1e-10
+        close = np.isclose(got, want, rtol=tol, atol=tol * np.max(np.abs(want[finite]),
+                                                                    initial=1.0))
+        wrong = np.flatnonzero(~np.where(finite, close, (got == want) | np.isnan(
+            got) & np.isnan(want)).ravel())
+    return f"{len(wrong)} wrong, e.g. {got.ravel()[wrong[:3]]} for numpy's " \
+           f"{want.ravel()[wrong[:3]]}" if len(wrong) else None
+
+
+def run_native(c: NativeCase) -> list[str]:
+    f = in_a_scan(c.body, len(c.consts))
+    args = (*c.consts, *c.xs)
+    loops = [e for e in inert.make_jaxpr(f)(*args).jaxpr.eqns if e.primitive in fusion.step_rules]
+    if [native_step(e, [10 ** 6]) is not None for e in loops] != [True]:
+        return [f"{c.label}: the loop does not compile"]
+    with np.errstate(all="ignore"):
+        want = inert.tree_util.tree_leaves(f(*args))
+    got = inert.tree_util.tree_leaves(inert.jit(f, backend="numba")(*args))
+    return [f"{c.label}, result {k}: {wrong}" for k, (g, w) in enumerate(zip(got, want))
+            if (wrong := native_mismatches(c, g, w))]
+
+
+@pytest.mark.parametrize("family", sorted(NATIVE_FAMILIES))
+def test_native_loops_compute_numpys_values(family):
+    failures = [failure for c in NATIVE_FAMILIES[family]() for failure in run_native(c)]
+    assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_a_singular_matrix_in_a_native_loop_raises_numpys_error(backend):
+    """inert's LinAlgError (numpy's subclass), naming the primitive, on both backends."""
+    a = np.stack([np.eye(3), np.diag([1.0, 0.0, 2.0])])
+    b = np.ones((2, 3, 1))
+    sl = inert.scipy.linalg
+    for solve in (inert.numpy.linalg.solve, lambda a, b: sl.solve_triangular(a, b)):
+        f = inert.jit(in_a_scan(solve, 0), backend=backend)
+        with pytest.raises(inert.errors.LinAlgError, match="solve"):
+            f(a, b)
