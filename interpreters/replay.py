@@ -257,8 +257,9 @@ class ReplayBuilder(JaxprBuilder):
 
 class ReplayTrace(StagingTrace):
     """Stages with every value known; scalars are literals (as staging makes them: the
-    transformation's program is the plain path's), anything else a constant input. With an expected recording, it takes every bind first and
-    matches it (`ReplayBuilder.replay`), recording nothing."""
+    transformation's program is the plain path's), anything else a constant input.
+    With an expected recording, it takes every bind first and matches it
+    (`ReplayBuilder.replay`), recording nothing."""
 
     __slots__ = ()
     tracer_type = ReplayTracer
