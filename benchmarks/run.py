@@ -37,6 +37,7 @@ from .cnn import conv_layer_timing  # noqa: E402
 from .jax_column import jax_call, jax_first_call  # noqa: E402
 from .memory import peak_bytes, reachable_array_bytes  # noqa: E402
 from .phases import phase_lines  # noqa: E402
+from .remat import remat_lines  # noqa: E402
 from .workloads import Workload, _unwrap, rosenbrock, rosenbrock_hvp, workloads  # noqa: E402
 
 
@@ -319,8 +320,9 @@ def main(argv=None) -> None:
     parser.add_argument("--repeat", type=int, default=7, help="runs per median")
     parser.add_argument("--default-malloc", action="store_true",
                         help="leave glibc's memory trimming as it is (see keep_freed_memory)")
-    parser.add_argument("--only", help="run one workload (or 'overheads', or 'phases': reverse "
-                        "mode's time by phase on W1 and W7) and print JSON")
+    parser.add_argument("--only", help="run one workload (or 'overheads', 'phases': reverse "
+                        "mode's time by phase on W1 and W7, or 'remat': memory budgets) and "
+                        "print JSON")
     args = parser.parse_args(argv)
     if args.only and not _ONE_THREAD_FROM_THE_START:
         _restart_with_one_blas_thread(argv)
@@ -330,6 +332,8 @@ def main(argv=None) -> None:
         print(json.dumps(overhead_lines(args.repeat, args.scale)))
     elif args.only == "phases":
         print(json.dumps(phase_lines(args.repeat, args.scale)))
+    elif args.only == "remat":
+        print(json.dumps(remat_lines(median_times, args.repeat, args.scale)))
     elif args.only:
         (w,) = [w for w in workloads(args.scale) if w.key == args.only]
         print(json.dumps(gradient_row(w, args.repeat)))
@@ -364,6 +368,9 @@ def _run_each_in_its_own_process(args, argv) -> None:
         print("- " + line)
     print("\nReverse mode by phase, CPU ms per call (medians):")
     for line in run("phases"):
+        print("- " + line)
+    print("\nMemory budgets (benchmarks/remat.py):")
+    for line in run("remat"):
         print("- " + line)
 
 

@@ -28,8 +28,9 @@ import numpy as np
 from ...core.activity import Zero
 from ...core.avals import ShapedArray
 from ...core.ir import Jaxpr, JaxprEqn, Var
+from ...core.staging import stage
 from ...core.trace import Primitive, abstract_eval_rules, impl_rules
-from ...interpreters.ad import add_tangents, instantiate_zeros, jvp_flat, jvp_rules
+from ...interpreters.ad import instantiate_zeros, jvp_flat, jvp_rules
 from ...interpreters.batching import batch_rules, batch_size
 from ...interpreters.dce import dce_jaxpr
 from ...interpreters.eval import compiled, eval_jaxpr
@@ -156,26 +157,26 @@ def revolve_backward_impl(*operands, **p):
     num_consts, num_carry, length = p["num_consts"], p["num_carry"], p["length"]
     unknown = list(p["unknown"])
     split = _step_split(p)
-    n_res = len(split.residuals)
-    n_known_out = len(split.known.outvars) - n_res
     const_uk, carry_uk, xs_uk = split_list(unknown, [num_consts, num_carry])
     known, cts = split_list(list(operands), [unknown.count(False)])
     known_consts, initial, known_xs = split_list(known, [const_uk.count(False),
                                                          carry_uk.count(False)])
     advance_body, _ = dce_jaxpr(split.known, [True] * len(initial) +
                                 [False] * (len(split.known.outvars) - len(initial)))
-    advance, step_known = compiled(advance_body), compiled(split.known)
+    advance, reverse = compiled(advance_body), _reversal(split, p)
     row = (lambda k: length - 1 - k) if p["reverse"] else (lambda k: k)
 
     def known_inputs(k, carry_k):
         return [*known_consts, *carry_k, *(x[row(k)] for x in known_xs)]
 
-    ct_carry, ct_ys = split_list(_all_cts(p, cts), [sum(carry_uk)])
+    n_consts, n_carry = sum(const_uk), sum(carry_uk)
+    ct_carry, ct_ys = split_list(_all_cts(p, cts), [n_carry])
+    ct_carry = [_array(ct, v.aval) for ct, v in
+                zip(ct_carry, (v for v, u in zip(p["jaxpr"].invars[num_consts:], carry_uk) if u))]
+    ct_ys = [ct for ct in ct_ys if type(ct) is not Zero]
     uk_avals = [a for a, u in zip(_scan_in_avals(p), unknown) if u]
-    const_avals, carry_avals, xs_avals = split_list(uk_avals, [sum(const_uk), sum(carry_uk)])
-    ct_consts = [Zero(a) for a in const_avals]
-    ct_xs = [np.zeros(a.shape, a.dtype) for a in xs_avals]
-    linear = [False] * n_res + [True] * len(uk_avals)
+    ct_consts = [np.zeros(a.shape, a.dtype) for a in uk_avals[:n_consts]]
+    ct_xs = [np.zeros(a.shape, a.dtype) for a in uk_avals[n_consts + n_carry:]]
     snapshots, current = {}, None
     for kind, *at in schedule(length, p["snapshots"]):
         if kind == "store":
@@ -188,15 +189,40 @@ def revolve_backward_impl(*operands, **p):
                 current = advance((), known_inputs(k, current))
         else:
             k = at[0]
-            residuals = step_known((), known_inputs(k, snapshots.get(k, current)))[n_known_out:]
-            step_cts = [*ct_carry, *(ct if type(ct) is Zero else ct[row(k)] for ct in ct_ys)]
-            grads = backward_pass(split.unknown, (), residuals, linear, step_cts)
-            g_consts, ct_carry, g_xs = split_list(grads, [len(const_avals), len(carry_avals)])
-            ct_consts = [add_tangents(a, b) for a, b in zip(ct_consts, g_consts)]
+            grads = reverse([*known_inputs(k, snapshots.get(k, current)), *ct_carry,
+                             *(ct[row(k)] for ct in ct_ys)])
+            g_consts, ct_carry, g_xs = split_list(grads, [n_consts, n_carry])
+            ct_consts = [a + b for a, b in zip(ct_consts, g_consts)]
             for stack, g in zip(ct_xs, g_xs):
-                if type(g) is not Zero:
-                    stack[row(k)] = g
-    return [*map(_array, ct_consts, const_avals), *map(_array, ct_carry, carry_avals), *ct_xs]
+                stack[row(k)] = g
+    return [*ct_consts, *ct_carry, *ct_xs]
+
+
+def _reversal(split, params):
+    """One step reversed as one compiled program, staged once per backward pass: its
+    known part for its residuals, then its linear part transposed. It reads the step's
+    known inputs, its carries' cotangents and its nonzero outputs' cotangents, and gives
+    every unknown input's cotangent (zeros where none)."""
+    n_known_out = len(split.known.outvars) - len(split.residuals)
+    n_known_in, num_carry = len(split.known.invars), params["num_carry"]
+    out_avals = _unknown_outputs(params, [v.aval for v in params["jaxpr"].outvars])
+    n_carry_cts = sum(params["out_unknown"][:num_carry])
+    nonzero = [True] * n_carry_cts + list(params["ct_nonzero"][n_carry_cts:])
+    linear = [False] * len(split.residuals) + [True] * sum(params["unknown"])
+
+    def reverse(*args):
+        known_in, cts = split_list(list(args), [n_known_in])
+        residuals = eval_jaxpr(split.known, (), known_in)[n_known_out:]
+        cts = iter(cts)
+        step_cts = [next(cts) if nz else Zero(a) for a, nz in zip(out_avals, nonzero)]
+        return [instantiate_zeros(g)
+                for g in backward_pass(split.unknown, (), residuals, linear, step_cts)]
+
+    in_avals = [*(v.aval for v in split.known.invars),
+                *(a for a, nz in zip(out_avals, nonzero) if nz)]
+    jaxpr, consts = stage(reverse, in_avals)
+    step = compiled(jaxpr)
+    return lambda args: step(consts, args)
 
 
 impl_rules[revolve_backward_p] = revolve_backward_impl
