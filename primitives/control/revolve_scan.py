@@ -325,7 +325,8 @@ batch_rules[revolve_backward_p] = revolve_backward_batch
 
 
 def revolving_scans(jaxpr, unknown_inputs: list[bool], budget: int):
-    """`jaxpr` with each scan whose per-step residuals, stacked, exceed `budget` split
+    """`jaxpr` with each scan whose per-step residuals, stacked, exceed what `budget`
+    leaves besides the loop's known inputs (which recomputing it reads) split
     into its known loop and a `revolve_scan` with as many snapshots as the budget holds
     besides one step's residuals and the loop's other known inputs (at least one)."""
     unknown = unknown_vars(jaxpr, unknown_inputs)
@@ -356,11 +357,11 @@ def _revolving(eqn: JaxprEqn, mask: list[bool], budget: int, free: set) -> list[
     carry_uk, split = carry_fixpoint(carry_uk, split_body)
     consts = set(body.invars[:num_consts])  # kept once, counted with the inputs
     step_bytes = sum(v.aval.nbytes for v in split.residuals if v not in consts)
-    if step_bytes * length <= budget or length < 2:
-        return [eqn]
     carry_bytes = sum(v.aval.nbytes for v, u in zip(body.invars[num_consts:], carry_uk) if not u)
     inputs_bytes = sum(a.aval.nbytes for a, u in zip(eqn.inputs, mask)
                        if not u and type(a) is Var and a not in free)
+    if step_bytes * length <= budget - inputs_bytes or length < 2:
+        return [eqn]
     room = budget - step_bytes - inputs_bytes + carry_bytes  # the initial carry is one
     snapshots = int(min(max(1, room // max(carry_bytes, 1)), length))
     unknown = (*const_uk, *carry_uk, *xs_uk)
