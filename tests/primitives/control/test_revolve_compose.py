@@ -4,6 +4,8 @@ lane), grad of grad (the second derivative through the plain scan's backward pas
 refs, with the gradients of the unbudgeted function; and the backward pass runs exactly
 revolve's count of forward steps."""
 
+import re
+
 import numpy as np
 import pytest
 from harness import assert_allclose
@@ -12,6 +14,7 @@ import inert
 import inert.numpy as inp
 from inert import checkpoint_policies as cp
 from inert import lax
+from inert.benchmarks.memory import reachable_array_bytes
 from inert.interpreters.remat import min_forward_steps
 
 
@@ -170,3 +173,18 @@ def test_the_tangent_map_runs_forward_under_vmap_and_jvp(args):
     tangents = np.eye(5)
     assert_same([inert.vmap(f_jvp)(tangents)], [inert.vmap(want_jvp)(tangents)])
     assert_same(inert.jvp(f_jvp, (h0,), (h0,)), inert.jvp(want_jvp, (h0,), (h0,)))
+
+
+def test_a_loops_smallest_budget_is_named_and_is_feasible(args):
+    """Below every plan the error names the smallest budget; that budget is kept (the
+    loop revolving with one snapshot) and gives the unbudgeted gradients."""
+    with pytest.raises(inert.errors.MemoryBudgetError) as e:
+        inert.grad(inert.checkpoint(rnn, policy=cp.memory_budget(100)))(*args)
+    smallest = int(re.search(r"smallest feasible budget is ([\d,]+) bytes", str(e.value))
+                   .group(1).replace(",", ""))
+    tight = inert.checkpoint(rnn, policy=cp.memory_budget(smallest))
+    _, vjp_fn = inert.vjp(tight, *args)
+    assert reachable_array_bytes(vjp_fn) <= smallest
+    assert "revolve_scan" in primitive_names(vjp_fn.linear.jaxpr)
+    assert_same(inert.grad(tight, argnums=(0, 1, 2))(*args),
+                inert.grad(rnn, argnums=(0, 1, 2))(*args))
