@@ -6,17 +6,17 @@ JAX's `jax.checkpoint` on the scan body (`python -m inert.benchmarks --only rema
   any plan reaches (the planner's `MemoryBudgetError` names it): recomputation reads
   inputs the minimum does not (W4's xs, the MLP's first weight), which the caller holds
   anyway but `reachable_array_bytes` counts, so a fraction of the whole minimum can be
-  below every plan. Then runs at `inputs + fraction x the residuals the minimum
-  allocates` (what is not an input held by reference): the bytes the vjp function holds
-  against that budget, the backward pass's peak (tracemalloc) against the unbudgeted
-  one, the recomputation (print_saved_residuals' equations and flops; revolve's forward
-  steps), the gradient's largest difference from the unbudgeted one relative to its
-  largest entry, and the gradient time as a ratio to the unbudgeted (medians,
-  interleaved).
+  below every plan. Then runs at that fraction of the minimum where it is feasible, else
+  at `inputs + fraction x the residuals the minimum allocates` (what is not an input held
+  by reference): the bytes the vjp function holds against that budget, the gradient's
+  peak (tracemalloc) against the unbudgeted one, the recomputation (print_saved_residuals'
+  equations and flops; revolve's forward steps), the gradient's largest difference from
+  the unbudgeted one relative to its largest entry, and the gradient time as a ratio to
+  the unbudgeted (medians, interleaved).
 * **A long ODE integration**: 10^5 steps (times `--scale`) of a chain of damped
   pendulums, a 1 KiB carry, with c = 20 snapshots: carries the vjp holds, and the forward
   steps its backward pass ran (a callback in the step counts them) against revolve's
-  optimum for (T, c).
+  optimum for (T, c), that pass's peak and time.
 * **memory_profile**'s peak against tracemalloc's peak of the gradient.
 
 A line that misses a target of docs/benchmarks.md says MISS.
@@ -25,6 +25,7 @@ A line that misses a target of docs/benchmarks.md says MISS.
 from __future__ import annotations
 
 import re
+import time
 from typing import Callable
 
 import numpy as np
@@ -132,8 +133,9 @@ def format_run(name: str, fraction: float, r: dict, time_target: float | None,
 def budget_lines(name: str, w: Workload, fractions, median_times, repeat: int,
                  time_target: Callable[[float], float | None], slack: Callable = None
                  ) -> list[str]:
-    """The smallest budget of workload `w`, then a run per fraction of what its minimum
-    allocates (the inputs counted in full)."""
+    """The smallest budget of workload `w`, then a run per fraction: of its minimum
+    where that is feasible, else of what its minimum allocates, the inputs counted in
+    full."""
     args = w.make_args()
     minimum, smallest = w.minimum_bytes(args), smallest_budget(w.f, args)
     inputs, allocated = inputs_bytes(args), allocated_bytes(w.f, args)
@@ -144,7 +146,10 @@ def budget_lines(name: str, w: Workload, fractions, median_times, repeat: int,
                          for f in fractions)
              + f"; the inputs are {inputs:,} B, the minimum allocates {allocated:,} B"]
     for fraction in fractions:
-        r = compare(w.f, args, inputs + int(fraction * allocated), median_times, repeat)
+        nbytes = int(fraction * minimum)
+        if nbytes < smallest:
+            nbytes = inputs + int(fraction * allocated)
+        r = compare(w.f, args, nbytes, median_times, repeat)
         lines.append(format_run(name, fraction, r, time_target(fraction),
                                 slack(args) if slack else 0))
     return lines
@@ -183,37 +188,48 @@ def budget_for_snapshots(f: Callable, args, carry: int, snapshots: int) -> int:
 def long_scan_lines(scale: float, snapshots: int = 20) -> list[str]:
     steps, n = max(50, int(10 ** 5 * scale)), 64
     rng = np.random.default_rng(3)
-    y0, v0 = rng.standard_normal(n), np.zeros(n)
-    carry = y0.nbytes + v0.nbytes
-    runs = []
-
-    def counted(y0, v0):
-        return pendulums(y0, v0, steps, lambda: runs.append(None))
-
-    nbytes = budget_for_snapshots(lambda y, v: pendulums(y, v, 200), (y0, v0), carry, snapshots)
-    g = budgeted(counted, nbytes)
-    _, budget_fn = vjp(g, y0, v0)
-    held = reachable_array_bytes(budget_fn)
-    runs.clear()
-    got = []
-    backward_peak = peak_bytes(lambda: got.extend(budget_fn(1.0)))
-    recomputed = len(runs) - steps  # each reversed step runs once for its residuals
-    want = grad(lambda y, v: pendulums(y, v, steps), argnums=(0, 1))(y0, v0)
-    error = max(float(np.max(np.abs(a - b))) for a, b in zip(got, want))
-    _, plain_fn = vjp(lambda y, v: pendulums(y, v, steps), y0, v0)
-    plain, plain_peak = reachable_array_bytes(plain_fn), peak_bytes(lambda: plain_fn(1.0))
-    jax_bytes = jax_checkpointed_bytes(pendulums, (y0, v0), steps)
+    args = rng.standard_normal(n), np.zeros(n)
+    carry = sum(a.nbytes for a in args)
+    nbytes = budget_for_snapshots(lambda y, v: pendulums(y, v, 200), args, carry, snapshots)
+    r = budgeted_backward(steps, args, nbytes)
+    _, plain_fn = vjp(lambda y, v: pendulums(y, v, steps), *args)
+    start = time.perf_counter()
+    want = plain_fn(1.0)
+    seconds = time.perf_counter() - start
+    plain_peak = peak_bytes(lambda: plain_fn(1.0))
+    error = max(float(np.max(np.abs(a - b))) for a, b in zip(r["got"], want))
+    jax_bytes = jax_checkpointed_bytes(pendulums, args, steps)
     optimum = min_forward_steps(steps, snapshots)
     return [
         f"{steps:,}-step pendulum integration, {carry:,} B carry, budget {nbytes:,} B "
-        f"(c = {snapshots}): vjp holds {held / carry:.1f} carries (target ≤ 22: "
-        f"{_ok(held <= 22 * carry)}), plain {plain / carry:,.1f}, JAX's checkpointed body "
+        f"(c = {snapshots}): vjp holds {r['held'] / carry:.1f} carries (target ≤ 22: "
+        f"{_ok(r['held'] <= 22 * carry)}), plain {reachable_array_bytes(plain_fn) / carry:,.1f}"
+        ", JAX's checkpointed body "
         + (f"{jax_bytes / carry:,.1f}" if jax_bytes is not None else "n/a (no jax)")
-        + f"; the backward pass peaks at {backward_peak / carry:,.1f} carries above them "
-        f"(snapshots, one step, Python's objects; plain {plain_peak / carry:,.1f}) and ran "
-        f"{recomputed:,} forward steps besides the {steps:,} "
-        f"reversed, revolve's t(T, c) = {optimum:,} ({_ok(recomputed == optimum)}); "
-        f"gradient differs by {error:.1e}"]
+        + f"; the backward pass peaks at {r['peak'] / carry:,.1f} carries above them "
+        f"(snapshots, one step's residuals, the cotangents; plain {plain_peak / carry:,.1f}), "
+        f"takes {r['seconds']:.1f} s (plain {seconds:.1f} s) and ran {r['recomputed']:,} "
+        f"forward steps besides the {steps:,} reversed, revolve's t(T, c) = {optimum:,} "
+        f"({_ok(r['recomputed'] == optimum)}); gradient differs by {error:.1e}"]
+
+
+def budgeted_backward(steps: int, args, nbytes: int) -> dict:
+    """The budgeted vjp of the integration, each step counted as it runs: the bytes it
+    holds, its backward pass's result and time, the forward steps that pass ran besides
+    one per reversed step, and its peak (tracemalloc, a second run)."""
+    runs = [0]
+
+    def count():
+        runs[0] += 1
+
+    _, fn = vjp(budgeted(lambda y, v: pendulums(y, v, steps, count), nbytes), *args)
+    runs[0] = 0
+    start = time.perf_counter()
+    got = fn(1.0)
+    seconds = time.perf_counter() - start
+    recomputed = runs[0] - steps
+    return {"held": reachable_array_bytes(fn), "got": got, "seconds": seconds,
+            "recomputed": recomputed, "peak": peak_bytes(lambda: fn(1.0))}
 
 
 # ---------------------------------------------------------------------------------
