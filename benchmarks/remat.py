@@ -7,9 +7,11 @@ JAX's `jax.checkpoint` on the scan body (`python -m inert.benchmarks --only rema
   inputs the minimum does not (W4's xs, the MLP's first weight), which the caller holds
   anyway but `reachable_array_bytes` counts, so a fraction of the whole minimum can be
   below every plan. Then runs at that fraction of the minimum where it is feasible, else
-  at `inputs + fraction x the residuals the minimum allocates` (what is not an input held
-  by reference): the bytes the vjp function holds against that budget, the gradient's
-  peak (tracemalloc) against the unbudgeted one, the recomputation (print_saved_residuals'
+  at that fraction of the way from the smallest budget to the minimum, else (W4, whose
+  smallest budget is its minimum) at `inputs + fraction x the residuals the minimum
+  allocates` (what is not an input held by reference): the bytes the vjp function holds
+  against that budget, the gradient's peak (tracemalloc) against the unbudgeted one, the
+  recomputation (print_saved_residuals'
   equations and flops; revolve's forward steps), the gradient's largest difference from
   the unbudgeted one relative to its largest entry, and the gradient time as a ratio to
   the unbudgeted (medians, interleaved).
@@ -134,8 +136,9 @@ def budget_lines(name: str, w: Workload, fractions, median_times, repeat: int,
                  time_target: Callable[[float], float | None], slack: Callable = None
                  ) -> list[str]:
     """The smallest budget of workload `w`, then a run per fraction: of its minimum
-    where that is feasible, else of what its minimum allocates, the inputs counted in
-    full."""
+    where that is feasible, else of the way from the smallest budget to the minimum,
+    else (the smallest is the minimum) of what the minimum allocates, the inputs counted
+    in full."""
     args = w.make_args()
     minimum, smallest = w.minimum_bytes(args), smallest_budget(w.f, args)
     inputs, allocated = inputs_bytes(args), allocated_bytes(w.f, args)
@@ -147,7 +150,9 @@ def budget_lines(name: str, w: Workload, fractions, median_times, repeat: int,
              + f"; the inputs are {inputs:,} B, the minimum allocates {allocated:,} B"]
     for fraction in fractions:
         nbytes = int(fraction * minimum)
-        if nbytes < smallest:
+        if nbytes < smallest < minimum:  # that fraction of the way from smallest to minimum
+            nbytes = smallest + int(fraction * (minimum - smallest))
+        elif nbytes < smallest:  # no plan keeps less than the minimum: what it allocates
             nbytes = inputs + int(fraction * allocated)
         r = compare(w.f, args, nbytes, median_times, repeat)
         lines.append(format_run(name, fraction, r, time_target(fraction),
