@@ -172,7 +172,7 @@ class MemoryBudget(ResidualPolicy):
         while True:
             cost, size = eqns_cost(plan[1]).flops, _nbytes(plan[0])
             best, best_score = None, 0.0
-            for var in {v for e in plan[1] for v in e.outputs}:
+            for var in dict.fromkeys(v for e in plan[1] for v in e.outputs):  # stable ties
                 trial = walk_back(candidates, defining, (keep | {var}).__contains__)
                 extra = _nbytes(trial[0]) - size
                 saved_flops = cost - eqns_cost(trial[1]).flops
