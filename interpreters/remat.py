@@ -79,8 +79,16 @@ def nonlinear_cost(jaxpr: Jaxpr, linear: list[bool]) -> Cost:
         linear_vars.update(eqn.outputs)
         body = eqn.params.get("jaxpr")
         if isinstance(body, Jaxpr) and len(body.invars) == len(eqn.inputs):
-            total = total + nonlinear_cost(body, reads).times(eqn.params.get("length", 1))
+            total = total + nonlinear_cost(body, reads).times(_body_runs(eqn))
     return total
+
+
+def _body_runs(eqn: JaxprEqn) -> int:
+    """How often the backward pass runs an equation's body: a scan's length; a loop
+    reversed by revolve (`snapshots`) each step once for its residuals, and revolve's
+    count of forward steps besides."""
+    length, snapshots = eqn.params.get("length", 1), eqn.params.get("snapshots")
+    return length if snapshots is None else length + min_forward_steps(length, snapshots)
 
 
 def _sub_jaxprs(eqn: JaxprEqn) -> list[Jaxpr]:

@@ -188,3 +188,19 @@ def test_a_loops_smallest_budget_is_named_and_is_feasible(args):
     assert "revolve_scan" in primitive_names(vjp_fn.linear.jaxpr)
     assert_same(inert.grad(tight, argnums=(0, 1, 2))(*args),
                 inert.grad(rnn, argnums=(0, 1, 2))(*args))
+
+
+def test_the_reported_recomputation_counts_revolves_steps(rng):
+    """print_saved_residuals' cost of a revolving loop: its step's, once per reversed step
+    and once per forward step recomputed (besides what the body recomputes outside the
+    loop): linear in revolve's count."""
+    w, h0 = rng.standard_normal((4, 4)) * 0.5, rng.standard_normal(4)
+    f = lambda h0: inp.sum(lax.fori_loop(0, 40, lambda i, h: inp.tanh(w @ h), h0))
+    costs = {}
+    for snapshots in (1, 3, 6):
+        budget = w.nbytes + h0.nbytes + h0.nbytes + (snapshots - 1) * h0.nbytes
+        costs[snapshots] = inert.saved_residuals(
+            inert.checkpoint(f, policy=cp.memory_budget(budget)), h0).recomputed.flops
+    runs = {c: 40 + min_forward_steps(40, c) for c in costs}
+    per_step = (costs[1] - costs[3]) / (runs[1] - runs[3])
+    assert per_step > 0 and costs[3] - costs[6] == per_step * (runs[3] - runs[6])
