@@ -153,7 +153,8 @@ def _array(ct, aval) -> np.ndarray:
 
 
 def revolve_backward_impl(*operands, **p):
-    """Revolve's schedule over the known carries; each step reversed by linearizing it."""
+    """Revolve's schedule over the known carries; each step reversed by one compiled
+    program (`_reversal`), its known part and its transpose."""
     num_consts, num_carry, length = p["num_consts"], p["num_carry"], p["length"]
     unknown = list(p["unknown"])
     split = _step_split(p)
