@@ -24,7 +24,7 @@ from .api import (
     scipy,
     test_util,
 )
-from .api.compiled import device_put, jit
+from .api.compiled import block_until_compiled, device_put, jit
 from .api.control import checkpoint, checkpoint_name, custom_jvp, custom_vjp, remat
 from .api.experimental import ode as _experimental_ode
 from .api.gradients import grad, value_and_grad
@@ -39,6 +39,7 @@ from .api.pytrees import flatten_util, tree, tree_util
 from .api.ref import empty_ref, freeze, new_ref
 from .api.residuals import (
     activity_jaxpr,
+    draw_activity,
     memory_profile,
     print_activity,
     print_saved_residuals,
@@ -59,7 +60,7 @@ from .api.transforms import (
     vjp,
 )
 from .api.vmap import vmap
-from .core import errors
+from .core import errors, typing
 from .core.activity import Inactive
 from .core.avals import float0
 from .core.check import check_jaxpr, enable_checks
@@ -80,20 +81,22 @@ for _name, _module in [("numpy", numpy), ("numpy.linalg", _numpy_linalg),
                        ("tree_util", tree_util), ("errors", errors), ("ref", ref),
                        ("random", random), ("nn", nn), ("nn.initializers", nn.initializers),
                        ("tree", tree), ("flatten_util", flatten_util),
-                       ("test_util", test_util), ("debug", debug)]:
+                       ("test_util", test_util), ("debug", debug), ("typing", typing)]:
     _sys.modules[f"{__name__}.{_name}"] = _module
 for _name in _scipy_stats.DISTRIBUTIONS:  # jax.scipy.stats.norm is a module too
     _sys.modules[f"{__name__}.scipy.stats.{_name}"] = getattr(_scipy_stats, _name)
 
 __all__ = [
     "activity_jaxpr", "checkpoint", "checkpoint_name", "checkpoint_policies", "custom_jvp",
-    "custom_vjp", "remat", "hessian", "jacfwd", "jacrev", "print_activity",
+    "custom_vjp", "remat", "hessian", "jacfwd", "jacrev", "print_activity", "draw_activity",
     "ClosedJaxpr", "Inactive", "Jaxpr", "check_jaxpr", "config", "debug_nans", "enable_checks",
     "errors", "eval_jaxpr", "experimental",
     "float0", "grad", "jit", "jvp", "lax", "linear_transpose", "linearize", "make_jaxpr", "numpy",
     "print_saved_residuals", "saved_residuals", "memory_profile", "scipy", "stop_gradient",
     "tree_util",
     "value_and_grad", "vjp", "vmap", "new_ref", "empty_ref", "freeze", "ref",
-    "device_put", "example_libraries", "flatten_util", "nn", "random", "test_util", "tree",
+    "block_until_compiled", "device_put", "example_libraries", "flatten_util", "nn", "random",
+    "test_util", "tree",
     "__version__", "Array", "debug", "disable_jit", "ShapeDtypeStruct", "eval_shape", "jacobian",
+    "typing",
 ]

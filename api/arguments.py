@@ -1,6 +1,7 @@
 """The arguments of a transform, flattened: which leaves it traces, which are active,
 and which it passes to the function as they are; and, for an error, which arguments a
-traced value depends on, in words (`argument_describer`).
+traced value depends on, in words (`argument_describer`); and which dtypes the
+differentiating transforms take (`check_differentiated_inputs`).
 
 A leaf is active unless it sits inside an `Inactive(...)`, is not among `argnums`, or
 has an integer or boolean dtype (inactive by type). A leaf the differentiating
@@ -265,3 +266,43 @@ def _function_name(f: Callable) -> str:
     name = getattr(f, "__qualname__", None) or type(f).__name__
     where = f" (defined at {code.co_filename}:{code.co_firstlineno})" if code else ""
     return f"`{name}`{where}"
+
+
+# ---------------------------------------------------------------------------------
+# Which dtypes `grad`, `jacfwd` and `jacrev` take, with and without `holomorphic`
+#
+# JAX's rules, and its messages: a gradient (`grad`, `jacrev`) is of real outputs,
+# unless the function is declared holomorphic; `jacfwd`'s basis is of real inputs,
+# likewise; declared holomorphic, inputs and outputs must both be complex. A real
+# function of complex inputs needs no declaration: its gradient is JAX's,
+# `∂f/∂x - i ∂f/∂y` (twice the Wirtinger derivative ∂f/∂z, the conjugate of the
+# steepest-ascent direction; docs/design.md, "Complex numbers").
+
+_VIA = {"grad": "vjp", "jacrev": "vjp", "jacfwd": "jvp"}
+
+
+def check_differentiated_inputs(name: str, flat: FlatArgs, holomorphic: bool) -> None:
+    """The dtypes of the leaves `name` (grad, jacfwd, jacrev) differentiates."""
+    for dtype in (get_aval(x).dtype for x, a in zip(flat.leaves, flat.active) if a):
+        if holomorphic and dtype.kind != "c":
+            raise TypeError(f"{name} with holomorphic=True requires inputs with complex "
+                            f"dtype, but got {dtype.name}.")
+        if not holomorphic and name == "jacfwd" and dtype.kind == "c":
+            raise TypeError(_real_valued(name, "input", dtype))
+
+
+def check_differentiated_outputs(name: str, dtypes, holomorphic: bool) -> None:
+    """The differentiated outputs' dtypes, for `name` (grad, jacfwd, jacrev)."""
+    for dtype in map(np.dtype, dtypes):
+        if holomorphic and dtype.kind != "c":
+            raise TypeError(f"{name} with holomorphic=True requires outputs with complex "
+                            f"dtype, but got {dtype.name}.")
+        if not holomorphic and name != "jacfwd" and dtype.kind == "c":
+            raise TypeError(_real_valued(name, "output", dtype))
+
+
+def _real_valued(name: str, which: str, dtype: np.dtype) -> str:
+    return (f"{name} requires real-valued {which}s ({which} dtype that is a sub-dtype of "
+            f"np.floating), but got {dtype.name}. For holomorphic differentiation, pass "
+            f"holomorphic=True. For differentiation of non-holomorphic functions involving "
+            f"complex {which}s, use inert.{_VIA[name]} directly.")

@@ -1,4 +1,4 @@
-"""`inert.checkpoint_policies`: which values a `checkpoint`ed function may keep.
+"""`inert.checkpoint_policies`: which values a function under `checkpoint` may keep.
 
 JAX's policies, with JAX's signature `policy(prim, *avals, **params) -> bool`: asked of
 each equation of the body whose outputs the backward pass would read, True lets its

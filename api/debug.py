@@ -38,7 +38,13 @@ def callback(callback: Callable, *args, ordered: bool = False, **kwargs) -> None
 
 
 def print(fmt: str, *args, ordered: bool = False, **kwargs) -> None:  # noqa: A001
-    """jax.debug.print: `fmt.format(*args, **kwargs)` printed with the values."""
+    """jax.debug.print: `fmt.format(*args, **kwargs)` printed with the values, also
+    under `jit`, `vmap` and `grad`, where plain `print` would show tracers.
+
+    Example:
+        >>> inert.jit(lambda x: inert.debug.print("x = {}", x))(np.arange(2.0))
+        x = [0. 1.]
+    """
     callback(lambda *a, **k: builtins.print(fmt.format(*a, **k)), *args, ordered=ordered,
              **kwargs)
 

@@ -29,27 +29,66 @@ from ..primitives.shape.structural import matchaxis, reshape, transpose
 from .arguments import (
     FlatArgs,
     check_argnums,
-    flat_fun,
+    check_differentiated_inputs,
+    check_differentiated_outputs,
     flatten_args,
     recording_untraced,
     with_keywords,
 )
-from .holomorphic import check_inputs, check_outputs
-from .numpy._array import returned
+from .numpy._array import returned, returned_leaves
+from .replaying import transformed
 from .transforms import RefArgs
 
 
 def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
-           holomorphic: bool = False):
-    """The Jacobian by forward mode: a jvp per element of the differentiated inputs
-    (real ones, unless `holomorphic`: `api.holomorphic`)."""
+           holomorphic: bool = False) -> Callable:
+    """The Jacobian by forward mode: one jvp vmapped over a basis of the differentiated
+    inputs (real ones, unless `holomorphic`: `api.holomorphic`). Cheaper than
+    `jacrev` when there are fewer inputs than outputs.
+
+    Args:
+        f: the function to differentiate.
+        argnums: the position, or positions, of the arguments to differentiate.
+        has_aux: whether `f` returns `(output, aux)`.
+        holomorphic: differentiate a complex function of complex inputs, as JAX's.
+
+    Returns:
+        A function of `f`'s arguments returning the Jacobian: for each output leaf,
+        an array of shape `output.shape + input.shape` (a tuple of them over a
+        sequence of `argnums`); with `has_aux`, `(jacobian, aux)`.
+
+    Example:
+        >>> f = lambda x: jnp.array([x[0] * x[1], jnp.sin(x[0])])
+        >>> print(inert.jacfwd(f)(np.array([0.0, 2.0])))
+        [[2. 0.]
+         [1. 0.]]
+    """
     return _jacobian(f, argnums, has_aux, _jacobian_columns_fwd, "jacfwd", holomorphic)
 
 
 def jacrev(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
-           holomorphic: bool = False):
-    """The Jacobian by reverse mode: one linearization, a transpose per output element
-    (of real outputs, unless `holomorphic`)."""
+           holomorphic: bool = False) -> Callable:
+    """The Jacobian by reverse mode: one linearization, its transpose vmapped over a
+    basis of the outputs (real ones, unless `holomorphic`), so every row shares the
+    forward pass and its residuals. Cheaper than `jacfwd` when there are fewer outputs
+    than inputs. `inert.jacobian` is this function, as `jax.jacobian` is `jacrev`.
+
+    Args:
+        f: the function to differentiate.
+        argnums: the position, or positions, of the arguments to differentiate.
+        has_aux: whether `f` returns `(output, aux)`.
+        holomorphic: differentiate a complex function of complex inputs, as JAX's.
+
+    Returns:
+        As `jacfwd`: for each output leaf an array of shape `output.shape +
+        input.shape`; with `has_aux`, `(jacobian, aux)`.
+
+    Example:
+        >>> f = lambda x: jnp.array([x[0] * x[1], jnp.sin(x[0])])
+        >>> print(inert.jacrev(f)(np.array([0.0, 2.0])))
+        [[2. 0.]
+         [1. 0.]]
+    """
     return _jacobian(f, argnums, has_aux, _jacobian_rows_rev, "jacrev", holomorphic)
 
 
@@ -57,8 +96,24 @@ jacobian = jacrev  # jax.jacobian is jacrev
 
 
 def hessian(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
-            holomorphic: bool = False):
-    """Forward-over-reverse: the Jacobian of the gradient."""
+            holomorphic: bool = False) -> Callable:
+    """The Hessian of a scalar function, forward-over-reverse: `jacfwd(jacrev(f))`.
+
+    Args:
+        f: the function to differentiate.
+        argnums: the position, or positions, of the arguments to differentiate.
+        has_aux: whether `f` returns `(output, aux)`.
+        holomorphic: differentiate a complex function of complex inputs, as JAX's.
+
+    Returns:
+        A function of `f`'s arguments returning the Hessian, of shape `x.shape +
+        x.shape` for an argument `x`; with `has_aux`, `(hessian, aux)`.
+
+    Example:
+        >>> print(inert.hessian(lambda x: jnp.sum(x ** 3))(np.array([1.0, 2.0])))
+        [[ 6.  0.]
+         [ 0. 12.]]
+    """
     return jacfwd(jacrev(f, argnums, has_aux, holomorphic), argnums, has_aux, holomorphic)
 
 
@@ -71,23 +126,37 @@ def _jacobian(f, argnums, has_aux, blocks_of, name: str, holomorphic: bool):
         nums = check_argnums(tuple(argnums_t), len(args))
         call, args = with_keywords(f, args, kwargs)
         flat = flatten_args(args, nums, floats_only=True, keep_static=True)
-        check_inputs(name, [get_aval(x).dtype for x, a in zip(flat.leaves, flat.active) if a],
-                     holomorphic)
-        out_store: list = []
-        refs = RefArgs.of(flat)
-        untraced: list = []
-        fun = refs.wrap(recording_untraced(flat_fun(call, flat, out_store, has_aux), untraced))
-        flat = attrs.evolve(flat, leaves=refs.contents(flat.leaves))
-        outs, blocks = blocks_of(fun, flat, lambda: out_store[2])
-        outs = refs.write_back(outs)
-        out_tree, aux_tree, n_out = out_store
-        check_outputs(name, [get_aval(o).dtype for o in outs[:n_out]], holomorphic)
+        check_differentiated_inputs(name, flat, holomorphic)
+        outs, n_outs, (out_tree, aux_tree, n_out) = transformed(
+            name, (), call, flat, has_aux, _blocks(flat, blocks_of))
+        outs, per_out = returned_leaves(outs[:n_outs], flat.leaves), iter(outs[n_outs:])
+        check_differentiated_outputs(name, [get_aval(o).dtype for o in outs[:n_out]], holomorphic)
+        n_active = sum(flat.active)
+        blocks = [[next(per_out) for _ in range(n_active)] for _ in range(n_out)]
         jac = _assemble(args, nums, flat, outs[:n_out], blocks, out_tree,
                         isinstance(argnums, (tuple, list)))
         aux = tree_unflatten(aux_tree, outs[n_out:]) if has_aux else None
-        return returned((jac, aux) if has_aux else jac, (*flat.leaves, *untraced))
+        return returned((jac, aux) if has_aux else jac, flat.leaves)
 
     return jac_f
+
+
+def _blocks(flat: FlatArgs, blocks_of):
+    """jacfwd's and jacrev's `apply` (`api.replaying`): the outputs, then the Jacobian's
+    blocks (of each differentiated output, one per active leaf), and how many outputs
+    there are. Arrays the function returns as they are stay the user's
+    (`recording_untraced`)."""
+    refs = RefArgs.of(flat)
+
+    def apply(fun, leaves, extras, out_store):
+        untraced: list = []
+        fun = refs.wrap(recording_untraced(fun, untraced))
+        outs, blocks = blocks_of(fun, attrs.evolve(flat, leaves=refs.contents(leaves)),
+                                 lambda: out_store[2])
+        outs = returned_leaves(refs.write_back(outs), untraced)
+        return [*outs, *(b for row in blocks for b in row)], len(outs)
+
+    return apply
 
 
 def _jacobian_columns_fwd(fun, flat: FlatArgs, n_out):

@@ -9,32 +9,58 @@ those operators on `Ref` (the tracers' ones dispatch here, see `numpy._methods`)
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 
 from ..core.avals import Ref, ShapedArray
 from ..core.trace import Tracer, get_aval
+from ..core.typing import ArrayLike, DTypeLike
 from ..interpreters.ad import zeros
 from ..primitives.indexing.index_expressions import fit_updates, index_plan, normalize_index
 from ..primitives.shape.structural import reshape
 from ..primitives.state import refs as state
-from .numpy._array import returned
+from .numpy._array import Array, returned
 
 
-def new_ref(init_val):
-    """A new mutable ref holding a copy of `init_val`."""
+def new_ref(init_val: ArrayLike) -> Ref:
+    """A new mutable ref holding a copy of `init_val`: JAX's `jax.new_ref`, which
+    transformations see through (its reads and writes are staged and differentiated).
+
+    Example:
+        >>> def f(x):
+        ...     total = inert.new_ref(0.0)
+        ...     for i in range(3):
+        ...         total[...] += x * i
+        ...     return total[...]
+        >>> print(f(2.0), inert.grad(f)(2.0))
+        6.0 3.0
+    """
     if not isinstance(init_val, (Tracer, np.ndarray, np.generic)):
         init_val = np.asarray(init_val)
     return state.new_ref(init_val)
 
 
-def empty_ref(shape, dtype=np.float64):
-    """A new ref of the given shape and dtype (holding zeros)."""
+def empty_ref(shape: int | Sequence[int], dtype: DTypeLike = np.float64) -> Ref:
+    """A new ref of the given shape and dtype (holding zeros).
+
+    Example:
+        >>> inert.freeze(inert.empty_ref((2,), np.int32))
+        Array([0, 0], dtype=int32)
+    """
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
     return state.new_ref(zeros(ShapedArray(shape, np.dtype(dtype))))
 
 
-def freeze(ref):
-    """The ref's contents as an array (a copy: the ref stays usable)."""
+def freeze(ref: Ref) -> Array:
+    """The ref's contents as an array (a copy: the ref stays usable).
+
+    Example:
+        >>> ref = inert.new_ref(np.zeros(2))
+        >>> ref[0] = 5.0
+        >>> inert.freeze(ref)
+        Array([5., 0.])
+    """
     return returned(state.freeze(ref))
 
 

@@ -1,17 +1,19 @@
-"""Seeing what activity analysis decides: which values are active (`print_activity`),
-what the backward pass keeps (`saved_residuals`, `print_saved_residuals`), and the
-memory alive over both passes (`memory_profile`)."""
+"""Seeing what activity analysis decides: which values are active (`print_activity`,
+`draw_activity`), what the backward pass keeps (`saved_residuals`, `print_saved_residuals`,
+and as bars per line, `saved_residuals(...).plot()`), and the memory alive over both
+passes (`memory_profile`). The pictures are drawn by `api/pictures.py`."""
 
 from __future__ import annotations
 
 import html
 import re
 import tracemalloc
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import attrs
 import numpy as np
 
+from ..core.activity import Inactive
 from ..core.ir import Literal, Var, pp_jaxpr
 from ..core.trace import eval_primitive, get_aval
 from ..interpreters.ad import active_vars, jvp_jaxpr
@@ -21,6 +23,16 @@ from ..interpreters.remat import Cost
 from ..interpreters.transpose import backward_pass
 from ..primitives.control.common import with_consts_as_invars
 from .arguments import as_tuple, check_argnums, flatten_args
+from .pictures import (
+    ACTIVE,
+    INACTIVE,
+    RESIDUAL,
+    ActivityDrawing,
+    bytes_axis,
+    draw_jaxpr,
+    human_bytes,
+    new_axes,
+)
 from .transforms import trace_to_closed_jaxpr, vjp
 
 # ---------------------------------------------------------------------------------
@@ -49,22 +61,79 @@ class ResidualReport(list):
         return (f"<table><thead><tr>{header}</tr></thead><tbody>{rows}</tbody></table>"
                 f"<p>{_count(len(self))}, {total:,} bytes in total</p>")
 
+    def by_source(self) -> dict[str, int]:
+        """Bytes kept per user's line (an input's or constant's residual under its
+        origin), in the order the lines first appear: what `plot` draws."""
+        totals: dict[str, int] = {}
+        for r in self:
+            line = str(r.source_info) if r.source_info else r.origin
+            totals[line] = totals.get(line, 0) + r.nbytes
+        return totals
 
-def saved_residuals(f: Callable, *args) -> ResidualReport:
+    def plot(self, ax=None):
+        """A bar per source line of the bytes its residuals keep (matplotlib): where in
+        the user's code the backward pass's memory comes from. Returns the axes.
+        `docs/activity.md` shows one."""
+        totals = self.by_source()
+        ax = new_axes(ax, figsize=(7.0, 0.9 + 0.35 * max(1, len(totals))))
+        lines = list(totals)
+        ax.barh(range(len(lines)), list(totals.values()), color=RESIDUAL, height=0.6)
+        ax.set_yticks(range(len(lines)), lines)
+        ax.invert_yaxis()  # the program's first line on top
+        ax.grid(False, axis="y")
+        bytes_axis(ax.xaxis)
+        ax.set_xlabel("bytes kept for the backward pass")
+        ax.set_title(f"{_count(len(self))}, {human_bytes(sum(totals.values()))} in total")
+        return ax
+
+
+def saved_residuals(f: Callable, *args: Any) -> ResidualReport:
     """What the backward pass of `vjp(f, *args)` keeps: one `ResidualInfo` per residual
     (its type, bytes, the primitive or input it came from and the user's line), as a
-    list whose repr is the table `print_saved_residuals` prints. JAX's
-    `jax.ad_checkpoint.saved_residuals` returns pairs of an aval and a description."""
+    list whose repr is the table `print_saved_residuals` prints.
+
+    Args:
+        f: the function, as `vjp` would take it.
+        *args: its arguments; one wrapped in `Inactive` is data, not differentiated.
+
+    Returns:
+        A `ResidualReport`: a list of `ResidualInfo`, with `recomputed`.
+
+    Differences from JAX:
+        `jax.ad_checkpoint.saved_residuals` returns pairs of an aval and a
+        description; inert's entries carry the bytes and the user's line as well.
+
+    Example:
+        >>> f = lambda w, x: jnp.sum(jnp.tanh(x * w))
+        >>> report = inert.saved_residuals(f, np.ones(3), inert.Inactive(np.ones(3)))
+        >>> [r.origin for r in report], sum(r.nbytes for r in report)
+        (['input 1', 'tanh'], 48)
+    """
     _, vjp_fn = vjp(f, *args)
     return ResidualReport(vjp_fn.linear.residual_info, vjp_fn.linear.recomputed())
 
 
-def print_saved_residuals(f: Callable, *args) -> None:
+def print_saved_residuals(f: Callable, *args: Any) -> None:
     """Print what the backward pass of `vjp(f, *args)` keeps: a table of the residuals
     (shape, dtype, bytes, what produced each, the user's line) and their total, then
     what it recomputes instead of keeping (checkpointed bodies run again: equations and
     an estimate of their flops). Returns None, as JAX's does (a returned report would be
-    shown twice at the REPL); `saved_residuals` returns the same table as a value."""
+    shown twice at the REPL); `saved_residuals` returns the same table as a value.
+
+    Args:
+        f: the function, as `vjp` would take it.
+        *args: its arguments; one wrapped in `Inactive` is data, not differentiated.
+
+    Example:
+        >>> def loss(w, x):
+        ...     return jnp.sum(jnp.tanh(x * w) * x)
+        >>> inert.print_saved_residuals(loss, np.ones(4), inert.Inactive(np.ones(4)))
+        shape   dtype    bytes  produced by  source
+        f64[4]  float64     32  input 1
+        f64[4]  float64     32  tanh         ...
+        2 residuals, 64 bytes in total
+        recomputed in the backward pass: 2 equations, about 8 flops
+    """
     print(repr(saved_residuals(f, *args)))
 
 
@@ -96,10 +165,25 @@ def _count(n: int) -> str:
 # Seeing activity
 
 
-def print_activity(f: Callable, *args, argnums: int | Sequence[int] | None = None) -> None:
+def print_activity(f: Callable, *args: Any, argnums: int | Sequence[int] | None = None) -> None:
     """Print the jaxpr of `f` with each active variable marked `*`: those that carry a
     derivative when differentiating in `argnums` (default: every float argument not
-    wrapped in `Inactive`)."""
+    wrapped in `Inactive`).
+
+    Args:
+        f: the function.
+        *args: its arguments; one wrapped in `Inactive` is inactive.
+        argnums: the positions of the active arguments, instead of `Inactive` markers.
+
+    Example:
+        >>> f = lambda w, x: jnp.sum(jnp.sin(x) * w)
+        >>> inert.print_activity(f, np.ones(3), np.ones(3), argnums=0)
+        { lambda ; a*:f64[3] b:f64[3]. let
+            c:f64[3] = sin b
+            d*:f64[3] = mul c a*
+            e*:f64[] = reduce_sum[axes=(0,)] d*
+          in (e*,) }
+    """
     print(activity_jaxpr(f, *args, argnums=argnums))
 
 
@@ -120,14 +204,54 @@ class ActivityReport(tuple):
         return f"<pre>{marked}</pre><p>active values are marked <b>*</b></p>"
 
 
-def activity_jaxpr(f: Callable, *args, argnums=None) -> ActivityReport:
+def activity_jaxpr(f: Callable, *args: Any, argnums: int | Sequence[int] | None = None
+                   ) -> ActivityReport:
     """`(closed_jaxpr, active_vars)`: the jaxpr of `f` and the variables that carry a
-    derivative, what `print_activity` shows (its repr is that text)."""
+    derivative, what `print_activity` shows (its repr is that text). The arguments are
+    `print_activity`'s.
+
+    Example:
+        >>> f = lambda w, x: jnp.sum(jnp.sin(x) * w)
+        >>> closed, active = inert.activity_jaxpr(f, np.ones(3), np.ones(3), argnums=0)
+        >>> len(closed.jaxpr.eqns), len(active)  # sin(x) is inactive
+        (3, 3)
+    """
     nums = None if argnums is None else check_argnums(as_tuple(argnums), len(args))
     flat = flatten_args(args, nums)
     closed, _ = trace_to_closed_jaxpr(lambda *a: f(*flat.unflatten(a)),
                                        tuple(flat.leaves), ())
     return ActivityReport(closed, active_vars(closed.jaxpr, closed.consts, flat.active))
+
+
+def draw_activity(f: Callable, *args: Any, argnums: int | Sequence[int] | None = None,
+                  residuals: bool = True) -> ActivityDrawing:
+    """Draw the jaxpr of `f` at `args` as a graph: inputs at the top, an edge from each
+    value's producer to each of its readers, the values that carry a derivative when
+    differentiating in `argnums` orange (default: every float argument not wrapped in
+    `Inactive`, as `print_activity`), the others grey. With `residuals`, each value
+    `vjp` keeps for the backward pass is a blue square beside what produced it, its area
+    in proportion to its bytes (hover for its type, bytes and line); those made inside a
+    call's body (a `checkpoint`'s) are on the bottom row. Pass `residuals=False` for a
+    program reverse mode does not take (a `while_loop`). Returns an `ActivityDrawing`
+    (a notebook shows it; `.save(path)` writes the SVG). JAX has no such picture.
+
+    Example:
+        >>> def loss(w, x):
+        ...     return jnp.sum(jnp.tanh(x * w) * x)
+        >>> inert.draw_activity(loss, np.ones(4), inert.Inactive(np.ones(4)))
+        <activity drawing: 7 nodes, 6 active, 2 residuals of 64 bytes>
+    """
+    closed, active = activity_jaxpr(f, *args, argnums=argnums)
+    if not residuals:
+        return draw_jaxpr(closed.jaxpr, active)
+    nums = None if argnums is None else check_argnums(as_tuple(argnums), len(args))
+    vjp_args = args if nums is None else tuple(
+        a if i in nums or isinstance(a, Inactive) else Inactive(a) for i, a in enumerate(args))
+    drawn = {}  # vjp leaves Python numbers out: its inputs are found by identity
+    for i, leaf in enumerate(flatten_args(args, nums).leaves):
+        drawn.setdefault(id(leaf), i)
+    inputs = [drawn.get(id(leaf)) for leaf in flatten_args(vjp_args, keep_static=True).leaves]
+    return draw_jaxpr(closed.jaxpr, active, saved_residuals(f, *vjp_args), inputs)
 
 
 # ---------------------------------------------------------------------------------
@@ -171,26 +295,39 @@ class MemoryProfile:
 
     def plot(self, ax=None):
         """Live bytes over the equations, the backward pass shaded (matplotlib)."""
-        import matplotlib.pyplot as plt  # noqa: PLC0415 — optional, only to draw
-
-        ax = ax or plt.figure().gca()
-        ax.plot([s.live_bytes for s in self.steps], label="after each equation")
-        ax.plot([s.peak_bytes for s in self.steps], label="while it runs")
+        ax = new_axes(ax)
+        ax.plot([s.live_bytes for s in self.steps], color=RESIDUAL, label="after each equation")
+        ax.plot([s.peak_bytes for s in self.steps], color=ACTIVE, label="while it runs")
         ax.legend()
         n_forward = sum(s.phase == "forward" for s in self.steps)
-        ax.axvspan(n_forward - 0.5, len(self.steps) - 0.5, alpha=0.15)
+        ax.axvspan(n_forward - 0.5, len(self.steps) - 0.5, color=INACTIVE, alpha=0.6)
         peak = self.steps.index(self.peak)
         ax.annotate(self.peak.eqn, (peak, self.peak.peak_bytes))
         ax.set_xlabel("equation (forward, then backward)")
         ax.set_ylabel("live bytes")
+        bytes_axis(ax.yaxis)
         return ax
 
 
-def memory_profile(f: Callable, *args) -> MemoryProfile:
+def memory_profile(f: Callable, *args: Any) -> MemoryProfile:
     """Run reverse mode of `f` at `args` (cotangent ones for every output) as `vjp`
     splits it: its forward program one equation at a time, then the backward pass
     itself, recording the bytes alive after each equation and the most while it ran
-    (tracemalloc measures what the impls allocate: its peak is reset per equation)."""
+    (tracemalloc measures what the impls allocate: its peak is reset per equation).
+
+    Args:
+        f: the function, as `vjp` would take it.
+        *args: its arguments; one wrapped in `Inactive` is data, not differentiated.
+
+    Returns:
+        A `MemoryProfile`: one `MemoryStep` per equation of each pass; its `str` is a
+        table, its `plot()` draws the curve.
+
+    Example:
+        >>> p = inert.memory_profile(lambda x: jnp.sum(jnp.sin(x) * x), np.ones(1000))
+        >>> [s.live_bytes for s in p.steps if s.phase == "forward"]  # sin, cos, the product
+        [8000, 16000, 24000, 24000]
+    """
     tracing = tracemalloc.is_tracing()
     if not tracing:
         tracemalloc.start()

@@ -11,7 +11,7 @@ it are applied to it. An inactive one is a ref from outside the transformation.
 from __future__ import annotations
 
 import functools
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import attrs
 import numpy as np
@@ -39,13 +39,32 @@ from .arguments import (
     static_positions,
 )
 from .numpy._array import returned_leaves
+from .replaying import transformed
 
 # ---------------------------------------------------------------------------------
 # Staging
 
 
-def make_jaxpr(f: Callable, static_argnums: int | Sequence[int] = ()):
-    """`make_jaxpr(f)(*args)` is the jaxpr of `f` at the shapes and dtypes of `args`."""
+def make_jaxpr(f: Callable, static_argnums: int | Sequence[int] = ()
+               ) -> Callable[..., ClosedJaxpr]:
+    """The program `f` runs, staged at the shapes and dtypes of its arguments.
+
+    Args:
+        f: the function to stage.
+        static_argnums: positions of arguments passed to `f` as they are (Python
+            values the program depends on), not traced.
+
+    Returns:
+        A function of `f`'s arguments returning the `ClosedJaxpr`; its `repr` and
+        `print` show the program, as JAX's.
+
+    Example:
+        >>> inert.make_jaxpr(lambda x, y: jnp.sin(x) * y)(np.zeros(3), 2.0)
+        { lambda ; a:f64[3] b:f64[]. let
+            c:f64[3] = sin a
+            d:f64[3] = mul c b
+          in (d,) }
+    """
     static = as_tuple(static_argnums)
 
     @api_boundary
@@ -124,23 +143,67 @@ class RefArgs:
 
 
 @api_boundary
-def jvp(f: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = False):
-    """`(f(*primals), J·tangents)`; an `Inactive` primal takes `None` as its tangent."""
+def jvp(f: Callable, primals: Sequence, tangents: Sequence, has_aux: bool = False
+        ) -> tuple[Any, ...]:
+    """Forward mode: `f`'s value and its derivative along `tangents`, `(f(*primals), J·t)`.
+
+    Args:
+        f: the function to differentiate.
+        primals: its arguments, a tuple or list (pytrees of arrays). An argument wrapped
+            in `Inactive` is not differentiated.
+        tangents: one per primal, of its structure, shapes and dtypes; `None` for an
+            `Inactive` primal (and, as in JAX, for an integer one, or a float0 array).
+        has_aux: whether `f` returns `(output, aux)`.
+
+    Returns:
+        `(primals_out, tangents_out)`, or `(primals_out, tangents_out, aux)`.
+
+    Differences from JAX:
+        `Inactive` primals, which JAX has not: their work is known, and rules skip the
+        derivatives that would flow from them.
+
+    Example:
+        >>> y, t = inert.jvp(lambda x: x ** 2, (np.array([0.0, 1.0, 2.0]),), (np.ones(3),))
+        >>> print(y, t)
+        [0. 1. 4.] [0. 2. 4.]
+        >>> y, t = inert.jvp(jnp.multiply, (np.ones(2), inert.Inactive(3.0)), (np.ones(2), None))
+        >>> print(t)
+        [3. 3.]
+    """
     primals, tangents = tuple(primals), tuple(tangents)
     flat_tangents = _flat_tangents(_tangent_spec(primals), tangents)
     flat = flatten_args(primals)
-    out_store: list = []
-    refs = RefArgs.of(flat)
-    untraced: list = []
-    fun = refs.wrap(recording_untraced(flat_fun(f, flat, out_store, has_aux), untraced))
-    out_primals, out_tangents = jvp_flat(fun, refs.contents(flat.leaves), flat_tangents)
-    out_primals = refs.write_back(out_primals)
-    out_tree, aux_tree, n_out = out_store
-    out_tangents = [_materialize(t, p) for t, p in zip(out_tangents[:n_out], out_primals)]
-    out_primals = returned_leaves(out_primals, (*flat.leaves, *untraced))
-    out_tangents = returned_leaves(out_tangents, flat_tangents)
+    zeros = [t if type(t) is Zero else None for t in flat_tangents]
+    extras = [t for t in flat_tangents if type(t) is not Zero]
+    outs, n_out, (out_tree, aux_tree, _) = transformed(
+        "jvp", (), f, flat, has_aux, _pushforward(flat, zeros), extras,
+        active=[z is None for z in zeros])
+    out_primals, out_tangents = outs[:len(outs) - n_out], outs[len(outs) - n_out:]
+    out_tangents = [_materialize(t, p) for t, p in zip(out_tangents, out_primals)]
+    out_primals = returned_leaves(out_primals, (*flat.leaves, *extras))
+    out_tangents = returned_leaves(out_tangents, (*flat.leaves, *extras))
     result = (tree_unflatten(out_tree, out_primals[:n_out]), tree_unflatten(out_tree, out_tangents))
     return (*result, tree_unflatten(aux_tree, out_primals[n_out:])) if has_aux else result
+
+
+def _pushforward(flat: FlatArgs, zeros: list):
+    """jvp's `apply` (`api.replaying`): the primal outputs, then the tangents of the
+    differentiated ones (`Zero` where symbolically zero); `zeros` has the symbolic
+    zero tangents, None where a tangent is one of `apply`'s extras. Arrays the function
+    returns as they are stay the user's (`recording_untraced`)."""
+    refs = RefArgs.of(flat)
+
+    def apply(fun, leaves, extras, out_store):
+        given = iter(extras)
+        tangents = [next(given) if z is None else z for z in zeros]
+        untraced: list = []
+        outs, out_tangents = jvp_flat(refs.wrap(recording_untraced(fun, untraced)),
+                                      refs.contents(leaves), tangents)
+        outs = returned_leaves(refs.write_back(outs), untraced)
+        n_out = out_store[2]
+        return [*outs, *out_tangents[:n_out]], n_out
+
+    return apply
 
 
 def _tangent_spec(primals: tuple) -> list[tuple[PyTreeDef, list]]:
@@ -204,16 +267,25 @@ def _materialize(t, primal):
 
 
 @api_boundary
-def linearize(f: Callable, *primals):
-    """`(f(*primals), f_jvp)` where `f_jvp(*tangents)` applies the linearization."""
+def linearize(f: Callable, *primals: Any) -> tuple[Any, Callable]:
+    """`f`'s value and its linearization at `primals`, to apply to many tangents.
+
+    Args:
+        f: the function to linearize.
+        *primals: its arguments (pytrees of arrays, or `Inactive`).
+
+    Returns:
+        `(f(*primals), f_jvp)`, where `f_jvp(*tangents)` is the Jacobian applied to
+        one tangent per primal (`None` for an `Inactive` one). `f_jvp` keeps only the
+        residuals the linear program reads.
+
+    Example:
+        >>> y, f_jvp = inert.linearize(jnp.exp, np.array([0.0, 1.0]))
+        >>> print(f_jvp(np.array([1.0, 0.5])))
+        [1.         1.35914091]
+    """
     flat = flatten_args(primals)
-    out_store: list = []
-    refs = RefArgs.of(flat)
-    out_primals, lin = linearize_flat(refs.wrap(flat_fun(f, flat, out_store)),
-                                      refs.contents(flat.leaves), flat.active,
-                                      lambda: out_store[2], name="linearize")
-    out_primals = refs.write_back(out_primals)
-    out_tree = out_store[0]
+    out_primals, lin, (out_tree, _, _) = linearized(f, flat, False, "linearize")
     # f_jvp keeps the residuals and the program, and only the avals of the rest
     spec, out_avals = _tangent_spec(primals), [get_aval(p) for p in out_primals]
     active = flat.active
@@ -272,10 +344,35 @@ def _check_cotangent(ct, out_tree: PyTreeDef, out_avals) -> list:
 
 
 @api_boundary
-def vjp(f: Callable, *primals, has_aux: bool = False):
-    """`(f(*primals), vjp_fn)`; `vjp_fn(ct)` gives one cotangent per primal, `None` for
-    `Inactive` and integer arguments. What an `Inactive` holds that is not an array
-    (a function, a Python int) reaches `f` as it is."""
+def vjp(f: Callable, *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
+    """Reverse mode: `f`'s value and the function that pulls cotangents back through it.
+
+    The backward pass keeps exactly the residuals `saved_residuals(f, *primals)` reports:
+    nothing for an `Inactive` argument's derivative, and no value the active
+    derivatives do not read.
+
+    Args:
+        f: the function to differentiate.
+        *primals: its arguments (pytrees of arrays). What an `Inactive` holds that is
+            not an array (a function, a Python int) reaches `f` as it is.
+        has_aux: whether `f` returns `(output, aux)`.
+
+    Returns:
+        `(f(*primals), vjp_fn)`, or `(f(*primals), vjp_fn, aux)`; `vjp_fn(ct)` takes a
+        cotangent of the output's structure and returns a tuple of one cotangent per
+        primal.
+
+    Differences from JAX:
+        The cotangent of an `Inactive` or integer argument is `None` (JAX gives a
+        float0 array for an integer one).
+
+    Example:
+        >>> y, f_vjp = inert.vjp(lambda x, n: x ** n, np.array([1.0, 2.0]), 3)
+        >>> print(y)
+        [1. 8.]
+        >>> f_vjp(np.ones(2))
+        (Array([ 3., 12.]), None)
+    """
     flat = flatten_args(primals, keep_static=True)
     outs, lin, (out_tree, aux_tree, n_out) = linearized(f, flat, has_aux, "vjp")
     vjp_fn = VJPFunction(lin, flat.abstract(), out_tree, tuple(map(get_aval, outs[:n_out])))
@@ -283,21 +380,44 @@ def vjp(f: Callable, *primals, has_aux: bool = False):
     return (out, vjp_fn, tree_unflatten(aux_tree, outs[n_out:])) if has_aux else (out, vjp_fn)
 
 
-def linearized(f: Callable, flat: FlatArgs, has_aux: bool, name: str, value: bool = True):
-    """`(outputs' leaves, linear function, (out tree, aux tree, number of outputs))`;
-    without `value`, the differentiated outputs are their avals (not computed)."""
-    out_store: list = []
+def linearized(f: Callable, flat: FlatArgs, has_aux: bool, name: str):
+    """`(outputs' leaves, linear function, (out tree, aux tree, number of outputs))`."""
+    outs, lin, out_store = transformed(name, (), f, flat, has_aux, _linearization(flat, name))
+    n_outs = len(outs) - len(lin.residual_info)
+    lin = attrs.evolve(lin, residuals=tuple(outs[n_outs:]))
+    return returned_leaves(outs[:n_outs], flat.leaves), lin, out_store
+
+
+def _linearization(flat: FlatArgs, name: str):
+    """vjp's and linearize's `apply` (`api.replaying`): the outputs, then the linear
+    function's residuals; the linear function without them is the static part."""
     refs = RefArgs.of(flat)
-    fun = refs.wrap(flat_fun(f, flat, out_store, has_aux))
-    out_primals, lin = linearize_flat(fun, refs.contents(flat.leaves), flat.active,
-                                      lambda: out_store[2], name=name, diff_values=value)
-    return returned_leaves(refs.write_back(out_primals), flat.leaves), lin, out_store
+
+    def apply(fun, leaves, extras, out_store):
+        outs, lin = linearize_flat(refs.wrap(fun), refs.contents(leaves), flat.active,
+                                   lambda: out_store[2], name=name)
+        return [*refs.write_back(outs), *lin.residuals], attrs.evolve(lin, residuals=())
+
+    return apply
 
 
-def linear_transpose(f: Callable, *primals):
-    """The transpose of the linear function `f` (JAX's signature): `f_t(ct)` gives one
-    cotangent per primal. Only the primals' shapes and dtypes are used (arrays or
-    avals); `f_t` keeps `f`'s program and the constants it closes over, nothing else."""
+def linear_transpose(f: Callable, *primals: Any) -> Callable[[Any], tuple]:
+    """The transpose of the linear function `f` (JAX's signature).
+
+    Args:
+        f: a function linear in its arguments.
+        *primals: arrays or avals giving the arguments' shapes and dtypes (only those
+            are used).
+
+    Returns:
+        `f_t`, where `f_t(ct)` gives one cotangent per primal, as a tuple. `f_t` keeps
+        `f`'s program and the constants it closes over, nothing else.
+
+    Example:
+        >>> f_t = inert.linear_transpose(lambda x: 2.0 * x[:2], np.zeros(3))
+        >>> f_t(np.array([1.0, 1.0]))
+        (Array([2., 2., 0.]),)
+    """
     leaves, in_tree = tree_flatten(primals, is_leaf=lambda x: isinstance(x, ShapedArray))
     in_avals = [get_aval(x) for x in leaves]
     out_trees: list = []
@@ -326,8 +446,14 @@ def linear_transpose(f: Callable, *primals):
 
 @attrs.frozen(repr=False)
 class ShapeDtypeStruct:
-    """jax.ShapeDtypeStruct: an array's shape and dtype, no data. `sharding` is accepted
-    (inert has one device) and kept as given."""
+    """jax.ShapeDtypeStruct: an array's shape and dtype, no data, to stand for an
+    argument of `eval_shape` or to describe its outputs. `sharding` is accepted (inert
+    has one device) and kept as given.
+
+    Example:
+        >>> inert.ShapeDtypeStruct((2, 3), np.float32)
+        ShapeDtypeStruct(shape=(2, 3), dtype=float32)
+    """
 
     shape: tuple[int, ...] = attrs.field(converter=lambda s: tuple(int(d) for d in s))
     dtype: np.dtype = attrs.field(converter=np.dtype)
@@ -348,12 +474,27 @@ class ShapeDtypeStruct:
 
 
 @api_boundary
-def eval_shape(fun: Callable, *args, **kwargs):
-    """jax.eval_shape: `fun`'s outputs as `ShapeDtypeStruct`s, at the shapes and dtypes
-    of `args` (arrays, numbers, or anything with `.shape` and `.dtype`, such as a
-    `ShapeDtypeStruct`). `fun` is traced, as `make_jaxpr` would, and nothing is
-    evaluated: an abstract argument stands in as a zero-stride array of its shape,
-    which holds one element whatever its shape."""
+def eval_shape(fun: Callable, *args: Any, **kwargs: Any) -> Any:
+    """jax.eval_shape: the shapes and dtypes `fun` returns, computing nothing.
+
+    `fun` is traced, as `make_jaxpr` would, and nothing is evaluated: an abstract
+    argument stands in as a zero-stride array of its shape, which holds one element
+    whatever its shape.
+
+    Args:
+        fun: the function.
+        *args: arrays, numbers, or anything with `.shape` and `.dtype`, such as a
+            `ShapeDtypeStruct`.
+        **kwargs: passed to `fun` as they are.
+
+    Returns:
+        `fun`'s outputs, each leaf a `ShapeDtypeStruct`.
+
+    Example:
+        >>> inert.eval_shape(jnp.matmul, inert.ShapeDtypeStruct((2, 3), np.float64),
+        ...                  np.ones((3, 4)))
+        ShapeDtypeStruct(shape=(2, 4), dtype=float64)
+    """
     concrete = tree_map(_stand_in, args, is_leaf=_is_abstract)
     closed, out_store = trace_to_closed_jaxpr(functools.partial(fun, **kwargs), concrete,
                                               frozenset())

@@ -18,7 +18,8 @@ from typing import Callable
 
 import numpy as np
 
-PORTED = ("W1", "W2", "W2-all", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "W10", "W11", "W12")
+PORTED = ("W1", "W2", "W2-all", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "W10", "W11", "W12",
+          "FFT")
 _XLA_ONE_THREAD = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
 
 
@@ -26,7 +27,7 @@ def jax_available() -> bool:
     return importlib.util.find_spec("jax") is not None
 
 
-def _jax():
+def jax_module():
     """jax, configured for the benchmark (before it makes any array)."""
     os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {_XLA_ONE_THREAD}".strip()
     import jax
@@ -38,7 +39,7 @@ def _jax():
 def jax_port(f: Callable, **namespaces) -> Callable:
     """`f` reading JAX's namespaces where it reads inert's (its nested functions too:
     they share its globals); `namespaces` replace some of them."""
-    jax = _jax()
+    jax = jax_module()
     import jax.numpy as jnp
     import jax.scipy.linalg as jsl
 
@@ -50,7 +51,7 @@ def jax_port(f: Callable, **namespaces) -> Callable:
 def jax_gradient(f: Callable, plain_args: tuple, argnums: tuple, has_aux: bool) -> Callable:
     """A call of JAX's jitted value and gradient of `f` at `plain_args` (already on
     JAX's device, so no transfer is timed), waiting for its result."""
-    jax = _jax()
+    jax = jax_module()
     g = jax.jit(jax.value_and_grad(jax_port(f), argnums=argnums, has_aux=has_aux))
     args = [jax.device_put(a) for a in plain_args]
     return lambda: jax.block_until_ready(g(*args))
@@ -74,7 +75,7 @@ def jax_first_call(f: Callable, x, *static) -> float | None:
     None without jax."""
     if not jax_available():
         return None
-    jax = _jax()
+    jax = jax_module()
     port = jax_port(f)
     g = jax.jit(jax.grad(lambda x: port(x, *static)))
     start = time.perf_counter()
@@ -88,7 +89,7 @@ def jax_checkpointed_bytes(f: Callable, plain_args: tuple, *static) -> int | Non
     jax."""
     if not jax_available():
         return None
-    jax = _jax()
+    jax = jax_module()
     from jax._src.ad_checkpoint import saved_residuals
 
     def scan(body, *args, **kwargs):

@@ -69,3 +69,7 @@ def w9(torch, x):
     with torch.no_grad():  # the aux output: computed, never differentiated
         torch.sin(x @ x.T).mean()
     return torch.tanh(x).sum()
+
+
+def fft_power(torch, x, w):
+    return (torch.fft.fft2(x * w).abs() ** 2).sum()

@@ -5,8 +5,10 @@ function holds as a ratio to the analytic minimum, the peak memory of one gradie
 call and the gradient time as ratios to a hand-written numpy gradient measured in
 the same run (medians), then the interpreter's own overheads:
 eval vs direct numpy, tracing cost per equation from 1k to 100k equations, jvp vs
-primal time, how many tangent equations inactive inputs cost, and a jit-ted Adam
-step against numpy's. One thread: the
+primal time, how many tangent equations inactive inputs cost, jit's dispatch on a tiny
+input against JAX's, and a jit-ted Adam step against numpy's; then reverse mode by phase,
+the transformations called repeatedly (`replays.py`) and the default jit's calls over
+5 s from a cold kernel cache (`default_jit.py`). One thread: the
 BLAS thread variables are set before numpy loads.
 """
 
@@ -24,6 +26,7 @@ import ctypes  # noqa: E402
 import json  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
+import tempfile  # noqa: E402
 import time  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -34,10 +37,14 @@ from inert import lax  # noqa: E402
 from inert.example_libraries import optimizers  # noqa: E402
 
 from .cnn import conv_layer_timing  # noqa: E402
+from .default_jit import default_jit_lines, dispatch_line  # noqa: E402
 from .jax_column import jax_call, jax_first_call  # noqa: E402
 from .memory import peak_bytes, reachable_array_bytes  # noqa: E402
 from .phases import phase_lines  # noqa: E402
+from .progress import Progress  # noqa: E402
 from .remat import remat_lines  # noqa: E402
+from .replays import replay_lines  # noqa: E402
+from .targets import TARGETS, against, legend, mark, miss  # noqa: E402
 from .workloads import Workload, _unwrap, rosenbrock, rosenbrock_hvp, workloads  # noqa: E402
 
 
@@ -143,9 +150,11 @@ def format_gradient_rows(rows: list[dict]) -> str:
     for r in rows:
         notes = []
         if "us_per_op" in r:
-            notes.append(f"{r['us_per_op']:.1f} µs per op; jit: "
+            numba_us = r["us_per_op"] * r["jit_numba"] / r["time"]
+            numba_target = TARGETS["jit_numba_us_per_op"].get(r["key"])
+            notes.append(f"{mark(r, 'us_per_op', '.1f')} µs per op; jit: "
                          f"{r['us_per_op'] * r['jit_numpy'] / r['time']:.3f} (numpy), "
-                         f"{r['us_per_op'] * r['jit_numba'] / r['time']:.3f} (numba)")
+                         f"{against(numba_us, numba_target, '.3f')} (numba)")
         if "nan_free" in r:
             notes.append("gradient finite at x=0" if r["nan_free"] else "NaN at x=0")
         if "time_torch" in r:
@@ -155,8 +164,8 @@ def format_gradient_rows(rows: list[dict]) -> str:
         if "hvp_over_grad" in r:
             notes.append(f"hvp / grad time {r['hvp_over_grad']:.2f}")
         lines.append(f"| {r['key']} | {r['what']} | {r['kept']:,} | {r['minimum']:,} | "
-                     f"{r['ratio']:.2f} | {r['peak']:.2f} | {r['time']:.2f} | "
-                     f"{r['jit_numpy']:.2f} | {r['jit_numba']:.2f} | {_or_na(r, 'jit_jax')} | "
+                     f"{mark(r, 'ratio')} | {mark(r, 'peak')} | {mark(r, 'time')} | "
+                     f"{r['jit_numpy']:.2f} | {mark(r, 'jit_numba')} | {_or_na(r, 'jit_jax')} | "
                      f"{r['first_numpy']:.2f} / {r['first_numba']:.2f} / "
                      f"{_or_na(r, 'first_jax', ' s')} | "
                      f"{'; '.join(notes)} |")
@@ -206,16 +215,18 @@ def overhead_lines(repeat: int, scale: float) -> list[str]:
          lambda: inert.jvp(_array_program, (big,), (big,))], repeat)
     lines = [
         f"eval_jaxpr, 1000-equation scalar chain: {t_eval / t_np:.2f}x direct numpy "
-        f"({t_eval / 1000 * 1e6:.2f} µs per equation; target ≤ 3x)",
+        f"({t_eval / 1000 * 1e6:.2f} µs per equation; target ≤ 3x){miss(t_eval / t_np, 3)}",
         f"eval_jaxpr, arrays of {big.size:,}: {t_eval_big / t_np_big:.3f}x direct numpy "
-        "(target ≤ 1.05x)",
-        f"jvp, arrays of {big.size:,}: {t_jvp / t_np_big:.2f}x the primal (target ≤ 3x)",
+        f"(target ≤ 1.05x){miss(t_eval_big / t_np_big, 1.05, '.3f')}",
+        f"jvp, arrays of {big.size:,}: {t_jvp / t_np_big:.2f}x the primal (target ≤ 3x)"
+        f"{miss(t_jvp / t_np_big, 3)}",
     ]
     for n in (1_000, 10_000, 100_000):
         r = max(1, repeat // (n // 1000))
         t_trace = median_time(lambda n=n: inert.make_jaxpr(lambda x: _scalar_chain(x, n))(x), r)
         lines.append(f"make_jaxpr of {n:,} equations: {t_trace / n * 1e6:.2f} µs per equation")
     lines += _jit_compile_lines()
+    lines.append(dispatch_line(repeat, median_times))
     lines.append(_inactive_tangent_count())
     conv_line = conv_layer_timing(median_times, repeat)
     if conv_line:
@@ -320,9 +331,11 @@ def main(argv=None) -> None:
     parser.add_argument("--repeat", type=int, default=7, help="runs per median")
     parser.add_argument("--default-malloc", action="store_true",
                         help="leave glibc's memory trimming as it is (see keep_freed_memory)")
-    parser.add_argument("--only", help="run one workload (or 'overheads', 'phases': reverse "
-                        "mode's time by phase on W1 and W7, or 'remat': memory budgets) and "
-                        "print JSON")
+    parser.add_argument("--only", help="run one workload (or 'overheads', or 'phases': reverse "
+                        "mode's time by phase on W1 and W7, 'replays': transformations "
+                        "called repeatedly, 'default-jit': the default backend's calls "
+                        "over 5 s, from a cold kernel cache, or 'remat': memory budgets) "
+                        "and print JSON")
     args = parser.parse_args(argv)
     if args.only and not _ONE_THREAD_FROM_THE_START:
         _restart_with_one_blas_thread(argv)
@@ -332,6 +345,10 @@ def main(argv=None) -> None:
         print(json.dumps(overhead_lines(args.repeat, args.scale)))
     elif args.only == "phases":
         print(json.dumps(phase_lines(args.repeat, args.scale)))
+    elif args.only == "replays":
+        print(json.dumps(replay_lines(median_times, args.repeat, args.scale)))
+    elif args.only == "default-jit":
+        print(json.dumps(default_jit_lines(args.scale, args.repeat, median_times)))
     elif args.only == "remat":
         print(json.dumps(remat_lines(median_times, args.repeat, args.scale)))
     elif args.only:
@@ -355,23 +372,36 @@ def _run_each_in_its_own_process(args, argv) -> None:
     the allocator, whatever ran before it, so its ratios do not depend on the order."""
     print(f"glibc keeps freed memory for reuse: {not args.default_malloc}\n")
     passed = [a for a in (argv if argv is not None else sys.argv[1:]) if a != "--only"]
+    steps = {w.key: f"{w.key}, {w.description}" for w in workloads(args.scale)}
+    progress = Progress(len(steps) + 5)  # and the overheads, phases, replays, default jit, remat
 
-    def run(key: str):  # each process gets the thread variables from its environment
-        out = subprocess.run([sys.executable, "-m", "inert.benchmarks", *passed, "--only", key],
-                             env={**os.environ, **{v: "1" for v in _THREAD_VARIABLES}},
-                             check=True, capture_output=True, text=True).stdout
+    def run(key: str, **env):  # each process gets the thread variables from its environment
+        with progress.step(steps.get(key, key)):
+            out = subprocess.run([sys.executable, "-m", "inert.benchmarks", *passed, "--only",
+                                  key], env={**os.environ, **{v: "1" for v in _THREAD_VARIABLES},
+                                             **env},
+                                 check=True, stdout=subprocess.PIPE, text=True).stdout
         return json.loads(out.strip().splitlines()[-1])
 
-    print(format_gradient_rows([run(w.key) for w in workloads(args.scale)]))
+    print(format_gradient_rows([run(key) for key in steps]))
+    print(legend(args.scale))
     print()
     for line in run("overheads"):
         print("- " + line)
     print("\nReverse mode by phase, CPU ms per call (medians):")
     for line in run("phases"):
         print("- " + line)
+    print("\nTransformations called repeatedly (medians, ratios in one run):")
+    for line in run("replays"):
+        print("- " + line)
+    print("\nThe default jit over 5 s of calls, from a cold kernel cache:")
+    with tempfile.TemporaryDirectory() as cold:
+        for line in run("default-jit", INERT_CACHE_DIR=cold):
+            print("- " + line)
     print("\nMemory budgets (benchmarks/remat.py):")
     for line in run("remat"):
         print("- " + line)
+    progress.done()
 
 
 if __name__ == "__main__":

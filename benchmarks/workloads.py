@@ -293,6 +293,31 @@ def ref_accumulator_numpy(W, xs):
     return np.sum(t), (1.0 - t * t).T @ xs
 
 
+# FFT: a spectral power loss -----------------------------------------------------
+def fft_power(x, w):
+    """The power of a windowed signal's 2-D spectrum: complex in the middle, real at
+    both ends."""
+    return inp.sum(inp.abs(inp.fft.fft2(x * w)) ** 2)
+
+
+def fft_power_numpy(x, w):
+    """By hand: the cotangent of the spectrum Y is 2 conj(Y) (JAX's convention), and
+    the transpose of the DFT is the DFT (its matrix is symmetric): real(fft2(2 conj(Y)))
+    is 2N·x·w (Parseval), but a hand-written gradient runs the transforms the program
+    runs rather than rely on the identity."""
+    spectrum = np.fft.fft2(x * w)
+    value = np.sum(spectrum.real ** 2 + spectrum.imag ** 2)
+    return value, np.real(np.fft.fft2(2.0 * np.conj(spectrum))) * w
+
+
+def fft_minimum(args):
+    """The window by reference (x's cotangent is scaled by it) and the complex
+    spectrum (abs and the square together need 2 conj(Y), no more): 24 bytes an
+    element."""
+    x, w = _unwrap(args)
+    return F64 * _size(w) + 2 * F64 * _size(x)
+
+
 def _size(a) -> int:
     return np.asarray(a).size
 
@@ -325,6 +350,7 @@ def workloads(scale: float = 1.0, seed: int = 0) -> list[Workload]:
     steps, hidden = max(4, int(200 * scale)), max(4, int(128 * np.sqrt(scale)))
     n_w10, n_w11 = max(8, int(1024 * np.sqrt(scale))), max(8, int(512 * np.sqrt(scale)))
     m_w12, p_w12 = max(8, int(2048 * np.sqrt(scale))), max(4, int(512 * np.sqrt(scale)))
+    n_fft = max(8, int(1024 * np.sqrt(scale)))
 
     def rnn(active_w: bool):
         W, h0, xs = rnn_args(rng, steps, hidden)
@@ -384,6 +410,10 @@ def workloads(scale: float = 1.0, seed: int = 0) -> list[Workload]:
                  cnn_loss, lambda: _with_inactive_data(cnn_args(rng, max(2, int(64 * scale)))),
                  lambda a: cnn_minimum_bytes(*_unwrap(a)), cnn_numpy,
                  torch_grad=torch_gradient(torch_loss, tuple(range(6)))),
+        Workload("FFT", "sum(abs(fft2(x*w))**2), 1024x1024, w inactive", fft_power,
+                 lambda: (rng.standard_normal((n_fft, n_fft)),
+                          inactive(np.hanning(n_fft)[:, None] * np.hanning(n_fft))),
+                 fft_minimum, fft_power_numpy, torch_grad=torch_gradient(peers.fft_power)),
     ]
 
 

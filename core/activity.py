@@ -23,7 +23,26 @@ from .avals import ShapedArray
 
 @attrs.frozen
 class Inactive:
-    """Marks an argument of a transform as inactive for that transform only."""
+    """Marks an argument of a transform as inactive for that transform only: data, not
+    a variable. Nothing flows from it into a derivative, so its work moves to the
+    known (forward) side, and the backward pass keeps nothing for its derivative.
+
+    Any transform takes it in place of an argument (`grad`, `vjp`, `jvp`, `jacrev`,
+    `print_saved_residuals`, ...). A value inactive for an inner transform can still be
+    active for an outer one: the marker is tagged with the level it was given at.
+
+    Args:
+        value: the argument (a pytree); the function receives it unwrapped.
+
+    Differences from JAX:
+        JAX has no marker: it infers activity from `argnums`, and its backward pass may
+        keep residuals for derivatives no one asked for.
+
+    Example:
+        >>> f = lambda w, x: jnp.sum(w * x)
+        >>> inert.grad(f, argnums=(0, 1))(np.ones(2), inert.Inactive(np.array([1.0, 2.0])))
+        (Array([1., 2.]), None)
+    """
 
     value: Any
 

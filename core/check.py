@@ -24,7 +24,11 @@ class _Checks:
 
 
 def enable_checks(on: bool = True) -> None:
-    """Check every jaxpr a transformation builds (slow; the test suite turns it on)."""
+    """Check every jaxpr a transformation builds (slow; the test suite turns it on).
+
+    Example:
+        >>> inert.enable_checks()  # from here on, every transformation's output is checked
+    """
     _Checks.enabled = on
 
 
@@ -36,7 +40,11 @@ def check_jaxpr(jaxpr: Jaxpr | ClosedJaxpr) -> None:
     """Type-check a jaxpr (or a closed one) and every sub-jaxpr: each variable defined once
     before use, each equation's output types those its primitive's abstract eval gives, refs
     confined to where they may be. Raises `JaxprTypeError` naming the equation; the tests
-    run it on every transformation's output (`enable_checks`)."""
+    run it on every transformation's output (`enable_checks`).
+
+    Example:
+        >>> inert.check_jaxpr(inert.make_jaxpr(jnp.sin)(1.0))  # a well-typed program: None
+    """
     if isinstance(jaxpr, ClosedJaxpr):
         if len(jaxpr.consts) != len(jaxpr.jaxpr.constvars):
             raise JaxprTypeError("a closed jaxpr needs one const per constvar")

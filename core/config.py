@@ -11,9 +11,10 @@
 * `jax_disable_jit` (False): when True, `jit`-ted functions run as plain Python,
   eagerly (so `print` shows values and a debugger steps through them), as in JAX.
 
-* `inert_grad_replay` (True): `grad` and `value_and_grad` called again replay the
-  recorded program and run its compiled gradient (`interpreters/replay.py`); False
-  differentiates every call afresh, as the first call does.
+* `inert_grad_replay` (True): `grad`, `value_and_grad`, `vjp`, `jvp`, `linearize`,
+  `jacfwd`, `jacrev`, `hessian` and `vmap` called again replay the recorded program
+  and run its compiled transformation (`api/replaying.py`); False transforms every
+  call afresh, as the first call does.
 
 * `inert_kernels_in_memory` (256): how many compiled kernels of each kind (numba's
   loop kernels, scalar kernels) jit's numba backend keeps for reuse beyond those its
@@ -30,6 +31,13 @@
   (`core/traceback_util.py`). JAX's "tracebackhide" is refused: Python offers no way to
   mark a frame hidden that every traceback printer honours.
 
+* `inert_log_compiles` (False): when True, jit logs each compile at WARNING through
+  `logging` (logger `inert.api.compiled`, under `inert`), as JAX's `jax_log_compiles`
+  does: a signature's first call (the function, its argument types, the trace's and
+  the compile's time, the backend, its kernels and which came from the kernel cache),
+  and the default backend's compile of numba's code in the background. Off, the same
+  messages go at DEBUG.
+
 `inert.debug_nans(True)` and `inert.disable_jit()` are context managers setting
 `jax_debug_nans` and `jax_disable_jit` for a block.
 """
@@ -38,6 +46,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from typing import Any
 
 CHOICES = {"inert_traceback_filtering": ("auto", "off", "quiet_remove_frames", "remove_frames")}
 
@@ -55,10 +64,20 @@ class Config:
         self.inert_kernels_in_memory = 256
         self.inert_kernel_cache_bytes = 512 * 2**20
         self.inert_traceback_filtering = "auto"
+        self.inert_log_compiles = False
         self.update("inert_traceback_filtering",
                     os.environ.get("INERT_TRACEBACK_FILTERING", "auto"))
 
-    def update(self, name: str, value) -> None:
+    def update(self, name: str, value: Any) -> None:
+        """Set the flag `name` to `value` (as `jax.config.update`); an unknown name, or a
+        value the flag does not take, is an error naming the flags or the choices.
+
+        Example:
+            >>> inert.config.update("jax_debug_nans", True)
+            >>> inert.config.jax_debug_nans
+            True
+            >>> inert.config.update("jax_debug_nans", False)
+        """
         if name not in vars(self):
             raise AttributeError(f"inert.config has no flag {name!r}; its flags are "
                                  f"{sorted(vars(self))}")
@@ -91,11 +110,25 @@ def _flag_set(name: str, value: bool):
         config.update(name, previous)
 
 
-def debug_nans(enabled: bool = True):
-    """`jax_debug_nans` set to `enabled` inside the block, restored after it."""
+def debug_nans(enabled: bool = True) -> contextlib.AbstractContextManager[None]:
+    """`jax_debug_nans` set to `enabled` inside the block, restored after it.
+
+    Example:
+        >>> with inert.debug_nans():  # doctest: +IGNORE_EXCEPTION_DETAIL
+        ...     inert.jit(jnp.log)(-1.0)
+        Traceback (most recent call last):
+        NaNError: invalid value (nan) encountered in log (jax_debug_nans is on)
+    """
     return _flag_set("jax_debug_nans", enabled)
 
 
-def disable_jit(disable: bool = True):
-    """jax.disable_jit: inside the block, `jit`-ted functions run eagerly, as Python."""
+def disable_jit(disable: bool = True) -> contextlib.AbstractContextManager[None]:
+    """jax.disable_jit: inside the block, `jit`-ted functions run eagerly, as Python
+    (so `print` shows values and a debugger steps through them).
+
+    Example:
+        >>> with inert.disable_jit():
+        ...     inert.jit(lambda x: print(x + 1))(np.ones(2))
+        [2. 2.]
+    """
     return _flag_set("jax_disable_jit", disable)

@@ -86,9 +86,26 @@ class BackendError(InertError, TypeError):
     library), its operands mix libraries, or its impl left the operands' library."""
 
 
+class BackendUnavailableError(InertError, ImportError):
+    """jit was asked for a backend whose package is not installed (`backend="numba"`
+    without numba): names the backend and how to install it, or the backend that runs
+    without it."""
+
+
+class BackendFallbackWarning(UserWarning):
+    """jit's default backend ("auto") would compile a function that has run long enough
+    with numba, which is not installed: it keeps running numpy's code (once a process)."""
+
+
 class KernelCacheWarning(UserWarning):
     """jit's kernel cache folder is not used (another user could write it, or a read or
     write in it failed): kernels are compiled in memory, the results are the same."""
+
+
+class JitCompileWarning(UserWarning):
+    """jit's default backend could not compile a function with numba in the background
+    (the error is in the message): the function keeps numpy's code, whose results are
+    the same."""
 
 
 class MemoryBudgetError(InertError, ValueError):

@@ -67,6 +67,11 @@ class Jaxpr:
 
     `constvars` are inputs whose values are fixed when the jaxpr is closed (arrays the
     traced function closed over); `invars` are the arguments.
+
+    Example:
+        >>> jaxpr = inert.make_jaxpr(lambda x, y: jnp.sin(x) * y)(np.zeros(3), 2.0).jaxpr
+        >>> [eqn.primitive.name for eqn in jaxpr.eqns], len(jaxpr.invars)
+        (['sin', 'mul'], 2)
     """
 
     constvars: tuple[Var, ...]
@@ -90,7 +95,14 @@ class Jaxpr:
 
 @attrs.frozen(eq=False, repr=False)
 class ClosedJaxpr:
-    """A jaxpr with values for its constvars: a self-contained function."""
+    """A jaxpr with values for its constvars: a self-contained function, what
+    `make_jaxpr` returns. Its `repr` is the program.
+
+    Example:
+        >>> closed = inert.make_jaxpr(lambda x: x * np.arange(3.0))(np.ones(3))
+        >>> len(closed.consts), [a.str_short() for a in closed.out_avals]  # the arange
+        (1, ['f64[3]'])
+    """
 
     jaxpr: Jaxpr
     consts: tuple[Any, ...] = ()

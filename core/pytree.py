@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, Iterable, NamedTuple
 
 import attrs
 
@@ -85,9 +85,18 @@ class PyTreeDef:
 _LEAF = PyTreeDef(None, None, ())
 
 
-def tree_flatten(tree, is_leaf: Callable[[Any], bool] | None = None) -> tuple[list, PyTreeDef]:
+def tree_flatten(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> tuple[list, PyTreeDef]:
     """`(leaves, treedef)`: the leaves of `tree` in order and its structure; `is_leaf(x)` true
-    stops the descent at x. None is a node with no children, as in JAX."""
+    stops the descent at x. None is a node with no children, as in JAX, and a dict's
+    leaves come in the order of its sorted keys.
+
+    Example:
+        >>> leaves, treedef = inert.tree_util.tree_flatten({"b": (2.0, None), "a": 1.0})
+        >>> leaves
+        [1.0, 2.0]
+        >>> inert.tree_util.tree_unflatten(treedef, [10.0, 20.0])
+        {'a': 10.0, 'b': (20.0, None)}
+    """
     leaves: list = []
     treedef = _flatten(tree, leaves, is_leaf)
     return leaves, treedef
@@ -102,7 +111,7 @@ def _flatten(tree, leaves: list, is_leaf) -> PyTreeDef:
     return PyTreeDef(type(tree), aux, tuple(_flatten(c, leaves, is_leaf) for c in children))
 
 
-def tree_unflatten(treedef: PyTreeDef, leaves) -> Any:
+def tree_unflatten(treedef: PyTreeDef, leaves: Iterable) -> Any:
     """The pytree of structure `treedef` with `leaves` (as many as it has) in place of its
     leaves."""
     it = iter(leaves)
@@ -125,19 +134,26 @@ def _unflatten(treedef: PyTreeDef, it):
     return _node_type(treedef.node_type).unflatten(treedef.node_data, children)
 
 
-def tree_leaves(tree, is_leaf=None) -> list:
+def tree_leaves(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list:
     """The leaves of `tree`, in `tree_flatten`'s order."""
     return tree_flatten(tree, is_leaf)[0]
 
 
-def tree_structure(tree, is_leaf=None) -> PyTreeDef:
+def tree_structure(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> PyTreeDef:
     """The `PyTreeDef` of `tree` (its structure without the leaves)."""
     return tree_flatten(tree, is_leaf)[1]
 
 
-def tree_map(f: Callable, tree, *rest, is_leaf=None):
+def tree_map(f: Callable, tree: Any, *rest: Any,
+             is_leaf: Callable[[Any], bool] | None = None) -> Any:
     """`f` of the leaves of `tree` and the matching subtrees of `rest`: each of `rest`
-    has `tree`'s structure, or `tree`'s structure as a prefix (JAX's rule)."""
+    has `tree`'s structure, or `tree`'s structure as a prefix (JAX's rule).
+
+    Example:
+        >>> inert.tree_util.tree_map(lambda x, y: x + y, {"a": 1.0, "b": (2.0, 3.0)},
+        ...                          {"a": 10.0, "b": (20.0, 30.0)})
+        {'a': 11.0, 'b': (22.0, 33.0)}
+    """
     leaves, treedef = tree_flatten(tree, is_leaf)
     others = [flatten_up_to(treedef, r) for r in rest]
     return tree_unflatten(treedef, [f(*xs) for xs in zip(leaves, *others)])

@@ -146,23 +146,29 @@ class BatchTracer(Tracer):
         if d is None:
             return aval
         if type(aval) is AbstractRef:  # a ref of one lane's contents
-            return AbstractRef(_unbatched(aval.inner, d), aval.source)
-        return _unbatched(aval, d)
+            return AbstractRef(lane_aval(aval.inner, d), aval.source)
+        return lane_aval(aval, d)
 
 
     def full_lower(self):
         return full_lower(self.val) if self.batch_dim is None else self
 
     def concrete_value(self, why: str, lossy: bool = False):
-        raise ConcretizationError(
-            f"{why} needs one concrete value, but under vmap this array "
-            f"{self.aval.str_short()} has one value per lane. Use inert.numpy.where for "
-            "a data-dependent choice, inert.lax.cond for a branch, and "
-            "inert.lax.while_loop for a loop: vmap batches those."
-        ).with_source(user_source_info())
+        raise mapped_value_error(why, self.aval)
 
 
-def _unbatched(aval: ShapedArray, d: int) -> ShapedArray:
+def mapped_value_error(why: str, aval: ShapedArray) -> ConcretizationError:
+    """Python asked for the value of a mapped array (one lane's aval)."""
+    return ConcretizationError(
+        f"{why} needs one concrete value, but under vmap this array "
+        f"{aval.str_short()} has one value per lane. Use inert.numpy.where for "
+        "a data-dependent choice, inert.lax.cond for a branch, and "
+        "inert.lax.while_loop for a loop: vmap batches those."
+    ).with_source(user_source_info())
+
+
+def lane_aval(aval: ShapedArray, d: int) -> ShapedArray:
+    """One lane's aval of a value mapped along axis `d`."""
     return ShapedArray(aval.shape[:d] + aval.shape[d + 1:], aval.dtype, aval.weak_type)
 
 

@@ -16,11 +16,11 @@ from __future__ import annotations
 import functools
 import math
 import weakref
-from typing import Callable, NamedTuple
+from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 
-from ..core.backends import is_backend_array
+from ..core.backends import PLAIN_TYPES, is_backend_array
 from ..core.config import config
 from ..core.ir import Jaxpr, Literal, Var
 from ..core.trace import (
@@ -34,12 +34,20 @@ from ..core.trace import (
 )
 
 
-def eval_jaxpr(jaxpr: Jaxpr, consts, args) -> list:
+def eval_jaxpr(jaxpr: Jaxpr, consts: Sequence, args: Sequence) -> list:
     """Run `jaxpr` on `consts` (one per constvar) and `args` (one per invar) and return its
     outputs as a list, interpreting each equation with its primitive's impl (nested
     transformations in progress see each operation). numpy's floating-point warnings are off
-    while it runs, as JAX's compiled code never warns. JAX's `jax.core.eval_jaxpr(jaxpr,
-    consts, *args)` takes the arguments unpacked."""
+    while it runs, as JAX's compiled code never warns.
+
+    Differences from JAX:
+        JAX's `jax.core.eval_jaxpr(jaxpr, consts, *args)` takes the arguments unpacked.
+
+    Example:
+        >>> closed = inert.make_jaxpr(lambda x: jnp.sin(x) * 2.0)(1.0)
+        >>> print(*inert.eval_jaxpr(closed.jaxpr, closed.consts, [0.5]))
+        0.958851077208406
+    """
     return quietly(_eval_jaxpr, jaxpr, consts, args)
 
 
@@ -218,8 +226,10 @@ def _run(generated: Callable, jaxpr: Jaxpr, consts, args, warns: bool = True) ->
     error naming the primitive and the user's line. Another library's arrays (Dask,
     CuPy, ...) are interpreted: the generated code calls the numpy impls directly,
     and building a backend's graph costs far more than the interpretation."""
-    if any(map(is_backend_array, args)) or any(map(is_backend_array, consts)):
-        return eval_jaxpr(jaxpr, consts, args)
+    if not (PLAIN_TYPES.issuperset(map(type, args)) and PLAIN_TYPES.issuperset(
+            map(type, consts))) and (any(map(is_backend_array, args)) or
+                                     any(map(is_backend_array, consts))):
+        return eval_jaxpr(jaxpr, consts, args)  # (numpy's types are checked in C first)
     try:
         outs = quietly(generated, *consts, *args) if warns else generated(*consts, *args)
     except Exception:

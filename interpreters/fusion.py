@@ -44,6 +44,7 @@ when it is trusted, what happens when it fails), so a second process compiles no
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import math
 from typing import Callable
@@ -51,8 +52,10 @@ from typing import Callable
 import attrs
 import numpy as np
 
+from ..core.errors import BackendFallbackWarning, BackendUnavailableError
 from ..core.ir import Jaxpr, JaxprEqn, Literal, Var
 from ..core.rules import RuleTable
+from ..core.traceback_util import warn_at_user_line
 from . import scalar_kernels, vector_math
 from .eval import Step, compile_steps, impl_step
 from .kernel_cache import has_kernel, load_kernel
@@ -182,6 +185,25 @@ def numba_available() -> bool:
     importing it costs half a second, and it makes every code object CPython compiles
     afterwards larger (the numpy backend's generated code too)."""
     return importlib.util.find_spec("numba") is not None
+
+
+def require_numba() -> None:
+    """`backend="numba"` asked for numba's code: without numba that is an error, not
+    numpy's code run silently under the name."""
+    if not numba_available():
+        raise BackendUnavailableError(
+            'jit: backend="numba" needs numba, which is not installed (it is one of '
+            "inert's dependencies: `pip install numba`); backend=\"numpy\" runs without it")
+
+
+@functools.cache
+def warn_numba_missing() -> None:
+    """Say once per process, at the user's line, that jit's default keeps numpy's code
+    where it would have compiled with numba."""
+    warn_at_user_line(BackendFallbackWarning(
+        "jit: this function has run long enough to be compiled with numba, which is not "
+        "installed, so it keeps running numpy's code (`pip install numba` for fused "
+        'kernels; backend="numpy" says so and silences this)'))
 
 
 # ---------------------------------------------------------------------------------

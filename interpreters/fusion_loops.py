@@ -32,6 +32,7 @@ variable of two types silently). Kernels are cached by their text like fusion's.
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from typing import Callable
 
@@ -124,6 +125,21 @@ class NativeFunction:
                 block.start += 1
         return self.transposes[name]
 
+    def copy(self, target: str, value: str, shape: tuple) -> None:
+        """`target[...] = value` (a row of a stacked output, of a block), `shape` theirs,
+        as loops: numba compiles an array assigned to a slice by its broadcasting
+        setitem, 5 to 6 s of a process's first compile (measured: a 128-element row;
+        as a loop, a tenth of a second)."""
+        if not shape:
+            self.line(f"{target} = {value}")
+            return
+        (row,) = self.assign([target], "r")  # a view: numba's basic indexing
+        index = [self.fresh("j") for _ in shape]
+        with contextlib.ExitStack() as loops:
+            for j, n in zip(index, shape):
+                loops.enter_context(self.block(f"for {j} in range({n}):"))
+            self.line(f"{row}[{', '.join(index)}] = {value}[{', '.join(index)}]")
+
     def after_loop(self, *lines: str) -> None:
         """Emit `lines` just after the innermost open block ends."""
         self.blocks[-1].after.extend(lines)
@@ -158,7 +174,7 @@ class NativeFunction:
             env.update(zip(step.outputs, self.assign(outs)))  # an expression runs once
         for k, target in (into or {}).items():
             if placed.get(jaxpr.outvars[k]) != target:
-                self.line(f"{target} = {atom(jaxpr.outvars[k], env)}")
+                self.copy(target, atom(jaxpr.outvars[k], env), jaxpr.outvars[k].aval.shape)
         return [atom(a, env) for a in jaxpr.outvars]
 
     def loop_body(self, jaxpr: Jaxpr, operands: list[str], carry: list[str], first: int,

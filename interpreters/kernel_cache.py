@@ -412,6 +412,9 @@ def load_kernel(text: str) -> Callable:
         if kernel is None:
             kernel = _import_kernel(key, text)
             _kernels.put(key, kernel)
+    count = getattr(_counting, "count", None)
+    if count is not None:
+        count.numba.setdefault(id(kernel), (kernel, *_compiles(kernel)))
     return kernel
 
 
@@ -448,6 +451,55 @@ def _uncached(text: str) -> str:
     """`text` with numba's cache off: it needs a source file (the decorators `fusion`,
     `fusion_loops` and `vector_math` write all start so)."""
     return text.replace("@numba.njit(cache=True", "@numba.njit(cache=False")
+
+
+# ---------------------------------------------------------------------------------
+# What one compile used, for `inert_log_compiles`
+
+_counting = threading.local()
+
+
+class KernelCount:
+    """The kernels one program's compile used, by origin: "memory" (loaded in this
+    process already), "disk" (the cache folder) or "compiled". numba compiles a loop
+    kernel at its first call, so its dispatchers are kept with numba's counts of cache
+    hits and misses when loaded, and sorted when the count is read."""
+
+    def __init__(self):
+        self.scalar: collections.Counter = collections.Counter()
+        self.numba: dict[int, tuple] = {}  # id -> (dispatcher, hits, misses) when loaded
+
+    def by_origin(self) -> collections.Counter:
+        counts = collections.Counter(self.scalar)
+        for kernel, hits, misses in self.numba.values():
+            now_hits, now_misses = _compiles(kernel)
+            counts["compiled" if now_misses > misses else
+                   "disk" if now_hits > hits else "memory"] += 1
+        return counts
+
+
+def _compiles(kernel) -> tuple[int, int]:
+    """numba's counts of a dispatcher's signatures loaded from its cache, and compiled."""
+    stats = kernel.stats
+    return sum(stats.cache_hits.values()), sum(stats.cache_misses.values())
+
+
+@contextlib.contextmanager
+def counting_kernels():
+    """The `KernelCount` of the kernels this thread loads inside the block."""
+    previous = getattr(_counting, "count", None)
+    count = _counting.count = KernelCount()
+    try:
+        yield count
+    finally:
+        _counting.count = previous
+
+
+def count_scalar_kernel(origin: str) -> None:
+    """A scalar kernel was loaded from `origin` ("memory", "disk" or "compiled")."""
+    count = getattr(_counting, "count", None)
+    if count is not None:
+        count.scalar[origin] += 1
 
 
 class _GuardedCache:

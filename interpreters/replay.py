@@ -1,5 +1,5 @@
-"""Replaying a recorded program: `grad` called again costs running the user's Python
-once more, not differentiating it again.
+"""Replaying a recorded program: `grad` (or any transformation: `api.replaying`)
+called again costs running the user's Python once more, not differentiating it again.
 
 `grad(f)(x)` has to run `f` on every call: its Python control flow may depend on the
 values of `x`, and it may print or append to a list. What need not happen on every call
@@ -7,8 +7,9 @@ is `f`'s differentiation (tracing its jvp, partial evaluation, transposition), w
 costs far more per operation than the operation's own numpy call. So a call can
 *record* the primal program `f` runs — a staging trace whose values are all known,
 computed lazily as in `grad` when Python asks for one; an array constant is an input of
-the program, not a value baked into it — and the recorded program's gradient is
-compiled once, as `jit(grad)` compiles one (`gradient_program`). A later call runs `f`
+the program, not a value baked into it — and the recorded program's gradient (its
+transformation) is compiled once, as `jit(grad)` compiles one (`transform_program`).
+A later call runs `f`
 again under a trace that *expects* the recording: each operation `f` performs must be
 the next recorded equation (the same primitive, equal params, and operands that are the
 same variables, Python scalars of the same value, or array constants of the same type),
@@ -40,9 +41,10 @@ import attrs
 import numpy as np
 
 from ..core.activity import Zero
+from ..core.avals import ShapedArray
 from ..core.check import check_jaxpr, checks_enabled
 from ..core.ir import ClosedJaxpr, Jaxpr, Literal, Var
-from ..core.staging import JaxprBuilder, StagingTrace, StagingTracer, stage
+from ..core.staging import JaxprBuilder, StagingTrace, StagingTracer, stage, staging_rules
 from ..core.trace import (
     Tracer,
     current_dynamic,
@@ -51,12 +53,13 @@ from ..core.trace import (
     get_aval,
     new_main,
     take_binds,
+    trace_depth,
 )
 from .ad import inactive_ref_write, lost_derivative_error, varied_vars
+from .batching import mapped_value_error
 from .cse import cse_jaxpr
 from .dce import dce_jaxpr
 from .eval import compile_jaxpr, eval_jaxpr
-from .linearize import linearize_flat
 
 _PYTHON_SCALARS = (bool, int, float, complex)
 _PLAIN_TYPES = frozenset((*_PYTHON_SCALARS, str, type(None)))
@@ -79,8 +82,13 @@ class ReplayTracer(StagingTracer):
         main = self._trace.main
         if not main.active:
             raise escaped_error(main)
-        if lossy and main.global_data.is_varied(self.atom):
-            raise lost_derivative_error(why)
+        builder = main.global_data
+        builder.asked += 1
+        if builder.is_varied(self.atom):
+            if builder.mapped:  # no value: one per lane
+                raise mapped_value_error(why, self.aval)
+            if lossy:
+                raise lost_derivative_error(why)
         return super().concrete_value(why, lossy)
 
 
@@ -107,17 +115,21 @@ class ReplayBuilder(JaxprBuilder):
     varied: set = attrs.Factory(set)  # variables with a derivative, as far as analysed
     analysed: int = 0  # equations `varied` covers
     replayable: bool = True  # False for an effect (a ref), or a param that is not data
+    mapped: bool = False  # for vmap: `varied` are the values depending on a mapped input,
+    # whose inputs are their lanes' avals, with no value
     lift_scalars: bool = False  # Python scalars as constant inputs too (after `diverge`)
+    asked: int = 0  # how many values Python has asked for
 
     def start(self, active: list[bool], leaves: list) -> list[Var]:
-        """The input variables (the recording's, when replaying one) with their values."""
+        """The input variables (the recording's, when replaying one) with their values
+        (an aval: none)."""
         if self.expected is not None:
             self.eqns = self.expected.jaxpr.eqns  # read only (the lazy values), until `diverge`
             self.known_defs = self.expected.known_defs
             invars = list(self.expected.jaxpr.invars)
         else:
             invars = [Var(get_aval(x)) for x in leaves]
-        self.values.update(zip(invars, leaves))
+        self.values.update((v, x) for v, x in zip(invars, leaves) if type(x) is not ShapedArray)
         self.varied.update(v for v, act in zip(invars, active) if act)
         return invars
 
@@ -135,22 +147,43 @@ class ReplayBuilder(JaxprBuilder):
         self.diverge()
         return None
 
+    def replay_call(self, trace, args, params) -> list | None:
+        """A custom function's call (`custom_vjp`, `custom_jvp`: a staging rule records
+        its body), if the expected equation is its recorded call and the body closes
+        over nothing: the same rule (`same_as`: the same function, rules and
+        non-differentiated arguments) on the same operands. Its body does not run
+        again, as its rules do not (they ran when the recording was differentiated):
+        a custom function is traced once, as under `jit` (one whose body asked Python
+        for a value is never replayed: `ReplayTrace.process_primitive`). Else None, and
+        the call is staged (the body runs) and matched as it is recorded."""
+        pos, rule = self.pos, params.get("rule")
+        if pos < len(self.eqns) and rule is not None:
+            eqn = self.eqns[pos]
+            recorded = eqn.params.get("rule")
+            if eqn.params.get("num_consts") == 0 and recorded is not None and \
+                    rule.same_as(recorded) and self.match(trace, args, eqn.inputs):
+                self.pos = pos + 1
+                rule.set_out_tree(recorded.out_tree)
+                return eqn.outputs
+        return None
+
     def match(self, trace, args, atoms) -> bool:
         """Whether operands are the recorded atoms: this trace's tracers of the same
         variables, Python scalars of the same value (`_same_scalar`, its usual case
-        inline), array constants (`bind_const`)."""
+        inline), constants (`bind_const`): arrays, or values of an outer replay that
+        the function closes over (a nested `grad(lambda x: f(x, y))` of an outer `y`)."""
         if len(args) != len(atoms):
             return False
         for x, a in zip(args, atoms):
             kind = type(x)
-            if kind is ReplayTracer:
-                if x.atom is not a or x._trace is not trace:
+            if kind is ReplayTracer and x._trace is trace:
+                if x.atom is not a:
                     return False
             elif kind in _PYTHON_SCALARS and type(a) is Literal:
                 value = a.val
                 if kind is not type(value) or x != value or not (x or _same_scalar(x, value)):
                     return False
-            elif isinstance(x, Tracer) or not self.bind_const(x, a):
+            elif isinstance(x, Tracer) and not _outer(x, trace) or not self.bind_const(x, a):
                 return False  # another trace's tracer: `bind` will say what it is
         return True
 
@@ -187,9 +220,16 @@ class ReplayBuilder(JaxprBuilder):
         end = self.pos if self.expected is not None else len(self.eqns)
         if self.analysed < end:
             eqns = self.eqns[self.analysed:end]
-            self.varied |= varied_vars(eqns, self.varied, self.values, self.value_of)
+            if self.mapped:
+                self.varied |= dependent_vars(eqns, self.varied)
+            else:
+                self.varied |= varied_vars(eqns, self.varied, self.values, self.value_of)
             self.analysed = end
         return atom in self.varied
+
+    def tracer(self, trace, var: Var) -> ReplayTracer:
+        """A tracer of a recorded variable, known unless it is mapped."""
+        return ReplayTracer(trace, var.aval, var, not (self.mapped and self.is_varied(var)))
 
     def value_of(self, var: Var):
         return self.values_of([var], free=False)[0]
@@ -234,28 +274,39 @@ class ReplayTrace(StagingTrace):
         builder = self.main.global_data
         if builder.expected is None:  # diverged inside an `at_dynamic`, which restored us
             return None
+        if prim in staging_rules:  # a custom function's call: staged as it was recorded
+            return None
         outvars = builder.replay(self, prim, args, params)
         if outvars is None:
             return None
         if prim.multiple_results:
-            return [ReplayTracer(self, v.aval, v, True) for v in outvars]
-        (v,) = outvars
-        return ReplayTracer(self, v.aval, v, True)
+            return [builder.tracer(self, v) for v in outvars]
+        return builder.tracer(self, outvars[0])
 
     def process_primitive(self, prim, tracers, params):
         """Binds `direct_bind` did not take: those of a transformation inside `f`
         reaching this level, and every one after the call diverged."""
         builder = self.main.global_data
         if builder.expected is not None:
-            outvars = builder.replay(self, prim, [_unlifted(t) for t in tracers], params)
+            args = [_unlifted(t) for t in tracers]
+            outvars = builder.replay_call(self, args, params) if prim in staging_rules \
+                else builder.replay(self, prim, args, params)
             if outvars is not None:
-                return [ReplayTracer(self, v.aval, v, True) for v in outvars]
+                return [builder.tracer(self, v) for v in outvars]
         for t in tracers:
             if type(t) is _Pending and t.atom is None:
                 t.atom = builder.const_var(t.value)
         if prim.effect is not None:
             builder.replayable = False
-        return super().process_primitive(prim, tracers, params)
+        if prim not in staging_rules:
+            return super().process_primitive(prim, tracers, params)
+        asked = builder.asked
+        outs = super().process_primitive(prim, tracers, params)
+        # a custom function whose body asks Python for a value (a `while` on its input)
+        # may do otherwise on another call, and its rules most likely ask too: it runs
+        # on the plain path, where its rules run on every call as JAX's eager ones do
+        builder.replayable &= builder.asked == asked
+        return outs
 
     def _act_on_outside_ref(self, prim, tracers, params):
         """As the jvp trace, refuse to write a value with a derivative into a ref from
@@ -267,6 +318,12 @@ class ReplayTrace(StagingTrace):
         return super()._act_on_outside_ref(prim, tracers, params)
 
 
+def _outer(x: Tracer, trace) -> bool:
+    """Whether `x` is a value of a transformation in progress below `trace`'s."""
+    main = x._trace.main
+    return main.active and main.level < trace.main.level
+
+
 def _unlifted(t):
     """A lifted operand as `bind` had it."""
     if type(t) is _Pending:
@@ -274,72 +331,99 @@ def _unlifted(t):
     return t.atom.val if type(t.atom) is Literal else t
 
 
+def dependent_vars(eqns, dependent: set) -> set:
+    """The variables `eqns` compute from `dependent` ones: every output of an equation
+    with a dependent operand (what vmap maps, or more)."""
+    found: set = set()
+    for eqn in eqns:
+        if any(type(a) is Var and (a in dependent or a in found) for a in eqn.inputs):
+            found.update(eqn.outputs)
+    return found
+
+
 def record(fun, leaves: list, active: list[bool], out_store: list,
-           expected: Recording | None) -> tuple[Recording, bool, list, bool]:
+           expected: Recording | None, name: str = "grad", mapped: bool = False
+           ) -> tuple[Recording, bool, list, bool]:
     """Run `fun` (flat) at `leaves`, matching `expected` if given. Returns the
     recording, whether it is `expected`, the values of its constants in this call,
-    and whether it may be replayed."""
-    builder = ReplayBuilder(current_dynamic(), discharge=True, expected=expected)
-    with new_main(ReplayTrace, builder, dynamic=True, name="grad") as main:
+    and whether it may be replayed. `active` are the inputs `name` (the user's
+    transformation) differentiates: a lossy conversion of a value depending on one is
+    refused, as the jvp trace refuses it. With `mapped`, they are those vmap maps,
+    given as their lanes' avals: Python asking for a value depending on one gets
+    vmap's error (every equation with a mapped operand is taken to be mapped)."""
+    builder = ReplayBuilder(current_dynamic(), discharge=True, expected=expected,
+                            mapped=mapped)
+    with new_main(ReplayTrace, builder, dynamic=True, name=name) as main:
         trace = main.trace
         in_vars = builder.start(active, leaves)
         if expected is not None:
             take_binds(trace)
-        outs = fun(*[ReplayTracer(trace, v.aval, v, True) for v in in_vars])
+        outs = fun(*[ReplayTracer(trace, v.aval, v, type(x) is not ShapedArray)
+                     for v, x in zip(in_vars, leaves)])
         recording, matched = builder.finish(trace, in_vars, outs, out_store)
     consts = [builder.values[v] for v in recording.jaxpr.constvars]
     return recording, matched, consts, builder.replayable
 
 
 @attrs.frozen(eq=False)
-class GradientProgram:
-    """A recording's value (or only its `has_aux` outputs) and gradient, compiled:
-    `(consts, leaves) -> (outputs, cotangents of the active leaves)`."""
+class TransformProgram:
+    """A transformation of a recording, staged and compiled as `jit` of it would be:
+    `(consts, leaves, extras) -> (outputs, static)`. `apply` (see `applied`) gives
+    arrays, `Zero`s and avals, which are the same on every call (`fixed`), and static
+    data (jacobian block counts, vmap's output axes), kept from staging. Called under
+    an outer transformation (a nested `grad` replaying inside an outer replay), its
+    jaxpr is bound there, equation by equation, instead of being run compiled."""
 
+    jaxpr: Jaxpr
     run: Any
-    consts: list  # the compiled program's own (its rules' constants), not the user's
-    n_outs: int
-    zeros: tuple  # per active leaf: its `Zero` cotangent, or None: the program computes it
+    consts: list  # the staged program's own (its rules' constants), not the user's
+    fixed: tuple  # per output: its `Zero` or aval, or None: the program computes it
+    static: Any
 
-    def __call__(self, consts: list, leaves: list) -> tuple[list, list]:
-        """The outputs, and the active leaves' cotangents (`Zero` where zero)."""
-        outs = self.run(self.consts, [*consts, *leaves])
-        computed = iter(outs[self.n_outs:])
-        return outs[:self.n_outs], [next(computed) if z is None else z for z in self.zeros]
-
-
-def value_and_gradient(recording: Recording, consts, leaves: list, active: list[bool],
-                       value: bool) -> tuple[list, list]:
-    """The recording's outputs (without `value`, only those past the first) and the
-    gradient of its first output, a float scalar (checked before): the cotangents of
-    the active leaves, `Zero` where symbolically zero. On abstract values (staged by
-    `gradient_program`), or this call's, as the plain path does: a rule may use a value
-    known then (`cond` with a known index differentiates only the branch it takes), so
-    a recording whose gradient cannot be compiled (a `while_loop` in a branch not
-    taken) may still have one at this call's values."""
-    outs, linear = linearize_flat(lambda *xs: eval_jaxpr(recording.jaxpr, consts, xs),
-                                  leaves, active, lambda: 1, "grad", value)
-    return outs[0 if value else 1:], linear.transpose([linear.out_avals[0].dtype.type(1)])
+    def __call__(self, consts: list, leaves: list, extras: list) -> tuple[list, Any]:
+        args = [*consts, *leaves, *extras]
+        if trace_depth() > 0:
+            outs = iter(eval_jaxpr(self.jaxpr, self.consts, args))
+        else:
+            outs = iter(self.run(self.consts, args))
+        return [next(outs) if z is None else z for z in self.fixed], self.static
 
 
-def gradient_program(recording: Recording, active: list[bool], value: bool
-                     ) -> GradientProgram:
-    """`value_and_gradient` compiled, as `jit(value_and_grad)` would compile it."""
-    n_consts = len(recording.jaxpr.constvars)
-    zeros: list = []
+def applied(recording: Recording, consts: list, apply, leaves: list, extras: list,
+            out_store: list):
+    """`apply(fun, leaves, extras, out_store) -> (outputs, static)`, a transformation of
+    the flat function `fun` (whose output structure `out_store` holds), applied to the
+    recording, at these values, as the plain path would apply it to the function: a
+    rule may use a value known then (`cond` with a known index differentiates only the
+    branch it takes)."""
+    return apply(lambda *xs: eval_jaxpr(recording.jaxpr, consts, xs), leaves, extras,
+                 out_store)
 
-    def value_and_grad_flat(*args):
-        outs, cts = value_and_gradient(recording, args[:n_consts], list(args[n_consts:]),
-                                       active, value)
-        zeros[:] = [c if type(c) is Zero else None for c in cts]
-        return [*outs, *(c for c in cts if type(c) is not Zero)]
 
+def transform_program(recording: Recording, apply, leaves: list, extras: list,
+                      out_store: list) -> TransformProgram:
+    """`applied` staged at the types of the recording's constants, of `leaves` (vmap's
+    mapped ones whole, not their lanes as the recording has them) and of `extras`, and
+    compiled. Raises an InertError
+    where it cannot be staged (a `while_loop` under reverse mode in a branch a known
+    index does not take): the call's values may still give it a meaning."""
     jaxpr = recording.jaxpr
-    in_avals = [v.aval for v in (*jaxpr.constvars, *jaxpr.invars)]
-    staged, consts = stage(value_and_grad_flat, in_avals)
+    n_consts, n_leaves = len(jaxpr.constvars), len(jaxpr.invars)
+    fixed: list = []
+    static: list = []
+
+    def apply_flat(*args):
+        outs, kept = applied(recording, args[:n_consts], apply,
+                             list(args[n_consts:n_consts + n_leaves]),
+                             list(args[n_consts + n_leaves:]), out_store)
+        fixed[:] = [o if type(o) in (Zero, ShapedArray) else None for o in outs]
+        static[:] = [kept]
+        return [o for o in outs if type(o) not in (Zero, ShapedArray)]
+
+    in_avals = [v.aval for v in jaxpr.constvars] + [get_aval(x) for x in (*leaves, *extras)]
+    staged, consts = stage(apply_flat, in_avals)
     staged, _ = dce_jaxpr(cse_jaxpr(staged), [True] * len(staged.outvars))
-    n_outs = len(jaxpr.outvars) - (0 if value else 1)
-    return GradientProgram(compile_jaxpr(staged), consts, n_outs, tuple(zeros))
+    return TransformProgram(staged, compile_jaxpr(staged), consts, tuple(fixed), static[0])
 
 
 def _same_trees(out_store: list, expected: tuple) -> bool:
@@ -388,6 +472,9 @@ def _same_value(x, y) -> bool:
         return _same_jaxpr(x, y)
     if type(x) is ClosedJaxpr:  # constants of another object may differ: not compared
         return not x.consts and not y.consts and _same_jaxpr(x.jaxpr, y.jaxpr)
+    same_as = getattr(x, "same_as", None)  # an object that says (a custom function's rule)
+    if same_as is not None:
+        return same_as(y)
     try:
         return bool(x == y)
     except (TypeError, ValueError):  # an object whose == is elementwise
@@ -456,10 +543,11 @@ def _plain_params(params: dict) -> bool:
 
 
 def _is_plain(value) -> bool:
-    """Whether a param is data, compared by value: not a derivative rule of the user's
-    (`custom_jvp`'s), which the plain path runs on every call where a replay would
-    not, nor anything else `_same_value` cannot see into."""
-    if type(value) in _PLAIN_TYPES or isinstance(value, (np.dtype, enum.Enum)):
+    """Whether a param is data compared by value, or an object that says which others
+    are the same (`same_as`: a custom function's rule, made of the same function and
+    rules); not anything else `_same_value` cannot see into."""
+    if type(value) in _PLAIN_TYPES or isinstance(value, (np.dtype, enum.Enum)) or \
+            hasattr(value, "same_as"):
         return True
     if isinstance(value, tuple):  # named ones too (convolution dimension numbers)
         return all(map(_is_plain, value))

@@ -433,6 +433,7 @@ def _native_kernel(text: str, types: dict[str, np.dtype], signature: str):
         kernel_cache.save_sealed(name, json.dumps(header).encode() + b"\n" + b"".join(objects))
     else:
         layout, objects = saved
+    kernel_cache.count_scalar_kernel("compiled" if saved is None else "disk")
     return _load(objects), layout
 
 
@@ -481,7 +482,9 @@ def compile_kernel(text: str, types: dict[str, np.dtype],
     with _compile_lock:  # ast.parse is not safe to run in several threads at once
         signature = " ".join(f"{name}:{dtype.char}" for name, dtype in sorted(types.items()))
         key = (text, signature)  # (a dtype's repr takes microseconds: not for 20,000)
-        if key not in _native:
+        if key in _native:
+            kernel_cache.count_scalar_kernel("memory")
+        else:
             _native.put(key, _native_kernel(text, types, signature))
         native, layout = _native.get(key)
     base = len(layout.arguments) + len(layout.crossing)  # the results' first slot

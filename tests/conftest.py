@@ -24,8 +24,10 @@ def pytest_addoption(parser):
 
 @pytest.fixture(autouse=True)
 def clean_trace_state():
-    """Every test must leave no transformation behind, whatever it raised."""
+    """Every test must leave no transformation behind, whatever it raised, and no
+    background compile of jit's default backend running into the next test."""
     yield
+    inert.block_until_compiled()
     from inert.core.trace import trace_depth  # noqa: PLC0415 — a test-only probe
 
     assert trace_depth() == 0, "a transformation leaked its level"

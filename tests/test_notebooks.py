@@ -9,6 +9,7 @@ To re-save every notebook with fresh outputs after a change:
 """
 
 import re
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import nbformat
@@ -33,7 +34,7 @@ def test_the_notebooks_are_there():
     names = {p.name for p in NOTEBOOKS}
     assert {"01_tour_of_the_ir.ipynb", "02_nested_differentiation.ipynb",
             "03_activity_and_memory.ipynb", "04_refs_and_activity.ipynb",
-            "06_memory_budget.ipynb"} <= names
+            "05_complex_and_fft.ipynb", "06_memory_budget.ipynb"} <= names
 
 
 def text_outputs(cell) -> str:
@@ -65,9 +66,28 @@ def executed(path: Path):
     return nb
 
 
+def check_pictures(nb) -> int:
+    """Every activity drawing a notebook shows is SVG that parses, with as many nodes as
+    its text form says; returns how many there are."""
+    count = 0
+    for cell in nb.cells:
+        for o in cell.get("outputs", []):
+            svg = o.get("data", {}).get("image/svg+xml")
+            if svg is None:
+                continue
+            root = ET.fromstring(svg)
+            nodes = [g for g in root.iter("{http://www.w3.org/2000/svg}g")
+                     if g.get("class", "").split()[:1] == ["node"]]
+            said = re.match(r"<activity drawing: (\d+) nodes", o["data"]["text/plain"])
+            assert said and len(nodes) == int(said.group(1)), cell.source
+            count += 1
+    return count
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_runs_and_prints_what_was_saved(path, request):
     fresh = executed(path)
+    check_pictures(fresh)
     if request.config.getoption("--resave-notebooks"):
         nbformat.write(fresh, path)
         return
@@ -92,3 +112,12 @@ def test_notebook_committed_with_outputs(path):
     for c in code:
         for o in c.outputs:
             assert o.output_type != "error", f"{path.name} was saved with an error:\n{c.source}"
+    check_pictures(nb)
+
+
+def test_the_activity_notebook_draws_both_pictures():
+    """03 shows activity drawings and the residual bar chart (drawn as a PNG)."""
+    nb = nbformat.read(NOTEBOOK_DIR / "03_activity_and_memory.ipynb", as_version=4)
+    assert check_pictures(nb) >= 2
+    bars = [c for c in nb.cells if c.cell_type == "code" and ").plot()" in c.source]
+    assert bars and all(any("image/png" in o.get("data", {}) for o in c.outputs) for c in bars)

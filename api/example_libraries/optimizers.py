@@ -84,7 +84,15 @@ def _first(state):
 
 @optimizer
 def sgd(step_size):
-    """Stochastic gradient descent: x <- x - step_size(i) * g. The state is the parameters."""
+    """Stochastic gradient descent: `x <- x - step_size(i) * g`. The state is the
+    parameters.
+
+    Example:
+        >>> opt_init, opt_update, get_params = inert.example_libraries.optimizers.sgd(0.5)
+        >>> state = opt_update(0, np.array([1.0, -2.0]), opt_init(np.zeros(2)))
+        >>> print(get_params(state))
+        [-0.5  1. ]
+    """
     step_size = make_schedule(step_size)
     return (lambda x0: x0, lambda i, g, x: x - step_size(i) * g, lambda x: x)
 
@@ -167,8 +175,23 @@ def _bias_correction(b, i, like):
 @optimizer
 def adam(step_size, b1=0.9, b2=0.999, eps=1e-8):
     """Adam (Kingma and Ba): bias-corrected moving averages of the gradient (decay `b1`) and of
-    its square (decay `b2`); x <- x - step_size(i) * m_hat / (sqrt(v_hat) + eps). As
-    jax.example_libraries.optimizers.adam, over any pytree of parameters."""
+    its square (decay `b2`); `x <- x - step_size(i) * m_hat / (sqrt(v_hat) + eps)`. As
+    jax.example_libraries.optimizers.adam, over any pytree of parameters.
+
+    Returns:
+        `(opt_init, opt_update, get_params)`, JAX's triple: `opt_init(params)` is the
+        first state, `opt_update(step, grads, state)` the next, `get_params(state)` the
+        parameters.
+
+    Example:
+        >>> opt_init, opt_update, get_params = inert.example_libraries.optimizers.adam(0.1)
+        >>> loss = lambda p: jnp.sum(p ** 2)
+        >>> state = opt_init(np.array([1.0, -1.0]))
+        >>> for step in range(100):
+        ...     state = opt_update(step, inert.grad(loss)(get_params(state)), state)
+        >>> bool(loss(get_params(state)) < 1e-3)
+        True
+    """
     step_size = make_schedule(step_size)
 
     def update(i, g, state):
@@ -184,8 +207,8 @@ def adam(step_size, b1=0.9, b2=0.999, eps=1e-8):
 
 @optimizer
 def adamax(step_size, b1=0.9, b2=0.999, eps=1e-8):
-    """Adamax (Kingma and Ba): Adam with the infinity norm: u <- max(b2 * u, |g|); x <- x -
-    step_size(i) / (1 - b1^(i+1)) * m / (u + eps)."""
+    """Adamax (Kingma and Ba): Adam with the infinity norm: `u <- max(b2 * u, |g|)`;
+    `x <- x - step_size(i) / (1 - b1^(i+1)) * m / (u + eps)`."""
     step_size = make_schedule(step_size)
 
     def update(i, g, state):

@@ -315,7 +315,15 @@ def FanInConcat(axis=-1):  # noqa: N802
 
 
 def serial(*layers):
-    """The layers one after another; each gets its own key (`rng=` at apply time)."""
+    """The layers one after another; each gets its own key (`rng=` at apply time).
+
+    Example:
+        >>> stax = inert.example_libraries.stax
+        >>> init_fun, apply_fun = stax.serial(stax.Dense(4), stax.Relu, stax.Dense(1))
+        >>> out_shape, params = init_fun(inert.random.PRNGKey(0), (-1, 3))
+        >>> out_shape, apply_fun(params, np.ones((2, 3))).shape
+        ((-1, 1), (2, 1))
+    """
     init_funs, apply_funs = zip(*layers)
 
     def init_fun(rng, input_shape):

@@ -3,11 +3,13 @@
 Names, signatures and defaults are JAX's (`triangular_solve` solves `x @ op(a) = b`
 unless `left_side`, with an upper `a` unless `lower`). `symmetrize_input` replaces
 the matrix by (a + aᵀ)/2 before factoring, as JAX does by default; without it one
-triangle is read. Real matrices only: `conjugate_a` has nothing to conjugate.
+triangle is read. Real matrices, and complex ones where the primitives take them.
 """
 
 from __future__ import annotations
 
+from ...primitives.elementwise import conj
+from ...primitives.elementwise.complex_parts import is_complex
 from ...primitives.linalg import cholesky as _cholesky
 from ...primitives.linalg import eigh as _eigh
 from ...primitives.linalg import svd as _svd
@@ -29,7 +31,8 @@ def triangular_solve(a, b, *, left_side: bool = False, lower: bool = False,
                      transpose_a: bool = False, conjugate_a: bool = False,
                      unit_diagonal: bool = False):
     """`x` with `op(a) @ x = b` (`left_side`) or `x @ op(a) = b`."""
-    del conjugate_a  # real matrices: conjugating changes nothing
+    if conjugate_a and is_complex(a):
+        a = conj(a)
     return _cholesky.triangular_solve(a, b, left_side=left_side, lower=lower,
                                       transpose_a=transpose_a, unit_diagonal=unit_diagonal)
 

@@ -27,7 +27,12 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def relu(x):
-    """max(x, 0), with gradient 0 at 0 (as JAX's)."""
+    """`max(x, 0)`, with gradient 0 at 0 (as JAX's).
+
+    Example:
+        >>> print(inert.nn.relu(np.array([-1.0, 2.0])), inert.grad(inert.nn.relu)(0.0))
+        [0. 2.] 0.0
+    """
     x = jnp.asarray(x)
     return jnp.where(x > 0, x, jnp.zeros_like(x))
 
@@ -90,7 +95,7 @@ def gelu(x, approximate: bool = True):
 
 
 def sigmoid(x):
-    """1 / (1 + exp(-x)), the `logistic` primitive: no overflow for large |x|."""
+    """`1 / (1 + exp(-x))`, the `logistic` primitive: no overflow for large `|x|`."""
     return jnp.asarray(ew.logistic(jnp.asarray(x)))
 
 
@@ -104,7 +109,7 @@ swish = silu
 
 
 def softplus(x):
-    """log(1 + exp(x)), stable for large |x|."""
+    """`log(1 + exp(x))`, stable for large `|x|`."""
     return jnp.logaddexp(x, 0.0)
 
 
@@ -121,12 +126,12 @@ def squareplus(x, b=4):
 
 
 def log_sigmoid(x):
-    """log(sigmoid(x)) = -softplus(-x), accurate for large |x|."""
+    """`log(sigmoid(x)) = -softplus(-x)`, accurate for large `|x|`."""
     return -softplus(-jnp.asarray(x))
 
 
 def soft_sign(x):
-    """x / (|x| + 1)."""
+    """`x / (|x| + 1)`."""
     x = jnp.asarray(x)
     return x / (jnp.abs(x) + 1)
 
@@ -147,7 +152,12 @@ def glu(x, axis=-1):
 
 
 def softmax(x, axis=-1):
-    """exp(x) / sum(exp(x)) along `axis`, computed shifted by the maximum (as scipy's)."""
+    """`exp(x) / sum(exp(x))` along `axis`, computed shifted by the maximum (as scipy's).
+
+    Example:
+        >>> inert.nn.softmax(np.array([0.0, np.log(3.0)]))
+        Array([0.25, 0.75])
+    """
     return _special.softmax(x, axis=axis)
 
 
@@ -160,7 +170,13 @@ logsumexp = _special.logsumexp
 
 
 def one_hot(x, num_classes: int, *, dtype=float, axis=-1):
-    """`x`'s integers as one-hot vectors along a new axis `axis` (all zero out of range)."""
+    """`x`'s integers as one-hot vectors along a new axis `axis` (all zero out of range).
+
+    Example:
+        >>> inert.nn.one_hot(np.array([0, 2]), 3)
+        Array([[1., 0., 0.],
+               [0., 0., 1.]])
+    """
     x = jnp.asarray(x)
     classes = jnp.arange(num_classes)
     hot = jnp.expand_dims(x, -1) == classes

@@ -48,7 +48,22 @@ from ...primitives.shape import structural as st
 
 
 class Array(np.ndarray):
-    """An immutable numpy array with JAX's `.at[...]` functional updates."""
+    """An immutable numpy array with JAX's `.at[...]` functional updates: what inert's
+    functions return when they run eagerly. numpy takes it as it is (it is an
+    `np.ndarray`); `np.array(x)` makes a writeable copy.
+
+    Differences from JAX:
+        It lives in numpy's memory, on the one device; `block_until_ready` returns it.
+
+    Example:
+        >>> x = jnp.array([[1, 2], [3, 4]])
+        >>> x.at[0, 1].set(7)
+        Array([[1, 7],
+               [3, 4]])
+        >>> x[0, 1] = 7  # doctest: +IGNORE_EXCEPTION_DETAIL
+        Traceback (most recent call last):
+        ImmutableArrayError: an inert array is immutable, as JAX's arrays are: ...
+    """
 
     @property
     def at(self) -> IndexUpdateHelper:
@@ -184,6 +199,10 @@ _SIGNATURE = re.compile(r"\s*[\w.]+\(.*\)\s*$", re.DOTALL)
 
 
 def _immutable(x, writeable_roots: set) -> Array:
+    if type(x) is np.ndarray and not (writeable_roots and id(_root(x)) in writeable_roots):
+        view = x.view(Array)  # the usual result, a fresh array: jit dispatch's path
+        view.setflags(write=False)
+        return view
     if is_backend_array(x):  # a Dask, CuPy, ... array stays its library's (np.asarray
         return x             # would compute a dask graph)
     if not isinstance(x, np.ndarray):

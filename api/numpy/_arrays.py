@@ -11,6 +11,7 @@ float32, as in numpy 2).
 from __future__ import annotations
 
 import operator
+from typing import Sequence
 
 import numpy as np
 
@@ -18,9 +19,11 @@ from ...core.avals import ShapedArray, float0, is_python_scalar, result_dtype
 from ...core.backends import is_backend_array
 from ...core.errors import ConcretizationError, DTypeError, ShapeError
 from ...core.trace import Tracer, get_aval, user_source_info
+from ...core.typing import ArrayLike, DTypeLike
 from ...primitives import elementwise as ew
 from ...primitives.shape import slicing as sl
 from ...primitives.shape import structural as st
+from ._array import Array
 
 
 def shape_error(message: str) -> ShapeError:
@@ -40,7 +43,7 @@ def operand(x):
     return asarray(x)  # a Dask, CuPy, ... array stays its library's (see `asarray`)
 
 
-def asarray(a, dtype=None):
+def asarray(a: ArrayLike, dtype: DTypeLike | None = None) -> Array:
     """numpy.asarray that keeps traced values traced and stacks lists holding them."""
     if isinstance(a, Tracer):
         return a if dtype is None else st.convert_element_type(a, dtype)
@@ -51,8 +54,14 @@ def asarray(a, dtype=None):
     return _numeric(np.asarray(a, dtype), "asarray")
 
 
-def array(object, dtype=None, copy=True):  # noqa: A002 — numpy's signature
-    """numpy.array; traced values are immutable, so `copy` never needs a copy."""
+def array(object: ArrayLike, dtype: DTypeLike | None = None,  # noqa: A002 — numpy's name
+          copy: bool = True) -> Array:
+    """numpy.array; traced values are immutable, so `copy` never needs a copy.
+
+    Example:
+        >>> jnp.array([1.0, 2.0], dtype=np.float32)
+        Array([1., 2.], dtype=float32)
+    """
     if isinstance(object, Tracer) or (isinstance(object, (list, tuple)) and
                                       _holds_tracer(object)):
         return asarray(object, dtype)
@@ -200,7 +209,8 @@ def arange(*args, **kwargs):
     return np.arange(*args, **kwargs)
 
 
-def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+def linspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True,
+             retstep: bool = False, dtype: DTypeLike | None = None, axis: int = 0) -> Array:
     """numpy.linspace: a numpy constant, unless `start` or `stop` is traced: then
     `start + i * step` (differentiable in both), the last value exactly `stop`.
     `num` must be known while tracing."""
@@ -233,17 +243,33 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     return (y, step) if retstep else y
 
 
-def full(shape, fill_value, dtype=None):
+def full(shape: int | Sequence[int], fill_value: ArrayLike,
+         dtype: DTypeLike | None = None) -> Array:
     fill_value = operand(fill_value)
     dtype = get_aval(fill_value).dtype if dtype is None else np.dtype(dtype)
     return broadcast_to(cast(fill_value, dtype), canonical_shape(shape, "full"))
 
 
-def zeros(shape, dtype=None):
+def zeros(shape: int | Sequence[int], dtype: DTypeLike | None = None) -> Array:
+    """numpy.zeros, float64 unless `dtype` says otherwise; `shape` must be known while
+    tracing (a `static_argnums` argument under `jit`).
+
+    Example:
+        >>> jnp.zeros((2, 2), np.int32)
+        Array([[0, 0],
+               [0, 0]], dtype=int32)
+    """
     return full(shape, 0, np.float64 if dtype is None else dtype)
 
 
-def ones(shape, dtype=None):
+def ones(shape: int | Sequence[int], dtype: DTypeLike | None = None) -> Array:
+    """numpy.ones, float64 unless `dtype` says otherwise; `shape` must be known while
+    tracing (a `static_argnums` argument under `jit`).
+
+    Example:
+        >>> jnp.ones(3)
+        Array([1., 1., 1.])
+    """
     return full(shape, 1, np.float64 if dtype is None else dtype)
 
 
@@ -278,8 +304,13 @@ def identity(n, dtype=None):
     return eye(n, dtype=dtype)
 
 
-def concatenate(arrays, axis=0):
-    """numpy.concatenate: dtypes promoted; `axis=None` flattens first."""
+def concatenate(arrays: Sequence[ArrayLike], axis: int | None = 0) -> Array:
+    """numpy.concatenate: dtypes promoted; `axis=None` flattens first.
+
+    Example:
+        >>> jnp.concatenate([np.ones(2), np.zeros(1, np.int64)])
+        Array([1., 1., 0.])
+    """
     if not len(arrays):
         raise shape_error("concatenate: needs at least one array")
     arrays = promote(*arrays)
@@ -295,7 +326,14 @@ def concatenate(arrays, axis=0):
     return sl.concatenate(arrays, axis)
 
 
-def stack(arrays, axis=0):
+def stack(arrays: Sequence[ArrayLike], axis: int = 0) -> Array:
+    """numpy.stack: arrays of one shape joined along a new axis `axis`.
+
+    Example:
+        >>> jnp.stack([np.ones(2), np.zeros(2)], axis=1)
+        Array([[1., 0.],
+               [1., 0.]])
+    """
     arrays = [operand(a) for a in arrays]
     shapes = {tuple(get_aval(a).shape) for a in arrays}
     if len(shapes) != 1:

@@ -12,9 +12,11 @@ import operator
 import string
 
 from ...core.trace import get_aval
+from ...core.typing import ArrayLike, DTypeLike
 from ...primitives import elementwise as ew
 from ...primitives.linalg.dot_general import dot_general
 from ...primitives.shape import structural as st
+from ._array import Array
 from ._arrays import (
     broadcast_shapes,
     broadcast_to,
@@ -41,9 +43,15 @@ def _operands(name: str, operands, precision, preferred_element_type) -> list:
     return [st.convert_element_type(x, preferred_element_type) for x in operands]
 
 
-def dot(a, b, *, precision=None, preferred_element_type=None):
+def dot(a: ArrayLike, b: ArrayLike, *, precision=None,
+        preferred_element_type: DTypeLike | None = None) -> Array:
     """numpy.dot: the last axis of `a` with the second-to-last of `b` (its only one
-    if `b` is 1-d); a scalar operand multiplies."""
+    if `b` is 1-d); a scalar operand multiplies.
+
+    Example:
+        >>> jnp.dot(np.ones((2, 3)), np.arange(3.0))
+        Array([3., 3.])
+    """
     a, b = _operands("dot", (a, b), precision, preferred_element_type)
     nda, ndb = get_aval(a).ndim, get_aval(b).ndim
     if nda == 0 or ndb == 0:
@@ -51,8 +59,14 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
     return _contract(a, b, [nda - 1], [max(ndb - 2, 0)])
 
 
-def matmul(a, b, *, precision=None, preferred_element_type=None):
-    """numpy.matmul: stacks of matrices, with the leading (batch) axes broadcast."""
+def matmul(a: ArrayLike, b: ArrayLike, *, precision=None,
+           preferred_element_type: DTypeLike | None = None) -> Array:
+    """numpy.matmul: stacks of matrices, with the leading (batch) axes broadcast.
+
+    Example:
+        >>> jnp.matmul(np.ones((5, 2, 3)), np.ones((3, 4))).shape
+        (5, 2, 4)
+    """
     a, b = _operands("matmul", (a, b), precision, preferred_element_type)
     sa, sb = get_aval(a).shape, get_aval(b).shape
     if not sa or not sb:
@@ -109,7 +123,12 @@ def trace(a, offset=0, axis1=0, axis2=1):
 def einsum(subscripts, *operands, optimize=None, precision=None, preferred_element_type=None):
     """numpy.einsum, with explicit (`->`) or implicit output, `...` and size-1 axes
     broadcast as numpy's and JAX's are; also numpy's sublist form `einsum(a, [0, 1],
-    b, [1, 2], [0, 2])` (`Ellipsis` allowed). `optimize` is accepted and ignored."""
+    b, [1, 2], [0, 2])` (`Ellipsis` allowed). `optimize` is accepted and ignored.
+
+    Example:
+        >>> jnp.einsum("ij,j->i", np.eye(2), np.array([1.0, 2.0]))
+        Array([1., 2.])
+    """
     if not isinstance(subscripts, str):
         subscripts, operands = _from_sublists((subscripts, *operands))
     operands = _operands("einsum", operands, precision, preferred_element_type)

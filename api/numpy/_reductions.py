@@ -7,14 +7,17 @@ integers is float64).
 from __future__ import annotations
 
 import math
+from typing import Sequence
 
 import numpy as np
 
 from ...core.avals import is_float
 from ...core.trace import get_aval
+from ...core.typing import ArrayLike, DTypeLike
 from ...primitives import elementwise as ew
 from ...primitives import reductions as red
 from ...primitives.shape import structural as st
+from ._array import Array
 from ._arrays import (
     abs_squared,
     broadcast_to,
@@ -94,10 +97,21 @@ def _integer_reduction(reducer, name, identity, a, axis, dtype, keepdims, initia
     return out
 
 
-def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None,  # noqa: A001
-        where=None, promote_integers=True):
+def sum(a: ArrayLike, axis: int | Sequence[int] | None = None,  # noqa: A001
+        dtype: DTypeLike | None = None, out: None = None, keepdims: bool = False,
+        initial: ArrayLike | None = None, where: ArrayLike | None = None,
+        promote_integers: bool = True) -> Array:
     """numpy.sum; small integers and bools sum in int64 (JAX's `promote_integers`;
-    False keeps an integer dtype)."""
+    False keeps an integer dtype).
+
+    Example:
+        >>> x = jnp.array([[1, 2], [3, 4]])
+        >>> jnp.sum(x), jnp.sum(x, axis=0)
+        (Array(10), Array([4, 6]))
+        >>> jnp.sum(np.array([1, 2], np.int8)).dtype, jnp.sum(np.array([1, 2], np.int8),
+        ...                                                   promote_integers=False).dtype
+        (dtype('int64'), dtype('int8'))
+    """
     _no_out(out, "sum")
     return _integer_reduction(st.reduce_sum, "sum", 0, a, axis, dtype, keepdims, initial,
                               where, ew.add, promote_integers)
@@ -154,8 +168,14 @@ def _counted(a, axis, keepdims: bool, where, name: str):
     return sum(broadcast_to(where, get_aval(a).shape), axis, np.float64, keepdims=keepdims)
 
 
-def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
-    """The sum divided by the count; integers average in float64, as in numpy."""
+def mean(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLike | None = None,
+         out: None = None, keepdims: bool = False, *, where: ArrayLike | None = None) -> Array:
+    """numpy.mean: the sum divided by the count; integers average in float64, as in numpy.
+
+    Example:
+        >>> jnp.mean(np.array([[1.0, 2.0], [3.0, 5.0]]), axis=1)
+        Array([1.5, 4. ])
+    """
     _no_out(out, "mean")
     a = operand(a)
     if dtype is None and not is_float(get_aval(a).dtype):

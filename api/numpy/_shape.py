@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import math
 import operator
+from typing import Sequence
 
 import numpy as np
 
 from ...core.trace import Tracer, get_aval
+from ...core.typing import ArrayLike
 from ...primitives import elementwise as ew
 from ...primitives.indexing import gather_scatter as ix
 from ...primitives.indexing.dynamic_slices import dynamic_slice
 from ...primitives.shape import slicing as sl
 from ...primitives.shape import structural as st
+from ._array import Array
 from ._arrays import (
     broadcast_to,
     canonical_shape,
@@ -35,8 +38,14 @@ from ._ufuncs import remainder, where
 # Reshapes and transposes
 
 
-def reshape(a, shape):
-    """numpy.reshape; one dimension may be -1 (inferred). Always C order."""
+def reshape(a: ArrayLike, shape: int | Sequence[int]) -> Array:
+    """numpy.reshape; one dimension may be -1 (inferred). Always C order.
+
+    Example:
+        >>> jnp.reshape(jnp.arange(6), (2, -1))
+        Array([[0, 1, 2],
+               [3, 4, 5]])
+    """
     a = operand(a)
     size = get_aval(a).size
     shape = canonical_shape(shape, "reshape")
@@ -52,7 +61,7 @@ def ravel(a):
     return reshape(a, -1)
 
 
-def transpose(a, axes=None):
+def transpose(a: ArrayLike, axes: Sequence[int] | None = None) -> Array:
     a = operand(a)
     ndim = get_aval(a).ndim
     perm = tuple(reversed(range(ndim))) if axes is None else normalize_axes(axes, ndim,

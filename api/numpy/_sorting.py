@@ -18,10 +18,12 @@ import numpy as np
 
 from ...core.avals import is_float
 from ...core.trace import Tracer, get_aval
+from ...core.typing import ArrayLike
 from ...primitives import elementwise as ew
 from ...primitives import sorting
 from ...primitives.indexing import gather_scatter as ix
 from . import _ufuncs
+from ._array import Array
 from ._arrays import arange, astype, broadcast_to, concatenate, normalize_axis, operand, stack
 from ._reductions import any as any_
 from ._reductions import cumsum, sum
@@ -280,9 +282,23 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     return outs[0] if len(outs) == 1 else tuple(outs)
 
 
-def where(condition, x=None, y=None, *, size=None, fill_value=None):  # noqa: F811
+def where(condition: ArrayLike, x: ArrayLike | None = None,  # noqa: F811
+          y: ArrayLike | None = None, *, size: int | None = None,
+          fill_value: ArrayLike | None = None) -> Array | tuple[Array, ...]:
     """numpy.where: the elementwise choice, or with only a condition its nonzero
-    indices (which need `size=` while tracing, as nonzero does)."""
+    indices (which need `size=` while tracing, as nonzero does).
+
+    Example:
+        >>> jnp.where(np.array([1.0, -2.0]) > 0, 1.0, 0.0)
+        Array([1., 0.])
+
+        The cotangent of the branch not taken is masked, so a guarded `sqrt` has a
+        finite gradient at 0:
+
+        >>> print(inert.grad(lambda x: jnp.sum(jnp.where(x > 0, jnp.sqrt(x), 0.0)))(
+        ...     np.array([4.0, 0.0])))
+        [0.25 0.  ]
+    """
     if x is None and y is None:
         return nonzero(condition, size=size, fill_value=fill_value)
     return _ufuncs.where(condition, x, y)

@@ -240,7 +240,7 @@ def isinf(x):
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """|a - b| <= atol + rtol |b|, as numpy.isclose: infinities are close to equal
+    """`|a - b| <= atol + rtol |b|`, as numpy.isclose: infinities are close to equal
     infinities only, NaNs to nothing (to NaNs with `equal_nan`)."""
     a, b = promote(a, b)
     if not is_float(get_aval(a).dtype):
@@ -277,7 +277,7 @@ def logaddexp2(x1, x2):
 
 
 def fabs(x):
-    """|x| as a float (numpy.fabs refuses nothing real; integers become float64)."""
+    """`|x|` as a float (numpy.fabs refuses nothing real; integers become float64)."""
     x = operand(x)
     return ew.abs(x if is_float(get_aval(x).dtype) else astype(x, np.float64))
 
@@ -457,7 +457,7 @@ i0 = _ufunc(sp.i0, "i0")
 
 
 def frexp(x):
-    """(mantissa, exponent) with x = mantissa 2^exponent and 1/2 <= |mantissa| < 1 (0,
+    """`(mantissa, exponent)` with `x = mantissa 2^exponent` and `1/2 <= |mantissa| < 1` (0,
     inf and nan keep exponent 0). The mantissa is x times a power of two: its
     derivative is that power; the exponent is an int32, as numpy's."""
     x = operand(x)

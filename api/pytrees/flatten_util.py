@@ -17,7 +17,16 @@ def ravel_pytree(pytree):
     """`(flat, unravel)`: the leaves raveled and concatenated into one 1-D array (in
     their promoted dtype), and the function that rebuilds the pytree from such a
     vector (each leaf in its own shape and dtype). Both are compositions of inert.numpy
-    operations, so derivatives flow through `unravel` as through the raveling."""
+    operations, so derivatives flow through `unravel` as through the raveling.
+
+    Example:
+        >>> flat, unravel = inert.flatten_util.ravel_pytree({"w": np.ones((2, 2)),
+        ...                                                  "b": np.zeros(2)})
+        >>> flat  # "b" first: a dict's leaves come in the order of its sorted keys
+        Array([0., 0., 1., 1., 1., 1.])
+        >>> unravel(flat)["w"].shape
+        (2, 2)
+    """
     leaves, treedef = tree_flatten(pytree)
     avals = [get_aval(x) for x in leaves]
     dtype = np.result_type(*(a.dtype for a in avals)) if avals else np.dtype(np.float64)

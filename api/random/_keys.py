@@ -4,14 +4,17 @@ uniform floats from a key's bits (`inert.random`'s module docstring says how).""
 from __future__ import annotations
 
 import math
+from typing import Any, Sequence
 
 import numpy as np
 
 from ...core.avals import is_float
 from ...core.errors import DTypeError
 from ...core.trace import get_aval, user_source_info
+from ...core.typing import ArrayLike
 from ...primitives.random import keys as rk
 from .. import numpy as jnp
+from ..numpy._array import Array
 from ..numpy._arrays import shape_error
 
 SQRT2 = math.sqrt(2.0)
@@ -42,8 +45,18 @@ def check_key(name: str, key, batched: bool = False):
     return key
 
 
-def key(seed, *, impl=None):
-    """A key from an integer seed: `[seed >> 32, seed & 0xFFFFFFFF]` of its 64 bits."""
+def key(seed: ArrayLike, *, impl: Any = None) -> Array:
+    """A key from an integer seed: `[seed >> 32, seed & 0xFFFFFFFF]` of its 64 bits.
+    `random.PRNGKey` is this function.
+
+    Differences from JAX:
+        A key is a uint32 array of shape `(2,)`, as JAX's raw keys are, but the numbers
+        drawn from it come from numpy's Philox, not threefry: they differ from JAX's.
+
+    Example:
+        >>> inert.random.PRNGKey(0)
+        Array([0, 0], dtype=uint32)
+    """
     del impl  # one implementation: Philox
     aval = get_aval(seed)
     if aval.dtype.kind not in "iub" or aval.shape != ():
@@ -80,8 +93,14 @@ def shape_tuple(name: str, shape) -> tuple[int, ...]:
     return tuple(int(d) for d in shape)
 
 
-def split(key, num=2):
-    """`num` new keys (shape `(num, 2)`; `num` may be a shape)."""
+def split(key: ArrayLike, num: int | Sequence[int] = 2) -> Array:
+    """`num` new keys (shape `(num, 2)`; `num` may be a shape).
+
+    Example:
+        >>> key, subkey = inert.random.split(inert.random.PRNGKey(0))
+        >>> key.shape, subkey.dtype
+        ((2,), dtype('uint32'))
+    """
     check_key("split", key)
     if isinstance(num, (int, np.integer)) and num < 0:
         raise shape_error(f"random.split: num must be non-negative, not {num}")

@@ -3,12 +3,16 @@ transformation of uniforms), each a composition on `_keys`' uniform floats."""
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 
 from ...core.trace import get_aval
+from ...core.typing import ArrayLike, DTypeLike
 from ...primitives.random import distributions as dist
 from ...primitives.special import erf, erfinv, gammaln
 from .. import numpy as jnp
+from ..numpy._array import Array
 from ..numpy._arrays import shape_error
 from ..scipy.special import logsumexp
 from ._keys import (
@@ -23,8 +27,15 @@ from ._keys import (
 )
 
 
-def uniform(key, shape=(), dtype=float, minval=0.0, maxval=1.0):
-    """Uniform on [minval, maxval); differentiable in both bounds."""
+def uniform(key: ArrayLike, shape: Sequence[int] = (), dtype: DTypeLike = float,
+            minval: ArrayLike = 0.0, maxval: ArrayLike = 1.0) -> Array:
+    """Uniform on [minval, maxval); differentiable in both bounds.
+
+    Example:
+        >>> u = inert.random.uniform(inert.random.PRNGKey(1), (1000,), minval=1.0, maxval=2.0)
+        >>> bool(jnp.all((1.0 <= u) & (u < 2.0)))
+        True
+    """
     dtype = float_dtype("uniform", dtype)
     shape = param_shape("uniform", shape, minval, maxval)
     u = unit("uniform", key, shape, dtype)
@@ -32,11 +43,18 @@ def uniform(key, shape=(), dtype=float, minval=0.0, maxval=1.0):
     return jnp.maximum(minval, minval + (maxval - minval) * u)
 
 
-def normal(key, shape=(), dtype=float):
+def normal(key: ArrayLike, shape: Sequence[int] = (), dtype: DTypeLike = float) -> Array:
     """Standard normal numbers of `shape` and float `dtype`: sqrt(2) * erfinv(2u - 1) of
     uniforms u in the open unit interval. A pure function of `key`, as JAX's, but the
     numbers differ from JAX's for the same key (inert's bits come from numpy's Philox, not
-    threefry)."""
+    threefry).
+
+    Example:
+        >>> key = inert.random.PRNGKey(0)
+        >>> x = inert.random.normal(key, (2, 3))
+        >>> x.shape, x.dtype, bool(jnp.all(x == inert.random.normal(key, (2, 3))))
+        ((2, 3), dtype('float64'), True)
+    """
     dtype = float_dtype("normal", dtype)
     u = open_unit("normal", key, shape, dtype)
     return jnp.asarray(dtype.type(SQRT2) * erfinv(2 * u - 1))
@@ -161,7 +179,12 @@ def geometric(key, p, shape=None, dtype=int):
 
 
 def bernoulli(key, p=0.5, shape=None):
-    """Booleans, True with probability `p`."""
+    """Booleans, True with probability `p`.
+
+    Example:
+        >>> inert.random.bernoulli(inert.random.PRNGKey(0), 0.5, (4,)).dtype
+        dtype('bool')
+    """
     shape = param_shape("bernoulli", shape, p)
     return unit("bernoulli", key, shape, np.dtype(np.float64)) < p
 
@@ -233,7 +256,7 @@ def f(key, dfnum, dfden, shape=None, dtype=float):
 
 
 def generalized_normal(key, p, shape=(), dtype=float):
-    """Density proportional to exp(-|x|^p): a random sign times Gamma(1/p)^(1/p)."""
+    """Density proportional to `exp(-|x|^p)`: a random sign times `Gamma(1/p)^(1/p)`."""
     shape = param_shape("generalized_normal", shape, p)
     key_g, key_s = split(key)
     inv_p = 1 / jnp.astype(p, dtype)

@@ -1,7 +1,7 @@
 """`inert.scipy.integrate`: `odeint`, JAX's adaptive ODE solver, with its reverse mode
 by the adjoint method.
 
-`odeint(func, y0, t, *args)` solves dy/dt = func(y, t, *args) (y a pytree) with the
+`odeint(func, y0, t, *args)` solves `dy/dt = func(y, t, *args)` (y a pytree) with the
 Dormand–Prince 5(4) pair (`_dopri`) and returns y at the increasing times t, stacked
 on a leading axis.
 
@@ -56,7 +56,7 @@ def _ravel(tree):
 
 def odeint(func, y0, t, *args, rtol=1.4e-8, atol=1.4e-8, mxstep=np.inf, hmax=np.inf,
            differentiation="adjoint"):
-    """y(t) for dy/dt = func(y, t, *args), y(t[0]) = y0, at the increasing times t.
+    """`y(t)` for `dy/dt = func(y, t, *args)`, `y(t[0]) = y0`, at the increasing times `t`.
 
     `differentiation`: "adjoint" (reverse mode by the adjoint method, as JAX) or
     "forward" (forward mode through the solver)."""

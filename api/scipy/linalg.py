@@ -5,6 +5,10 @@ Names and signatures are scipy's (and jax.scipy.linalg's); `overwrite_*` and
 as in JAX). Unlike `inert.numpy.linalg`, these read one triangle of a symmetric
 matrix, as LAPACK does (`lower`), instead of symmetrizing it.
 
+Complex matrices are taken wherever the primitives take them (Hermitian ones for the
+Cholesky and eigh routines), with scipy's conjugate transposes (`trans='C'`, `trans=2`,
+`a = Uᴴ U`).
+
 A factorisation is a value like any other: `cho_factor`/`lu_factor` of an inactive
 matrix runs once in the forward pass, and `cho_solve`/`lu_solve` keep only the
 factor for the backward pass (by reference if it is an input).
@@ -15,12 +19,13 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.trace import get_aval
+from ...primitives import elementwise as ew
 from ...primitives.linalg import cholesky as ch
 from ...primitives.linalg import eigh as eg
 from ...primitives.linalg import expm as ex
 from ...primitives.linalg import lu as lu_prims
 from ...primitives.linalg import sylvester as sy
-from ...primitives.linalg.matrices import mT, permutation_matrix, triu
+from ...primitives.linalg.matrices import mH, mT, permutation_matrix, triu
 from ...primitives.shape import structural as st
 from ..numpy._array import return_arrays_from
 from ..numpy._arrays import cast, concatenate, operand, shape_error, zeros
@@ -36,16 +41,21 @@ __all__ = [
 
 
 def _as_columns(name: str, factor, b):
-    """`b` as a stack of columns `(..., n, k)` fitting the matrix, and whether it was
-    one vector."""
-    b = nl.float_matrices(name, b, min_ndim=0)
+    """The matrix and `b` of one dtype (complex if either is), `b` as a stack of columns
+    `(..., n, k)` fitting the matrix, and whether it was one vector."""
+    factor, b = nl.float_matrices(name, factor, b, min_ndim=0, complex_ok=True)
     n, shape = get_aval(factor).shape[-1], get_aval(b).shape
     vector = len(shape) == get_aval(factor).ndim - 1
     columns = st.reshape(b, (*shape, 1)) if vector else b
     if get_aval(columns).shape[:-1] != get_aval(factor).shape[:-1]:
         raise shape_error(f"{name}: b of shape {shape} does not fit a matrix of shape "
                              f"{get_aval(factor).shape} (n = {n})")
-    return columns, vector
+    return factor, columns, vector
+
+
+def _conj(x):
+    """The conjugate of a complex matrix, a real one as it is."""
+    return ew.conj(x) if get_aval(x).dtype.kind == "c" else x
 
 
 def _restore(x, vector: bool):
@@ -53,10 +63,10 @@ def _restore(x, vector: bool):
 
 
 def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
-    """The Cholesky factor, upper (`a = Uᵀ U`, from the upper triangle) by default, as
+    """The Cholesky factor, upper (`a = Uᴴ U`, from the upper triangle) by default, as
     scipy; NaNs if `a` is not positive definite, as in JAX."""
-    a = nl.float_matrices("cholesky", a)
-    return ch.cholesky(a) if lower else mT(ch.cholesky(mT(a)))
+    a = nl.float_matrices("cholesky", a, complex_ok=True)
+    return ch.cholesky(a) if lower else mH(ch.cholesky(mH(a)))
 
 
 def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
@@ -67,22 +77,26 @@ def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
 def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
     """`x` with `a x = b` from `cho_factor(a)`: two triangular solves with the factor."""
     c, lower = c_and_lower
-    c = nl.float_matrices("cho_solve", c)
-    columns, vector = _as_columns("cho_solve", c, b)
-    # a = L Lᵀ: solve with L, then Lᵀ; a = Uᵀ U: with Uᵀ, then U (the same two solves)
-    y = ch.triangular_solve(c, columns, left_side=True, lower=lower, transpose_a=not lower)
-    x = ch.triangular_solve(c, y, left_side=True, lower=lower, transpose_a=lower)
+    c = nl.float_matrices("cho_solve", c, complex_ok=True)
+    c, columns, vector = _as_columns("cho_solve", c, b)
+    # a = L Lᴴ: solve with L, then Lᴴ; a = Uᴴ U: with Uᴴ, then U (the same two solves);
+    # a solve with Lᴴ is one with conj(L), transposed
+    y = ch.triangular_solve(c if lower else _conj(c), columns, left_side=True, lower=lower,
+                            transpose_a=not lower)
+    x = ch.triangular_solve(_conj(c) if lower else c, y, left_side=True, lower=lower,
+                            transpose_a=lower)
     return _restore(x, vector)
 
 
 def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
                      debug=None, check_finite=True):
     """`x` with `op(a) x = b` for the `lower` (else upper) triangle of `a`; `trans` 0
-    or 'N' (op(a) = a), 1, 'T', 2 or 'C' (op(a) = aᵀ: real matrices)."""
+    or 'N' (op(a) = a), 1 or 'T' (aᵀ), 2 or 'C' (aᴴ)."""
     if trans not in (0, 1, 2, "N", "T", "C"):
         raise ValueError(f"solve_triangular: invalid trans {trans!r}")
-    a = nl.float_matrices("solve_triangular", a)
-    columns, vector = _as_columns("solve_triangular", a, b)
+    a = nl.float_matrices("solve_triangular", a, complex_ok=True)
+    a, columns, vector = _as_columns("solve_triangular", a, b)
+    a = _conj(a) if trans in (2, "C") else a
     x = ch.triangular_solve(a, columns, left_side=True, lower=lower,
                             transpose_a=trans not in (0, "N"), unit_diagonal=unit_diagonal)
     return _restore(x, vector)
@@ -90,7 +104,7 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
 
 def lu(a, permute_l=False, overwrite_a=False, check_finite=True):
     """`(p, l, u)` with `a = p @ l @ u` (`(p @ l, u)` if `permute_l`)."""
-    a = nl.float_matrices("lu", a)
+    a = nl.float_matrices("lu", a, complex_ok=True)
     factors, _, perm = lu_prims.lu(a)
     p = mT(permutation_matrix(perm, get_aval(a).dtype))
     lower = lu_prims.unit_lower(factors)
@@ -101,16 +115,18 @@ def lu(a, permute_l=False, overwrite_a=False, check_finite=True):
 
 def lu_factor(a, overwrite_a=False, check_finite=True):
     """`(lu, piv)`: L and U packed, and LAPACK's row swaps, as scipy."""
-    a = nl.float_matrices("lu_factor", a)
+    a = nl.float_matrices("lu_factor", a, complex_ok=True)
     factors, pivots, _ = lu_prims.lu(a)
     return factors, pivots
 
 
 def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
-    """`x` with `a x = b` (`aᵀ x = b` for trans 1 or 2) from `lu_factor(a)`."""
+    """`x` with `a x = b` (`aᵀ x = b` for trans 1, `aᴴ x = b` for 2) from
+    `lu_factor(a)`: conj(a)'s factors are the conjugates of a's."""
     factors, piv = lu_and_piv
-    factors = nl.float_matrices("lu_solve", factors)
-    columns, vector = _as_columns("lu_solve", factors, b)
+    factors = nl.float_matrices("lu_solve", factors, complex_ok=True)
+    factors, columns, vector = _as_columns("lu_solve", factors, b)
+    factors = _conj(factors) if trans == 2 else factors
     perm = lu_prims.lu_pivots_to_permutation(piv, get_aval(factors).shape[-1])
     return _restore(lu_prims.lu_solve(factors, perm, columns, trans=int(trans in (1, 2))),
                     vector)
@@ -125,7 +141,7 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, debug=None,
     """`x` with `a x = b` (`aᵀ x = b` if `transposed`): by LU for a general or
     symmetric matrix, by Cholesky for `assume_a='pos'` (from its `lower` triangle,
     else the upper one)."""
-    a = nl.float_matrices("solve", a)
+    a = nl.float_matrices("solve", a, complex_ok=True)
     if transposed:
         a = mT(a)
     if assume_a in _POSITIVE:
@@ -133,7 +149,7 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, debug=None,
     if assume_a not in _GENERAL:
         raise NotImplementedError(f"solve: assume_a={assume_a!r} is not supported "
                                   "('gen', 'sym', 'her' and 'pos' are)")
-    columns, vector = _as_columns("solve", a, b)
+    a, columns, vector = _as_columns("solve", a, b)
     return _restore(nl.solve(a, columns), vector)
 
 
@@ -157,7 +173,7 @@ def eigh(a, b=None, lower=True, eigvals_only=False, overwrite_a=False, overwrite
     the upper one). The eigenvalues alone have a derivative free of gap divisions."""
     if b is not None or subset_by_index is not None or subset_by_value is not None:
         raise NotImplementedError("eigh: generalized and subset problems are not supported")
-    a = nl.float_matrices("eigh", a)
+    a = nl.float_matrices("eigh", a, complex_ok=True)
     if eigvals_only:
         return eg.eigvalsh(a, lower=lower)
     v, w = eg.eigh(a, lower=lower)
@@ -187,12 +203,12 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_fini
 def expm(A, *, upper_triangular=False, max_squarings=16):  # noqa: N803 — scipy's name
     """The matrix exponential (scipy's Padé approximation with scaling and squaring);
     its derivative is the exact Fréchet derivative, and it keeps only `A`."""
-    return ex.expm(nl.float_matrices("expm", A))
+    return ex.expm(nl.float_matrices("expm", A, complex_ok=True))
 
 
 def expm_frechet(A, E, method=None, compute_expm=True, check_finite=True):  # noqa: N803
     """`(expm(A), L(A, E))`, or the Fréchet derivative `L(A, E)` alone."""
-    A, E = nl.float_matrices("expm_frechet", A, E)  # noqa: N806
+    A, E = nl.float_matrices("expm_frechet", A, E, complex_ok=True)  # noqa: N806
     frechet = ex.expm_frechet(A, E)
     return (ex.expm(A), frechet) if compute_expm else frechet
 
@@ -217,7 +233,7 @@ def solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_fi
     costs O(n^3) (scipy's banded solver O(n (l + u)^2)); the derivative reaches `ab`
     through the gather, zero outside the bands."""
     lower, upper = (int(k) for k in l_and_u)
-    ab = nl.float_matrices("solve_banded", ab, square=False)
+    ab = nl.float_matrices("solve_banded", ab, square=False, complex_ok=True)
     rows, n = get_aval(ab).shape
     if rows != lower + upper + 1:
         raise shape_error(f"solve_banded: ab must have l + u + 1 = {lower + upper + 1} rows "

@@ -91,7 +91,12 @@ def _max_shift(a, axis):
 
 
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
-    """log(sum(b * exp(a))) over `axis`; with `return_sign`, (log|sum|, sign(sum))."""
+    """`log(sum(b * exp(a)))` over `axis`; with `return_sign`, `(log|sum|, sign(sum))`.
+
+    Example:
+        >>> print(inert.scipy.special.logsumexp(np.array([0.0, np.log(3.0)])))  # log 4
+        1.3862943611198906
+    """
     a = inp.asarray(a)
     shift = _max_shift(a, axis)
     terms = inp.exp(inp.subtract(a, shift))

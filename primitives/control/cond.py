@@ -13,6 +13,8 @@ slots with zeros, as JAX does.
 
 from __future__ import annotations
 
+from typing import Any, Callable, Sequence
+
 import numpy as np
 
 from ...core.activity import Zero
@@ -29,6 +31,7 @@ from ...core.trace import (
     impl_rules,
     user_source_info,
 )
+from ...core.typing import ArrayLike
 from ...interpreters.ad import instantiate_zeros, jvp_flat, jvp_jaxpr, jvp_rules, zeros
 from ...interpreters.batching import batch_rules, batch_size, vmap_flat
 from ...interpreters.dce import dce_jaxpr, dce_rules
@@ -50,8 +53,13 @@ from .common import (
 cond_p = Primitive("cond", multiple_results=True)
 
 
-def switch(index, branches, *operands):
-    """`lax.switch`: `branches[index](*operands)`, the index clamped into range."""
+def switch(index: ArrayLike, branches: Sequence[Callable], *operands: Any) -> Any:
+    """`lax.switch`: `branches[index](*operands)`, the index clamped into range.
+
+    Example:
+        >>> print(inert.lax.switch(1, [jnp.sin, jnp.cos, jnp.tan], 0.0))
+        1.0
+    """
     branches = list(branches)
     if not branches:
         raise ValueError("switch: needs at least one branch")
@@ -130,8 +138,15 @@ def _converted(branch, dtypes):
     return converted
 
 
-def cond(pred, true_fun, false_fun, *operands):
-    """`lax.cond`: `true_fun(*operands)` if `pred` else `false_fun(*operands)`."""
+def cond(pred: ArrayLike, true_fun: Callable, false_fun: Callable, *operands: Any) -> Any:
+    """`lax.cond`: `true_fun(*operands)` if `pred` else `false_fun(*operands)`. A
+    traced `pred` stages both branches; only the chosen one runs.
+
+    Example:
+        >>> f = inert.jit(lambda p, x: inert.lax.cond(p, jnp.sin, jnp.cos, x))
+        >>> print(f(True, 0.0), f(False, 0.0))
+        0.0 1.0
+    """
     if not isinstance(pred, Tracer):
         return switch(int(bool(pred)), [false_fun, true_fun], *operands)
     return switch(convert_element_type(pred, np.int32), [false_fun, true_fun], *operands)

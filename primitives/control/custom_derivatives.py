@@ -84,11 +84,24 @@ class CustomRule:
     """A custom function and its rules, as an equation's param: compared by identity,
     printed by the rule's name. `out_tree_store` holds the structure of what the call
     returns, set by whichever of the body and the rules ran (shared by the rules made
-    from this one, e.g. by `vmap`)."""
+    from this one, e.g. by `vmap`). `origin` is what the rule is made of: the custom
+    function, its rules and its non-differentiated arguments, so that a replay can
+    tell another call's rule is the same (`same_as`)."""
 
     fun: Callable  # the body, on the arguments (pytrees)
     in_tree: PyTreeDef
     out_tree_store: list
+    origin: tuple
+
+    def same_as(self, other) -> bool:
+        """Whether `other`, another call's rule, is this one: made of the same objects
+        (the custom function, its rules as they are defined now, the same
+        non-differentiated arguments), for arguments of the same structure. A replay
+        compares rules so (`interpreters.replay`): what a rule computes is then what
+        it computed when the recording was differentiated, unless it reads something
+        else that changed (a global it names), as under `jit`."""
+        return type(other) is type(self) and self.in_tree == other.in_tree and \
+            _same_objects(self.origin, other.origin)
 
     @property
     def out_tree(self) -> PyTreeDef:
@@ -102,6 +115,32 @@ class CustomRule:
         outs, out_tree = tree_flatten(self.fun(*tree_unflatten(self.in_tree, leaves)))
         self.set_out_tree(out_tree)
         return outs
+
+
+def origin_of(custom, functions: tuple, nondiff: tuple) -> tuple:
+    """A `CustomRule`'s origin: the custom function, its body and rules with what each
+    reads besides its arguments (what it closes over, the globals its code names, as
+    they are now: a rebound global is another rule), and the non-differentiated
+    arguments."""
+    return (custom, *((fn, *_reads(fn)) for fn in functions), *nondiff)
+
+
+def _reads(fn) -> tuple:
+    cells = tuple(c.cell_contents for c in getattr(fn, "__closure__", None) or ())
+    code, names = getattr(fn, "__code__", None), getattr(fn, "__globals__", {})
+    named = tuple(names.get(n) for n in code.co_names) if code is not None else ()
+    return cells, named
+
+
+def _same_objects(a, b) -> bool:
+    """The same objects, or equal ints, strings and tuples of them (vmap's axes)."""
+    if a is b:
+        return True
+    if type(a) is not type(b) or type(a) not in (int, str, tuple):
+        return False
+    if type(a) is tuple:
+        return len(a) == len(b) and all(map(_same_objects, a, b))
+    return a == b
 
 
 def call_custom(prim: Primitive, rule: CustomRule, leaves: list):
@@ -160,20 +199,6 @@ def _staged_body(rule: CustomRule, tracers: list, known: list[bool], what: str) 
     staged = stage_with_known(lambda *xs: rule.run(*xs), avals,
                               [t if k else None for t, k in zip(tracers, known)], {})
     return Body(with_consts_as_invars(staged.jaxpr), staged.consts, rule.out_tree)
-
-
-class _RuleRuns:
-    count = 0
-
-
-def count_rule_run() -> None:
-    _RuleRuns.count += 1
-
-
-def custom_rule_runs() -> int:
-    """How many times a custom jvp rule or `fwd` has run (in any thread): `grad` keeps
-    a function that runs one on its plain path (`api.gradients`)."""
-    return _RuleRuns.count
 
 
 def level_of(values) -> int:

@@ -41,10 +41,10 @@ from .custom_derivatives import (
     batched_body,
     call_custom,
     check_no_closure,
-    count_rule_run,
     is_called_eagerly,
     level_of,
     named,
+    origin_of,
     refuse_active_closure,
     stage_call,
     staged_call_primitive,
@@ -58,7 +58,27 @@ class custom_jvp:  # noqa: N801 — JAX's name
 
     Arguments at `nondiff_argnums` (functions, static settings) are not
     differentiated: the rule receives them first, `jvp(*nondiff, primals, tangents)`,
-    with `primals` and `tangents` for the other arguments only, as in JAX."""
+    with `primals` and `tangents` for the other arguments only, as in JAX. Reverse
+    mode transposes the rule's linear part, as JAX's does.
+
+    Args:
+        fun: the function, whose body computes the value (and is what `jit` and
+            `vmap` see).
+        nondiff_argnums: positions of arguments that are not differentiated.
+
+    Example:
+        A derivative that stays finite where the body's overflows:
+
+        >>> @inert.custom_jvp
+        ... def log1pexp(x):
+        ...     return jnp.log1p(jnp.exp(x))
+        >>> @log1pexp.defjvp
+        ... def log1pexp_jvp(primals, tangents):
+        ...     (x,), (t,) = primals, tangents
+        ...     return log1pexp(x), t * (1 - 1 / (1 + jnp.exp(x)))
+        >>> print(inert.grad(log1pexp)(1000.0), inert.grad(log1pexp.fun)(1000.0))
+        1.0 nan
+    """
 
     def __init__(self, fun: Callable, nondiff_argnums: tuple[int, ...] = ()):
         functools.update_wrapper(self, fun)
@@ -98,7 +118,8 @@ class custom_jvp:  # noqa: N801 — JAX's name
         leaves, in_tree = tree_flatten(diff_args)
         jvp = named(lambda primals, tangents: self.jvp(*nondiff, primals, tangents), self.jvp)
         store: list = []
-        rule = JVPRule(fun, in_tree, store, _flat_rule(jvp, in_tree, store), jvp.__name__)
+        rule = JVPRule(fun, in_tree, store, origin_of(self, (self.fun, self.jvp), nondiff),
+                       _flat_rule(jvp, in_tree, store), jvp.__name__)
         return call_custom(custom_jvp_p, rule, leaves)
 
 
@@ -149,8 +170,8 @@ def _batched_rule(rule: JVPRule, dims, size: int) -> JVPRule:
                                    [*primals, *tangents], [*dims, *dims])
         return [matchaxis(o, d, 0, size) for o, d in zip(outs, out_dims)]
 
-    return JVPRule(batched_body(rule, dims, size), rule.in_tree, rule.out_tree_store, jvp,
-                   f"vmap({rule.name})")
+    return JVPRule(batched_body(rule, dims, size), rule.in_tree, rule.out_tree_store,
+                   ("vmap", *rule.origin, tuple(dims), size), jvp, f"vmap({rule.name})")
 
 
 def _zeros_for(t):
@@ -171,7 +192,6 @@ abstract_eval_rules[custom_jvp_p] = unstaged_abstract_eval
 
 def custom_jvp_jvp(primals, tangents, *, rule):
     """The rule on the primal values; the body runs only if the rule calls it."""
-    count_rule_run()
     tangents = [_zeros_for(t) for t in tangents]
     outs = rule.jvp(primals, tangents)
     check_no_closure(f"the custom jvp rule {rule.name}", outs, level_of([*primals, *tangents]))

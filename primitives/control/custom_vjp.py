@@ -34,10 +34,10 @@ from .custom_derivatives import (
     batched_body,
     call_custom,
     check_no_closure,
-    count_rule_run,
     is_called_eagerly,
     level_of,
     named,
+    origin_of,
     refuse_active_closure,
     stage_call,
     staged_call_primitive,
@@ -51,6 +51,25 @@ class custom_vjp:  # noqa: N801 — JAX's name
     `fwd(*args) -> (out, residuals)` and `bwd(residuals, ct_out) -> ct_args` (a tuple,
     one cotangent per argument). What `fwd` returns as residuals is exactly what the
     backward pass keeps for this function. Forward mode (`jvp`) is an error, as in JAX.
+
+    Args:
+        fun: the function, whose body computes the value.
+        nondiff_argnums: positions of arguments that are not differentiated; `fwd`
+            takes them as `fun` does, and `bwd` receives them first.
+
+    Example:
+        The identity, with its cotangent clipped to [-1, 1]:
+
+        >>> @inert.custom_vjp
+        ... def clip_gradient(x):
+        ...     return x
+        >>> def fwd(x):
+        ...     return x, None  # nothing to keep
+        >>> def bwd(_, ct):
+        ...     return (jnp.clip(ct, -1.0, 1.0),)
+        >>> clip_gradient.defvjp(fwd, bwd)
+        >>> print(inert.grad(lambda x: 3.0 * clip_gradient(x))(2.0))
+        1.0
     """
 
     def __init__(self, fun: Callable, nondiff_argnums: tuple[int, ...] = ()):
@@ -75,7 +94,8 @@ class custom_vjp:  # noqa: N801 — JAX's name
         fwd = without_nondiff(self.fwd, args, self.nondiff_argnums)[1]
         bwd = named(lambda res, ct: self.bwd(*nondiff, res, ct), self.bwd)
         leaves, in_tree = tree_flatten(diff_args)
-        rule = VJPRule(fun, in_tree, [], fwd, bwd, tuple(get_aval(x) for x in leaves))
+        origin = origin_of(self, (self.fun, self.fwd, self.bwd), nondiff)
+        rule = VJPRule(fun, in_tree, [], origin, fwd, bwd, tuple(get_aval(x) for x in leaves))
         return call_custom(custom_vjp_p, rule, leaves)
 
 
@@ -193,7 +213,8 @@ def _batched_rule(rule: VJPRule, vals, dims, size: int) -> VJPRule:
     bwd.__name__ = f"vmap({rule.bwd.__name__})"
     out_avals = None if rule.out_avals is None else tuple(
         batched_aval(a, 0, size) for a in rule.out_avals)
-    return VJPRule(batched_body(rule, dims, size), rule.in_tree, rule.out_tree_store, fwd, bwd,
+    return VJPRule(batched_body(rule, dims, size), rule.in_tree, rule.out_tree_store,
+                   ("vmap", *rule.origin, tuple(dims), size), fwd, bwd,
                    tuple(get_aval(v) for v in vals), out_avals)
 
 
@@ -209,7 +230,6 @@ abstract_eval_rules[custom_vjp_p] = unstaged_abstract_eval
 def custom_vjp_jvp(primals, tangents, *, rule):
     """Run `fwd` for the outputs and residuals; the tangents are a `custom_lin` of the
     residuals, which only transposes (into `bwd`)."""
-    count_rule_run()
     outs, res, res_tree, typed = rule.forward(primals)
     check_no_closure(f"the custom_vjp fwd {rule.fwd.__name__}", [*outs, *res],
                      level_of([*primals, *tangents]))

@@ -21,6 +21,8 @@ Integer counters are inactive by type, so they never reach the backward loop.
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import attrs
 import numpy as np
 
@@ -58,9 +60,18 @@ from .common import (
 scan_p = Primitive("scan", multiple_results=True)
 
 
-def scan(f, init, xs=None, length=None, reverse=False):
+def scan(f: Callable, init: Any, xs: Any = None, length: int | None = None,
+         reverse: bool = False) -> tuple[Any, Any]:
     """`lax.scan`: `carry, y = f(carry, x)` over the leading axis of `xs`; returns the
-    final carry and the stacked ys. Pytrees in and out."""
+    final carry and the stacked ys. Pytrees in and out.
+
+    Example:
+        A running sum, and each step's product with the carry:
+
+        >>> carry, ys = inert.lax.scan(lambda c, x: (c + x, c * x), 0.0, np.arange(4.0))
+        >>> print(carry, ys)
+        6.0 [0. 0. 2. 9.]
+    """
     init_leaves, init_tree = tree_flatten(init)
     xs_leaves, xs_tree = tree_flatten(xs)
     length = _scan_length(xs_leaves, length)

@@ -11,6 +11,8 @@ backward pass recomputes rather than saves.
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import attrs
 import numpy as np
 
@@ -28,6 +30,7 @@ from ...core.trace import (
     impl_rules,
     user_source_info,
 )
+from ...core.typing import ArrayLike
 from ...interpreters.ad import instantiate_zeros, jvp_jaxpr, jvp_rules
 from ...interpreters.batching import batch_rules, batch_size
 from ...interpreters.dce import dce_jaxpr
@@ -56,8 +59,16 @@ from .scan import scan
 while_p = Primitive("while", multiple_results=True)
 
 
-def while_loop(cond_fun, body_fun, init_val):
-    """`lax.while_loop`: `while cond_fun(val): val = body_fun(val)`."""
+def while_loop(cond_fun: Callable[[Any], ArrayLike], body_fun: Callable[[Any], Any],
+               init_val: Any) -> Any:
+    """`lax.while_loop`: `while cond_fun(val): val = body_fun(val)`. Forward mode
+    differentiates it; reverse mode needs a trip count known while tracing
+    (`fori_loop`, `scan`), as in JAX.
+
+    Example:
+        >>> print(inert.lax.while_loop(lambda c: c < 10, lambda c: c * 2, 1))
+        16
+    """
     leaves, tree = tree_flatten(init_val)
     _, in_tree = tree_flatten((init_val,))
 
@@ -284,9 +295,17 @@ def _update_running_lanes(cond, cond_consts, body, body_consts, cond_c_avals, bo
 batch_rules[while_p] = while_batch
 
 
-def fori_loop(lower, upper, body_fun, init_val):
+def fori_loop(lower: ArrayLike, upper: ArrayLike, body_fun: Callable[[Any, Any], Any],
+              init_val: Any) -> Any:
     """`lax.fori_loop`: `val = body_fun(i, val)` for i in [lower, upper). With a trip
-    count known while tracing it is a `scan` (reverse-differentiable)."""
+    count known while tracing it is a `scan` (reverse-differentiable).
+
+    Example:
+        >>> print(inert.lax.fori_loop(0, 5, lambda i, total: total + i, 0))
+        10
+        >>> print(inert.grad(lambda x: inert.lax.fori_loop(0, 3, lambda i, c: c * x, 1.0))(2.0))
+        12.0
+    """
     if isinstance(lower, Tracer) or isinstance(upper, Tracer):
         def cond_fun(state):
             return state[0] < upper

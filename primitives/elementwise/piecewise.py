@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import enum
 import functools
+from typing import Any
 
 import numpy as np
 
@@ -313,8 +314,13 @@ def_recomputable(select_n_p)
 stop_gradient_p = Primitive("stop_gradient")
 
 
-def stop_gradient(x):
-    """`x`, inactive at every level: no derivative flows through it."""
+def stop_gradient(x: Any) -> Any:
+    """`x`, inactive at every level: no derivative flows through it.
+
+    Example:
+        >>> print(inert.grad(lambda x: x * inert.stop_gradient(x))(3.0))  # d/dx of 3x
+        3.0
+    """
     return stop_gradient_p.bind(x)
 
 

@@ -14,7 +14,8 @@ Clamping comes after the negative wrap, as in JAX: `x[-10]` of a 3-vector is
 `x[-7]` clamped, `x[0]`. JAX's user-level names map onto these two per kind
 (`gather_mode`, `scatter_mode`): "promise_in_bounds" is what XLA does with it, clip
 for a read and drop for a write, and "fill" is "drop" for a write. The impls pay for
-a mode only when an index is out of bounds: one min and max per index array.
+a mode only when an index is out of bounds: they index as numpy does, and take the
+mode's path when numpy's own bounds check refuses.
 """
 
 from __future__ import annotations
@@ -81,18 +82,6 @@ def fill_param(fill_value, dtype):
     if np.dtype(dtype).kind in "fc" and np.isnan(value):
         return None
     return value
-
-
-def any_outside(indices, sizes) -> bool:
-    """Whether an index lies outside [-n, n) of its axis (a scalar compared as a
-    Python int: a tenth of the cost of numpy's reductions)."""
-    for index, n in zip(indices, sizes):
-        if np.ndim(index) == 0:
-            if not -n <= int(index) < n:
-                return True
-        elif index.size and (index.min() < -n or index.max() >= n):
-            return True
-    return False
 
 
 def wrapped(index, n: int) -> np.ndarray:

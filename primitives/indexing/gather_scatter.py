@@ -180,12 +180,14 @@ def scatter_impl(write, abstract_eval):
     def impl(x, updates, *indices, axes, mode):
         x = np.asarray(x)
         sizes = [x.shape[a] for a in axes]
-        if not bounds.any_outside(indices, sizes) or mode == "clip":
-            if mode == "clip":
-                indices = [bounds.clipped(i, n) for i, n in zip(indices, sizes)]
-            out = np.array(x, copy=True)
+        if mode == "clip":
+            indices = [bounds.clipped(i, n) for i, n in zip(indices, sizes)]
+        out = np.array(x, copy=True)
+        try:  # numpy refuses an index out of bounds: in bounds costs no check
             write(out, full_index(out.ndim, axes, indices), updates)
             return out
+        except IndexError:
+            pass  # out may be half written: dropped with it
         inner = tuple(slice(0, d) for d in x.shape)
         padded = np.zeros([d + (a in axes) for a, d in enumerate(x.shape)], x.dtype)
         padded[inner] = x
@@ -285,8 +287,10 @@ def gather_abstract_eval(x, *indices, axes, mode, fill_value):
 def gather_impl(x, *indices, axes, mode, fill_value):
     x = np.asarray(x)
     sizes = [x.shape[a] for a in axes]
-    if not bounds.any_outside(indices, sizes):
+    try:  # numpy refuses an index out of bounds: in bounds costs no check
         return x[full_index(x.ndim, axes, indices)]
+    except IndexError:
+        pass
     out = x[full_index(x.ndim, axes, [bounds.clipped(i, n) for i, n in zip(indices, sizes)])]
     if mode == "clip":
         return out

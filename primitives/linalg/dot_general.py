@@ -163,7 +163,8 @@ def _deferred_outer(fn, target: str, a: str, b: str, x, y) -> None:
     dtype = cast(x.dtype)
     fn.before_loop(f"{rows}, {other}, {full} = np.empty(({OUTER_BLOCK}, {x.shape[0]}), "
                    f"{dtype}), np.empty(({OUTER_BLOCK}, {y.shape[0]}), {dtype}), 0")
-    fn.line(f"{rows}[{full}], {other}[{full}] = {a}, {b}")
+    fn.copy(f"{rows}[{full}]", a, x.shape)
+    fn.copy(f"{other}[{full}]", b, y.shape)
     fn.line(f"{full} += 1")
     with fn.block(f"if {full} == {OUTER_BLOCK}:"):
         fn.line(f"{target} += np.dot({rows}.T, {other})")

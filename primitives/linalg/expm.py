@@ -15,7 +15,8 @@ only A. The rules:
   `expm_frechet` again.
 
 `expm` is batched in scipy; `expm_frechet` is not, and its impl loops over a stack.
-Real square matrices only.
+Real and complex square matrices: `expm` is holomorphic, so `L(A, ·)` is complex-linear
+and its transpose for the real pairing (JAX's, no conjugates) is `L(Aᵀ, ·)` as well.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ def expm(a):
     return expm_p.bind(a)
 
 
-abstract_eval_rules[expm_p] = lambda a: matrix_aval("expm", a).strong()
+abstract_eval_rules[expm_p] = lambda a: matrix_aval("expm", a, complex_ok=True).strong()
 impl_rules[expm_p] = checked_impl(scipy.linalg.expm, abstract_eval_rules[expm_p])
 
 
@@ -83,8 +84,8 @@ def expm_frechet_impl(a, e):
 
 
 def expm_frechet_abstract_eval(a, e):
-    matrix_aval("expm_frechet", a)
-    matrix_aval("expm_frechet", e)
+    matrix_aval("expm_frechet", a, complex_ok=True)
+    matrix_aval("expm_frechet", e, complex_ok=True)
     if a.shape != e.shape:
         raise ShapeError(f"expm_frechet: the direction {e.str_short()} must have the shape "
                          f"of the matrix {a.str_short()}")

@@ -7,6 +7,11 @@ tangent is X's, with Ṙ_Y = Q̇ᵀ Y + Qᵀ Ẏ (as JAX has it). The complete f
 tall matrix are not unique in their last m - n columns: they raise
 NonDifferentiableError, as JAX refuses them. The signs of R's diagonal are LAPACK's,
 which vary smoothly, so the tangent is that of the function numpy computes.
+
+Complex matrices have JAX's rule: the transposes below are conjugate ones, and Ω's
+diagonal is `i Im(diag(C))`, which keeps R's diagonal real, as LAPACK's is (its
+reflectors make it so): then Q and R are unique again, and the tangent is that of
+numpy's factors.
 """
 
 from __future__ import annotations
@@ -18,11 +23,11 @@ from ...core.errors import NonDifferentiableError
 from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules, user_source_info
 from ...interpreters.ad import jvp_rules
 from ...interpreters.batching import batch_rules
-from ..elementwise import add, sub
+from ..elementwise import add, complex, imag, mul, sub
 from ..shape.slicing import concatenate, slice
-from ..shape.structural import checked_impl, moveaxis
+from ..shape.structural import checked_impl, expand_dims, moveaxis
 from .cholesky import triangular_solve
-from .matrices import matmul, matrix_aval, mT, tril
+from .matrices import diagonal, eye_like, matmul, matrix_aval, mH, tril
 
 qr_p = Primitive("qr", multiple_results=True)
 
@@ -39,7 +44,7 @@ def qr_impl(a, *, full_matrices):
 
 
 def qr_abstract_eval(a, *, full_matrices):
-    matrix_aval("qr", a, square=False)
+    matrix_aval("qr", a, square=False, complex_ok=True)
     *batch, m, n = a.shape
     k = m if full_matrices else min(m, n)
     return [ShapedArray((*batch, m, k), a.dtype), ShapedArray((*batch, k, n), a.dtype)]
@@ -61,17 +66,21 @@ def qr_jvp(primals, tangents, *, full_matrices):
         return [q, r], list(_qr_tangents(q, r, da))
     square, rest = (_columns(x, 0, m) for x in (r, da)), _columns(a, m, n)
     dq, dr_square = _qr_tangents(q, *square)
-    dr_rest = add(matmul(mT(dq), rest), matmul(mT(q), _columns(da, m, n)))
+    dr_rest = add(matmul(mH(dq), rest), matmul(mH(q), _columns(da, m, n)))
     return [q, r], [dq, concatenate([dr_square, dr_rest], get_aval(a).ndim - 1)]
 
 
 def _qr_tangents(q, r, da):
-    """With C = Qᵀ Ȧ R⁻¹ and Ω the skew-symmetric matrix of C's strict lower triangle:
-    Q̇ = Q (Ω - C) + Ȧ R⁻¹ and Ṙ = (C - Ω) R (C - Ω is upper triangular)."""
+    """With C = Qᴴ Ȧ R⁻¹ and Ω the skew-Hermitian matrix of C's strict lower triangle
+    (and, complex, of the imaginary part of its diagonal): Q̇ = Q (Ω - C) + Ȧ R⁻¹ and
+    Ṙ = (C - Ω) R (C - Ω is upper triangular, with a real diagonal)."""
     da_rinv = triangular_solve(r, da, left_side=False, lower=False)
-    c = matmul(mT(q), da_rinv)
+    c = matmul(mH(q), da_rinv)
     below = tril(c, -1)
-    omega = sub(below, mT(below))
+    omega = sub(below, mH(below))
+    if get_aval(c).dtype.kind == "c":
+        phases = complex(0.0, imag(diagonal(c)))
+        omega = add(omega, mul(eye_like(c), expand_dims(phases, (get_aval(c).ndim - 2,))))
     return add(matmul(q, sub(omega, c)), da_rinv), matmul(sub(c, omega), r)
 
 

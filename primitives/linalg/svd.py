@@ -7,7 +7,14 @@ With `compute_uv=False` the output is the singular values alone, whose tangent
 `P = Uᵀ Ȧ V`, `U̇ = U (F ∘ (P S + S Pᵀ))` and `V̇ = V (F ∘ (S P + Pᵀ S))`, plus the
 parts outside the span of U (tall) or V (wide), divided by s (0 where s is 0). So it
 is finite everywhere, exact for functions invariant to rotations within subspaces
-of equal singular values, large near them. Real matrices only.
+of equal singular values, large near them.
+
+Complex matrices have JAX's rule: `P = Uᴴ Ȧ V`, `ṡ = Re diag(P)`, the transposes above
+conjugate ones, and the imaginary part of `diag(P)` (a change of each pair's common
+phase, `uᵢ → e^{iθ} uᵢ`, `vᵢ → e^{iθ} vᵢ`, leaves `a` alone) is given to U:
+`U̇ += U diag(i Im(Pᵢᵢ) / sᵢ)`. LAPACK fixes those phases its own way, so only
+functions invariant under them (`U diag(s) Vᴴ`, `|U|`, `U Vᴴ`, projectors) have a
+derivative that matches finite differences of numpy's factors, as in JAX.
 """
 
 from __future__ import annotations
@@ -19,9 +26,10 @@ from ...core.errors import NonDifferentiableError
 from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules, user_source_info
 from ...interpreters.ad import jvp_rules
 from ...interpreters.batching import batch_rules
-from ..elementwise import add, mul, sub
+from ..elementwise import add, complex, imag, mul, real, sub
+from ..elementwise.complex_parts import real_dtype
 from ..shape.structural import checked_impl, expand_dims, moveaxis
-from .matrices import diagonal, matmul, matrix_aval, mT, pairs, safe_reciprocal
+from .matrices import diagonal, matmul, matrix_aval, mH, pairs, safe_reciprocal
 
 svd_p = Primitive("svd", multiple_results=True)
 
@@ -40,10 +48,10 @@ def svd_impl(a, *, full_matrices, compute_uv):
 
 
 def svd_abstract_eval(a, *, full_matrices, compute_uv):
-    matrix_aval("svd", a, square=False)
+    matrix_aval("svd", a, square=False, complex_ok=True)
     *batch, m, n = a.shape
     k = min(m, n)
-    s = ShapedArray((*batch, k), a.dtype)
+    s = ShapedArray((*batch, k), real_dtype(a.dtype))
     if not compute_uv:
         return [s]
     ku, kv = (m, n) if full_matrices else (k, k)
@@ -55,19 +63,22 @@ impl_rules[svd_p] = checked_impl(svd_impl, abstract_eval_rules[svd_p])
 
 
 def _factor_tangents(s, u, v, p, da):
-    """U̇ and V̇ from the singular values, the reduced factors and P = Uᵀ Ȧ V."""
+    """U̇ and V̇ from the singular values, the reduced factors and P = Uᴴ Ȧ V."""
     m, n = get_aval(da).shape[-2:]
     s_i, s_j = pairs(s)
     f = safe_reciprocal(sub(mul(s_j, s_j), mul(s_i, s_i)))  # 0 for equal values
-    du = matmul(u, mul(f, add(mul(p, s_j), mul(s_i, mT(p)))))
-    dv = matmul(v, mul(f, add(mul(s_i, p), mul(mT(p), s_j))))
+    du = matmul(u, mul(f, add(mul(p, s_j), mul(s_i, mH(p)))))
+    dv = matmul(v, mul(f, add(mul(s_i, p), mul(mH(p), s_j))))
     inv_s = safe_reciprocal(expand_dims(s, (get_aval(s).ndim - 1,)))  # per column
+    if get_aval(p).dtype.kind == "c":  # the pairs' common phases, given to U
+        diag = diagonal(p)
+        du = add(du, mul(u, mul(complex(0.0, imag(diag)), inv_s)))
     if m > n:  # the part of Ȧ V outside the span of U
         da_v = matmul(da, v)
-        du = add(du, mul(sub(da_v, matmul(u, matmul(mT(u), da_v))), inv_s))
+        du = add(du, mul(sub(da_v, matmul(u, matmul(mH(u), da_v))), inv_s))
     if n > m:
-        dat_u = matmul(mT(da), u)
-        dv = add(dv, mul(sub(dat_u, matmul(v, matmul(mT(v), dat_u))), inv_s))
+        dah_u = matmul(mH(da), u)
+        dv = add(dv, mul(sub(dah_u, matmul(v, matmul(mH(v), dah_u))), inv_s))
     return du, dv
 
 
@@ -80,13 +91,14 @@ def svd_jvp(primals, tangents, *, full_matrices, compute_uv):
             "(their extra columns are arbitrary); use full_matrices=False"
         ).with_source(user_source_info())
     s, u, vt = svd(a, full_matrices=False)
-    v = mT(vt)
-    p = matmul(mT(u), matmul(da, v))
+    v = mH(vt)
+    p = matmul(mH(u), matmul(da, v))
     ds = diagonal(p)
+    ds = real(ds) if get_aval(ds).dtype.kind == "c" else ds
     if not compute_uv:
         return [s], [ds]
     du, dv = _factor_tangents(s, u, v, p, da)
-    return [s, u, vt], [ds, du, mT(dv)]
+    return [s, u, vt], [ds, du, mH(dv)]
 
 
 jvp_rules[svd_p] = svd_jvp

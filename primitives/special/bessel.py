@@ -81,7 +81,7 @@ ive_p = def_bessel("ive", sc.ive,
 
 
 def ive(v, z):
-    """iv(v, z) e^-|z|, finite where iv overflows."""
+    """`iv(v, z) e^-|z|`, finite where iv overflows."""
     return ive_p.bind(v, z)
 
 
@@ -139,7 +139,7 @@ i0e_p = def_unary("i0e", sc.i0e, lambda z, out: sub(i1e(z), mul(sign(z), out)))
 
 
 def i0e(z):
-    """i0(z) e^-|z|."""
+    """`i0(z) e^-|z|`."""
     return i0e_p.bind(z)
 
 
@@ -148,5 +148,5 @@ i1e_p = def_unary("i1e", sc.i1e, lambda z, out: sub(mul(0.5, add(i0e(z), ive(2.0
 
 
 def i1e(z):
-    """i1(z) e^-|z|."""
+    """`i1(z) e^-|z|`."""
     return i1e_p.bind(z)

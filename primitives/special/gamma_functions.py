@@ -27,7 +27,7 @@ gammaln_p = def_unary("gammaln", sc.gammaln, lambda x, out: digamma(x))
 
 
 def gammaln(x):
-    """log |Gamma(x)|."""
+    """`log |Gamma(x)|`."""
     return gammaln_p.bind(x)
 
 
@@ -101,7 +101,7 @@ betaln_p = Primitive("betaln", operand_names=("a", "b"))
 
 
 def betaln(a, b):
-    """log |B(a, b)|."""
+    """`log |B(a, b)|`."""
     return betaln_p.bind(a, b)
 
 

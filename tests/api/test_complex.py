@@ -149,12 +149,6 @@ def test_complex_slogdet_of_a_singular_matrix():
     assert complex(sign) == 0 and float(logabsdet) == -np.inf
 
 
-def test_svd_and_qr_still_refuse_complex_matrices():
-    for decomposition in (jnp.linalg.svd, jnp.linalg.qr):
-        with pytest.raises(inert.errors.DTypeError, match="complex matrices are not supported"):
-            decomposition(np.eye(2) * (1 + 0j))
-
-
 def test_complex_convolution_and_its_gradient_in_both_operands():
     rng = np.random.default_rng(3)
     a = rng.standard_normal(5) + 1j * rng.standard_normal(5)

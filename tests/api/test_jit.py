@@ -32,6 +32,29 @@ def test_jit_traces_once_per_signature():
     assert len(traces) == 3
 
 
+def test_the_cache_key_of_an_array_is_its_aval():
+    """An `Array` and a numpy array of one shape and dtype share a trace; a numpy
+    scalar, a 0-d array and a Python float of the same value are traced apart where
+    their avals differ (a Python float's is weakly typed)."""
+    traces = []
+
+    def f(x):
+        traces.append(type(x.aval) if hasattr(x, "aval") else None)
+        return x * 2.0
+
+    g = inert.jit(f)
+    x = np.linspace(0, 1, 4)
+    out = g(x)
+    assert isinstance(out, inert.Array) and len(traces) == 1
+    np.testing.assert_array_equal(g(out), 2.0 * out)  # an Array: the same trace
+    assert len(traces) == 1
+    g(np.array(0.5))
+    g(np.float64(0.5))  # the same aval as the 0-d array: the same trace
+    assert len(traces) == 2
+    g(0.5)  # weakly typed
+    assert len(traces) == 3 and g(0.5) == 1.0 and len(traces) == 3
+
+
 def test_static_argnums_select_python_branches():
     def f(x, n):
         for _ in range(n):
@@ -150,7 +173,8 @@ def test_a_jitted_transform_reads_the_inactive_markers_as_it_would_eagerly(rng):
 
 def test_threads_calling_the_default_backend_across_its_switch_to_numba(monkeypatch):
     """One thread is still in numpy's code when another's call makes the program hot
-    and switches it to numba's: both calls return their values, and it compiles once."""
+    and starts numba's compile: both calls return their values, it compiles once, and
+    calls run numba's code once it has compiled."""
     import concurrent.futures  # noqa: PLC0415
     import threading  # noqa: PLC0415
 
@@ -162,7 +186,7 @@ def test_threads_calling_the_default_backend_across_its_switch_to_numba(monkeypa
                         lambda jaxpr: compiles.append(jaxpr) or numba_compile(jaxpr))
     monkeypatch.setattr(jit_module, "HOT_SECONDS", 0.0)
     monkeypatch.setattr(jit_module, "numba_available", lambda: True)
-    auto = jit_module._NumpyThenNumba(inert.make_jaxpr(lambda x: x * 2.0)(1.5).jaxpr)
+    auto = jit_module._NumpyThenNumba(inert.make_jaxpr(lambda x: x * 2.0)(1.5).jaxpr, "f")
     numpys, inside, switched = auto.run, threading.Event(), threading.Event()
 
     def held(consts, args):  # the first thread waits in numpy's code for the switch
@@ -175,10 +199,11 @@ def test_threads_calling_the_default_backend_across_its_switch_to_numba(monkeypa
         first = pool.submit(auto, [], [1.5])
         inside.wait(10)
         auto.run = numpys
-        assert auto([], [2.0]) == [4.0]  # hot at once: the switch
+        assert auto([], [2.0]) == [4.0]  # hot at once: the compile starts
         switched.set()
         assert first.result() == [3.0]
-    assert auto([], [0.5]) == [1.0] and len(compiles) == 1
+    inert.block_until_compiled()
+    assert auto.run is not numpys and auto([], [0.5]) == [1.0] and len(compiles) == 1
 
 
 def test_static_arguments_of_equal_value_and_different_type_trace_anew():

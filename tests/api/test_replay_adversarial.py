@@ -16,14 +16,14 @@ from numpy.testing import assert_array_equal
 import inert
 import inert.numpy as inp
 from inert import lax
-from inert.api import gradients
+from inert.api import replaying
 from inert.errors import NonDifferentiableError
 from inert.tree_util import Partial, register_pytree_node
 
 
 @pytest.fixture(autouse=True)
 def empty_cache():
-    gradients._entries.clear()
+    replaying._entries.clear()
 
 
 def both(make, f, calls, **kwargs):
@@ -84,7 +84,7 @@ def test_a_convolution_is_replayed():
     f = lambda x: inp.sum(inp.convolve(x, x) ** 2)
     for got, want in both(inert.grad, f, [(np.arange(3.0) * k,) for k in range(4)]):
         assert_same(got, want)
-    (entry,) = gradients._entries.values()
+    (entry,) = replaying._entries.values()
     assert entry.compiled is not None and entry.misses == 0
 
 
@@ -108,8 +108,9 @@ def test_wrapped_functions_taking_turns_are_each_replayed():
             inert.grad(f)(x)
         for f in second:
             inert.grad(f)(2.0)
-    assert [e.misses for e in gradients._entries.values()] == [0] * 5
-    assert all(e.compiled is not None for e in gradients._entries.values())
+    outer = [e for key, e in replaying._entries.items() if key[-1] == 0]  # trace depth 0
+    assert [e.misses for e in outer] == [0] * 5
+    assert all(e.compiled is not None for e in outer)
 
 
 def test_a_loop_body_with_a_nan_is_replayed():
@@ -120,7 +121,7 @@ def test_a_loop_body_with_a_nan_is_replayed():
 
     for got, want in both(inert.grad, f, [(np.array([1.0, -2.0, 3.0]) * k,) for k in (1, 2, 3)]):
         assert_same(got, want)
-    (entry,) = gradients._entries.values()
+    (entry,) = replaying._entries.values()
     assert entry.compiled is not None and entry.misses == 0
 
 
@@ -180,17 +181,48 @@ def test_no_scalar_output_is_refused_on_every_path(out):
             inert.grad(lambda x: out)(np.ones(2))  # noqa: B023
 
 
-def test_user_rules_and_what_they_close_over_are_not_kept():
-    """A custom_jvp's rule is never replayed: its recording (the rule, the arrays it
-    closes over) must not stay in the cache after the call."""
+def test_user_rules_and_what_they_close_over_are_kept_only_by_their_entry():
+    """A custom_jvp's rule is replayed: its recording (the rule, the arrays it closes
+    over, which its compiled gradient holds as constants, as `jit`'s would) stays in
+    the cache while the entry does, and nowhere else."""
     big = np.ones(10_000)
     alive = weakref.ref(big)
     g = inert.grad(_loss_with_rule(big))
     for _ in range(3):
-        g(np.zeros(10_000))
+        np.testing.assert_allclose(g(np.zeros(10_000)), big)
     del big, g
     gc.collect()
+    assert alive() is not None
+    replaying._entries.clear()
+    gc.collect()
     assert alive() is None
+
+
+def test_a_rule_reading_a_rebound_global_or_closure_is_recorded_afresh():
+    """A custom function's rules are traced when a recording is differentiated; a call
+    whose rule reads a global or a closed-over value that was rebound since is another
+    rule (`origin_of`), so it is recorded and differentiated again."""
+    scale = [2.0]
+
+    @inert.custom_vjp
+    def f(x):
+        return inp.sin(x) * 1.0
+
+    def f_fwd(x):
+        return f(x), x
+
+    factor = scale[0]
+
+    def f_bwd(x, ct):
+        return (ct * inp.cos(x) * factor,)
+
+    f.defvjp(f_fwd, f_bwd)
+    g = inert.grad(lambda x: f(x) * 3.0)
+    for k in range(6):
+        if k == 4:
+            factor = 5.0  # noqa: F841 — read by f_bwd's closure
+        want = 3.0 * np.cos(0.3) * (5.0 if k >= 4 else 2.0)
+        np.testing.assert_allclose(g(0.3), want, rtol=1e-14)
 
 
 def _composed(fn, x, n, mode, scale=1):
@@ -225,7 +257,7 @@ def test_arguments_passed_as_they_are_never_replay_a_stale_recording():
     g, plain = inert.grad(_composed, 1), inert.grad(functools.partial(_composed), 1)
     for args in [(inp.tanh, x, 2, "sum")] * 4:  # replayed
         assert_same(g(*args), plain(*args))
-    assert any(e.hits >= 2 and e.compiled is not None for e in gradients._entries.values())
+    assert any(e.hits >= 2 and e.compiled is not None for e in replaying._entries.values())
 
 
 def test_a_python_float_argument_that_changes_every_call():
@@ -235,7 +267,7 @@ def test_a_python_float_argument_that_changes_every_call():
     x = np.array([0.3, 0.7])
     for got, want in both(inert.value_and_grad, f, [(x, 0.1 * k) for k in range(1, 8)]):
         assert_same(got, want)
-    (entry,) = gradients._entries.values()
+    (entry,) = replaying._entries.values()
     assert entry.hits >= 3 and entry.compiled is not None
 
 

@@ -13,7 +13,7 @@ pytest.importorskip("jax")
 WORKLOADS = {w.key: w for w in W.workloads(scale=0.02)}
 
 
-@pytest.mark.parametrize("key", ["W3", "W9", "W11"])
+@pytest.mark.parametrize("key", ["W3", "W9", "W11", "FFT"])
 def test_a_jax_port_has_the_workloads_value_and_gradient(key):
     w = WORKLOADS[key]
     args = w.make_args()

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import inert
-from inert.api import gradients
+from inert.api import replaying
 from inert.benchmarks import workloads as W
 from inert.benchmarks.memory import reachable_array_bytes
 from inert.benchmarks.run import peak_ratio
@@ -46,16 +46,16 @@ def test_gradients_match_the_hand_written_numpy_ones(key, monkeypatch):
     w = WORKLOADS[key]
     args = w.make_args()
     argnums = tuple(i for i, a in enumerate(args) if not isinstance(a, inert.Inactive))
-    gradients._entries.clear()
+    replaying._entries.clear()
     matched = []
-    record = gradients.record
+    record = replaying.record
 
-    def logged(*args):
-        out = record(*args)
+    def logged(*args, **kwargs):
+        out = record(*args, **kwargs)
         matched.append(out[1])
         return out
 
-    monkeypatch.setattr(gradients, "record", logged)
+    monkeypatch.setattr(replaying, "record", logged)
     value_and_grad = inert.value_and_grad(w.f, argnums=argnums, has_aux=w.has_aux)
     for _ in range(3):
         check_gradient(w, key, argnums, value_and_grad(*args), args)

@@ -249,7 +249,9 @@ def test_a_weights_outer_product_cotangent_is_summed_by_blocks_of_rows(rng):
     args = W, rng.standard_normal(n), rng.standard_normal((OUTER_BLOCK + 6, n))
     f = inert.value_and_grad(rnn_state, argnums=(0, 1, 2))
     check_jit_backends(f, args)
-    assert loop_text(f, *args).count("+= np.dot(") == 2
+    text = loop_text(f, *args)
+    assert text.count("+= np.dot(") == 2
+    assert len(re.findall(r"r\d+ = [pq]\d+\[n\d+\]\n\s+for j", text)) == 2  # (`copy`)
 
 
 def test_matrix_vector_products_in_a_loop_read_matrices_by_rows(rng):
@@ -274,7 +276,8 @@ def test_matrix_vector_products_in_a_loop_read_matrices_by_rows(rng):
 def test_stacked_outputs_are_written_by_the_kernels_computing_them(rng):
     """A stacked row a body's kernel computes is its output buffer, which the carry
     then reads; the same value stacked twice, an input, a reduction and a matrix
-    product stacked are copied into their rows."""
+    product stacked are copied into their rows, arrays by loops (numba's setitem of an
+    array costs seconds of compile time: `NativeFunction.copy`)."""
     def f(W, c, xs):
         def step(c, x):
             y = inp.tanh(c + x)
@@ -285,6 +288,7 @@ def test_stacked_outputs_are_written_by_the_kernels_computing_them(rng):
     check_jit_backends(f, args)
     text = loop_text(f, *args)
     assert len(re.findall(r"= k\d+\([^)]*, s\d+\[i\d+\]\)", text)) == 1
+    assert len(re.findall(r"r\d+ = s\d+\[i\d+\]\n\s+for j", text)) == 3
     assert native(f, *args) == [("scan", True)]
 
 

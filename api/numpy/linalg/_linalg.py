@@ -8,7 +8,8 @@ one LU factorisation; `pinv`, `lstsq`, `matrix_rank` and `cond` through an SVD.
 
 Checks happen here, so errors name the function the user called: matrices must be
 square where numpy requires it (a ShapeError with the shapes and the user's line),
-integers become float64 as in numpy, and complex matrices are refused.
+integers become float64 as in numpy, and complex matrices are refused by the
+functions whose rules do not take them yet (`tensorsolve`, `tensorinv`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from ....primitives.linalg.matrices import mH, mT, symmetrize
 from ....primitives.linalg.qr import qr as qr_prim
 from ....primitives.shape import structural as st
 from .._arrays import (
+    abs_squared,
     broadcast_shapes,
     broadcast_to,
     cast,
@@ -114,11 +116,14 @@ def _lower(uplo) -> bool:
 # Factorisations
 
 
-def real_or_complex_matrices(name: str, a):
+def real_or_complex_matrices(name: str, a, square: bool = True):
     """A complex matrix as it is (the decompositions whose rules conjugate take it),
     anything else as `float_matrices` makes it."""
     a = operand(a)
-    return a if get_aval(a).dtype.kind == "c" else float_matrices(name, a)
+    if get_aval(a).dtype.kind != "c":
+        return float_matrices(name, a, square=square)
+    check_matrix(name, a, square)
+    return a
 
 
 def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
@@ -162,7 +167,7 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool 
     """`SVDResult(U, S, Vh)` with `a = U diag(S) Vh`, or S alone without `compute_uv`.
     `hermitian` changes nothing here: the general SVD of a symmetric matrix is one."""
     del hermitian
-    a = float_matrices("svd", a, square=False)
+    a = real_or_complex_matrices("svd", a, square=False)
     if not compute_uv:
         return svd_prims.svd(a, compute_uv=False)[0]
     s, u, vh = svd_prims.svd(a, full_matrices=full_matrices)
@@ -178,7 +183,7 @@ def qr(a, mode: str = "reduced"):
     if mode not in ("reduced", "complete", "r"):
         raise NotImplementedError(f"qr: mode {mode!r} is not supported ('reduced', "
                                   "'complete' and 'r' are)")
-    a = float_matrices("qr", a, square=False)
+    a = real_or_complex_matrices("qr", a, square=False)
     q, r = qr_prim(a, full_matrices=mode == "complete")
     return r if mode == "r" else QRResult(q, r)
 
@@ -263,22 +268,22 @@ def pinv(a, rtol=None, hermitian: bool = False):
     largest are taken as 0 (by default 10·max(m, n)·eps, as in JAX). Differentiable
     where the rank is constant."""
     del hermitian
-    a = float_matrices("pinv", a, square=False)
+    a = real_or_complex_matrices("pinv", a, square=False)
     aval = get_aval(a)
     if rtol is None:
         rtol = 10.0 * max(aval.shape[-2:]) * np.finfo(aval.dtype).eps
     s, u, vh = svd_prims.svd(a, full_matrices=False)
     s_inv = _pseudo_inverse_of_values(s, ew.mul(rtol, ew.stop_gradient(_largest(s))))
-    return matmul(ew.mul(mT(vh), st.expand_dims(s_inv, (aval.ndim - 2,))), mT(u))
+    return matmul(ew.mul(mH(vh), st.expand_dims(s_inv, (aval.ndim - 2,))), mH(u))
 
 
 def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
-    """`(x, residuals, rank, s)` minimising |a x - b|, through the SVD of `a` (one
+    """`(x, residuals, rank, s)` minimising `|a x - b|`, through the SVD of `a` (one
     matrix (m, n); `b` (m,) or (m, k)). Singular values below `rcond` times the largest
     (by default max(m, n)·eps, as numpy) are taken as 0. `residuals` are the squared
     norms of the columns of `b - a x`; with `numpy_resid`, empty unless a has full
     column rank and m > n, as numpy."""
-    a, b = float_matrices("lstsq", a, b, square=False)
+    a, b = float_matrices("lstsq", a, b, square=False, complex_ok=True)
     (m, n), b_shape = get_aval(a).shape, get_aval(b).shape
     if get_aval(a).ndim != 2 or len(b_shape) not in (1, 2) or b_shape[0] != m:
         raise shape_error(f"lstsq: needs a matrix (m, n) and b of shape (m,) or (m, k), "
@@ -288,21 +293,21 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
     s, u, vh = svd_prims.svd(a, full_matrices=False)
     s_inv = _pseudo_inverse_of_values(s, ew.mul(rcond, ew.stop_gradient(_largest(s))))
     rhs = b if len(b_shape) == 2 else st.reshape(b, (m, 1))
-    x = matmul(mT(vh), ew.mul(st.expand_dims(s_inv, (1,)), matmul(mT(u), rhs)))
+    x = matmul(mH(vh), ew.mul(st.expand_dims(s_inv, (1,)), matmul(mH(u), rhs)))
     rank = st.reduce_sum(cast(ew.gt(s_inv, 0.0), np.int32), (0,))
     diff = ew.sub(rhs, matmul(a, x))
-    resid = st.reduce_sum(ew.mul(diff, diff), (0,))
+    resid = st.reduce_sum(abs_squared(diff), (0,))
     if len(b_shape) == 1:
         x = st.reshape(x, (n,))
     if numpy_resid and (m <= n or int(rank) != n):
-        resid = np.zeros((0,), get_aval(a).dtype)
+        resid = np.zeros((0,), get_aval(s).dtype)
     return x, resid, rank, s
 
 
 def matrix_power(a, n: int):
     """`a` multiplied by itself `n` times (by repeated squaring; the inverse's powers
     for negative `n`, the identity for 0)."""
-    a = float_matrices("matrix_power", a)
+    a = float_matrices("matrix_power", a, complex_ok=True)
     n = int(n)
     shape = get_aval(a).shape
     if n < 0:

@@ -98,7 +98,7 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
 def matrix_rank(M, rtol=None, *, tol=None):  # noqa: N803 — JAX's name
     """How many singular values exceed `tol` (by default `rtol` times the largest,
     `rtol` by default max(m, n)·eps); a vector has rank 1 unless it is all zeros."""
-    M = float_matrices("matrix_rank", M, min_ndim=0)  # noqa: N806
+    M = float_matrices("matrix_rank", M, min_ndim=0, complex_ok=True)  # noqa: N806
     aval = get_aval(M)
     if aval.ndim < 2:
         return cast(nr.any(ew.ne(M, 0.0)), np.int32)
@@ -114,7 +114,7 @@ def matrix_rank(M, rtol=None, *, tol=None):  # noqa: N803 — JAX's name
 def cond(x, p=None):
     """The condition number: the ratio of the extreme singular values (p None, 2,
     -2), else `norm(x, p) * norm(inv(x), p)`."""
-    x = float_matrices("cond", x, square=p not in (None, 2, -2))
+    x = float_matrices("cond", x, square=p not in (None, 2, -2), complex_ok=True)
     if p in (None, 2, -2):
         s = svdvals(x)
         big, small = nr.max(s, -1), nr.min(s, -1)

@@ -323,9 +323,9 @@ def test_not_positive_definite_is_an_error_under_debug_nans():
     assert "test_linalg.py" in str(info.value)
 
 
-def test_complex_matrices_are_refused_by_the_svd():
-    with pytest.raises(DTypeError, match="svd: complex matrices are not supported"):
-        LA.svd(np.eye(2, dtype=complex))
+def test_complex_matrices_are_refused_by_tensorinv():
+    with pytest.raises(DTypeError, match="tensorinv: complex matrices are not supported"):
+        LA.tensorinv(np.eye(4, dtype=complex).reshape(2, 2, 2, 2))
 
 
 @pytest.mark.parametrize("name", ["cholesky", "solve", "inv", "det", "slogdet", "eigh",
@@ -418,3 +418,69 @@ def test_eigh_of_a_complex_hermitian_matrix(rng):
                           lambda a: np.sum(np.abs(np.linalg.eigh(a)[1][:, 0]) ** 4))]:
         slope = (theirs(a + h * e) - theirs(a - h * e)) / (2 * h)
         np.testing.assert_allclose(np.real(np.sum(inert.grad(ours)(a) * e)), slope, rtol=1e-6)
+
+
+def _complex(rng, *shape):
+    return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5)])
+def test_svd_and_qr_of_complex_matrices(shape, rng):
+    """numpy's factors; gauge-invariant functions of the SVD (the singular values,
+    |U|, U Vᴴ) and numpy's unique QR differentiated along a complex direction."""
+    a, e, h = _complex(rng, *shape), _complex(rng, *shape), 1e-6
+    u, s, vh = LA.svd(a, full_matrices=False)
+    assert s.dtype == np.float64 and u.dtype == vh.dtype == np.complex128
+    np.testing.assert_allclose((u * s) @ vh, a, atol=1e-12)
+    np.testing.assert_allclose(LA.qr(a).Q @ LA.qr(a).R, a, atol=1e-12)
+    for ours, theirs in [
+            (lambda a: inp.sum(LA.svd(a, compute_uv=False)),
+             lambda a: np.sum(np.linalg.svd(a, compute_uv=False))),
+            (lambda a: inp.sum(inp.abs(LA.svd(a, full_matrices=False)[0]) ** 3),
+             lambda a: np.sum(np.abs(np.linalg.svd(a, full_matrices=False)[0]) ** 3)),
+            (lambda a: inp.sum(inp.imag(_polar(*LA.svd(a, full_matrices=False))) ** 2),
+             lambda a: np.sum(np.imag(_polar(*np.linalg.svd(a, full_matrices=False))) ** 2)),
+            (lambda a: _qr_loss(inp, LA.qr(a)), lambda a: _qr_loss(np, np.linalg.qr(a)))]:
+        slope = (theirs(a + h * e) - theirs(a - h * e)) / (2 * h)
+        np.testing.assert_allclose(np.real(np.sum(inert.grad(ours)(a) * e)), slope, rtol=1e-6)
+
+
+def _polar(u, s, vh):
+    return u @ vh
+
+
+def _svd_loss(u, s, vh):
+    """Products of the factors' parts, whose derivative needs the factors: nothing
+    beyond what the SVD's rule keeps."""
+    return inp.sum(inp.real(u) * inp.imag(vh[0])) + inp.sum(s ** 2)
+
+
+def _qr_loss(xp, qr):
+    return xp.sum(xp.real(qr[0]) * xp.imag(qr[0])) + xp.sum(xp.imag(qr[1]) ** 2)
+
+
+def test_complex_svd_and_qr_keep_one_factorization(rng):
+    """The real case's policy: the backward pass keeps the factors (complex) and the
+    singular values (real), nothing else."""
+    a = _complex(rng, 6, 4)
+    kept = _kept(lambda a: _svd_loss(*LA.svd(a, full_matrices=False)), a)
+    assert kept == [((4,), "float64", 8 * 4), ((4, 4), "complex128", 16 * 16),
+                    ((6, 4), "complex128", 16 * 24)]
+    kept = _kept(lambda a: _qr_loss(inp, LA.qr(a)), a)
+    assert kept == [((4, 4), "complex128", 16 * 16), ((6, 4), "complex128", 16 * 24)]
+
+
+def test_svd_based_functions_of_complex_matrices(rng):
+    """pinv, lstsq, matrix_rank and cond take complex matrices through the complex SVD
+    (their gradients are compared with JAX's in tests/api/test_complex_vs_jax.py)."""
+    a, b = _complex(rng, 5, 3), _complex(rng, 5, 2)
+    np.testing.assert_allclose(LA.pinv(a), np.linalg.pinv(a), atol=1e-12)
+    for got, want in zip(LA.lstsq(a, b, numpy_resid=True), np.linalg.lstsq(a, b, rcond=None)):
+        assert np.asarray(got).dtype.kind == np.asarray(want).dtype.kind  # rank: int32
+        np.testing.assert_allclose(got, want, atol=1e-12)
+    deficient = a[:, :2] @ _complex(rng, 2, 3)
+    assert int(LA.matrix_rank(deficient)) == np.linalg.matrix_rank(deficient) == 2
+    np.testing.assert_allclose(LA.cond(a), np.linalg.cond(a), rtol=1e-12)
+    np.testing.assert_allclose(LA.cond(a[:3], "fro"), np.linalg.cond(a[:3], "fro"), rtol=1e-12)
+    np.testing.assert_allclose(LA.matrix_power(a[:3], -2),
+                               np.linalg.matrix_power(a[:3], -2), rtol=1e-10)

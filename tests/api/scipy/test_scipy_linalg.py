@@ -31,6 +31,15 @@ def upper_factor(rng, n):
     return np.linalg.cholesky(spd(rng, n)).T
 
 
+def complex_general(rng, m, n):
+    return general(rng, m, n) + 1j * rng.standard_normal((m, n))
+
+
+def hermitian(rng, n):
+    a = complex_general(rng, n, n)
+    return a @ a.conj().T + n * np.eye(n)
+
+
 @attrs.frozen
 class Case:
     name: str
@@ -106,6 +115,23 @@ CASES = [
            lambda ab, b, lu=lu: sl.solve_banded(lu, ab, b),
            lambda r, lu=lu: (_banded(r, *lu, 5), r.standard_normal((5, 2))), vmap=False)
       for lu in ((1, 1), (2, 0), (0, 1))),
+    # complex matrices: scipy's conjugate transposes (trans 'C', 2)
+    *(Case(f"solve_triangular-complex-trans{trans}",
+           lambda a, b, trans=trans: isl.solve_triangular(a, b, trans=trans),
+           lambda a, b, trans=trans: sl.solve_triangular(a, b, trans=trans),
+           lambda r: (np.triu(complex_general(r, 4, 4)), complex_general(r, 4, 2)))
+      for trans in (0, "T", "C")),
+    Case("lu-complex", isl.lu, sl.lu, lambda r: (complex_general(r, 4, 4),)),
+    *(Case(f"lu_solve-complex-trans{t}", lambda a, b, t=t: _lu_solve(a, b, t),
+           lambda a, b, t=t: sl.lu_solve(sl.lu_factor(a), b, trans=t),
+           lambda r: (complex_general(r, 4, 4), complex_general(r, 4, 1)[:, 0]))
+      for t in (0, 1, 2)),
+    Case("solve-complex-matrix-real-b", isl.solve, sl.solve,
+         lambda r: (complex_general(r, 4, 4), r.standard_normal((4, 2)))),
+    Case("solve_banded-complex", lambda ab, b: isl.solve_banded((1, 1), ab, b),
+         lambda ab, b: sl.solve_banded((1, 1), ab, b),
+         lambda r: (_banded(r, 1, 1, 5) + 1j * _banded(r, 1, 1, 5), complex_general(r, 5, 2)),
+         vmap=False),
     Case("block_diag", isl.block_diag, sl.block_diag,
          lambda r: (r.standard_normal((2, 2)), r.standard_normal(3), r.standard_normal((1, 2))),
          vmap=False),
@@ -190,3 +216,39 @@ def test_sqrtm_keeps_only_the_root_and_refuses_a_matrix_without_a_real_one(rng):
         isl.sqrtm(-a)
     with pytest.raises(ShapeError, match="solve_banded: ab must have l \\+ u \\+ 1 = 3"):
         isl.solve_banded((1, 1), np.ones((2, 4)), np.ones(4))
+
+
+HERMITIAN_CASES = {  # name: (ours, scipy's) of one Hermitian matrix
+    **{f"cholesky-{side}": (lambda a, lower=lower: isl.cholesky(a, lower=lower),
+                            lambda a, lower=lower: sl.cholesky(a, lower=lower))
+       for side, lower in (("lower", True), ("upper", False))},
+    **{f"cho_solve-{side}": (
+        lambda a, lower=lower: isl.cho_solve(isl.cho_factor(a, lower=lower), _B),
+        lambda a, lower=lower: sl.cho_solve(sl.cho_factor(a, lower=lower), _B))
+       for side, lower in (("lower", True), ("upper", False))},
+    "solve-pos": (lambda a: isl.solve(a, _B, assume_a="pos"),
+                  lambda a: sl.solve(a, _B, assume_a="pos")),
+    **{f"eigh-{side}": (lambda a, lower=lower: _invariant_eigh(isl.eigh(a, lower=lower)),
+                        lambda a, lower=lower: _invariant_eigh(sl.eigh(a, lower=lower)))
+       for side, lower in (("lower", True), ("upper", False))},
+}
+_B = np.linspace(-1, 1, 8).reshape(4, 2) * (1 - 0.5j)
+
+
+def _invariant_eigh(w_v):
+    """The eigenvalues and |V|: invariant under each eigenvector's phase."""
+    w, v = w_v
+    return w, abs(v)
+
+
+@pytest.mark.parametrize("name", sorted(HERMITIAN_CASES))
+def test_complex_hermitian_routines(name, rng):
+    """scipy's values, and the tangent along a Hermitian direction by finite differences
+    (these routines read one triangle, as LAPACK, whose diagonal they take as real)."""
+    ours, theirs = HERMITIAN_CASES[name]
+    a, e = hermitian(rng, 4), complex_general(rng, 4, 4)
+    e, h = e + e.conj().T, 1e-6
+    assert_allclose(ours(a), theirs(a), rtol=1e-10, atol=1e-10)
+    central = inert.tree_util.tree_map(lambda p, m: (p - m) / (2 * h), theirs(a + h * e),
+                                       theirs(a - h * e))
+    assert_allclose(inert.jvp(ours, (a,), (e,))[1], central, rtol=1e-6, atol=1e-7)

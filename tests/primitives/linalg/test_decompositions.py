@@ -26,7 +26,7 @@ from inert.primitives.linalg import lu as lu_mod
 from inert.primitives.linalg import qr as qr_mod
 from inert.primitives.linalg import svd as svd_mod
 from inert.primitives.linalg import sylvester as sy
-from inert.primitives.linalg.matrices import matmul, mT
+from inert.primitives.linalg.matrices import matmul, mH, mT
 
 
 def spd(rng, shape):
@@ -46,6 +46,10 @@ def lower_factor(rng, shape):
 def general(rng, shape):
     return rng.standard_normal(shape) + 2 * np.eye(shape[-1]) if shape[-1] == shape[-2] \
         else rng.standard_normal(shape)
+
+
+def complex_general(rng, shape):
+    return general(rng, shape) + 1j * rng.standard_normal(shape)
 
 
 def _solve_tri(left, lower, trans, unit):
@@ -70,7 +74,13 @@ def _reconstruct_svd(a, full=False):
 
 def _projectors_svd(a):
     s, u, vt = svd_mod.svd(a, full_matrices=False)
-    return matmul(u[..., :, :2], mT(u[..., :, :2])), matmul(mT(vt[..., :2, :]), vt[..., :2, :])
+    return matmul(u[..., :, :2], mH(u[..., :, :2])), matmul(mH(vt[..., :2, :]), vt[..., :2, :])
+
+
+def _polar_svd(a):
+    """U Vᴴ and |U|, |Vᴴ|: invariant under the phase LAPACK gives each pair of vectors."""
+    s, u, vt = svd_mod.svd(a, full_matrices=False)
+    return matmul(u, vt), abs(u), abs(vt)
 
 
 def _reconstruct_eigh(a):
@@ -148,6 +158,17 @@ CASES = [
            lambda a: a, order=1) for m, n in ((4, 4), (5, 3), (3, 5))),
     *(Case(f"svd-projectors-{m}x{n}", _projectors_svd, (general,), ((m, n),), None,
            order=1) for m, n in ((4, 4), (5, 3), (3, 5))),
+    # complex matrices: JAX's rules, conjugate transposes
+    Case("expm-complex", ex.expm, (complex_general,), ((3, 3),), scipy.linalg.expm),
+    *(Case(f"qr-complex-{m}x{n}", qr_mod.qr, (complex_general,), ((m, n),), np.linalg.qr)
+      for m, n in ((4, 4), (5, 3), (3, 5))),
+    *(Case(f"svdvals-complex-{m}x{n}", lambda a: svd_mod.svd(a, compute_uv=False)[0],
+           (complex_general,), ((m, n),), lambda a: np.linalg.svd(a, compute_uv=False))
+      for m, n in ((4, 4), (5, 3), (3, 5))),
+    *(Case(f"svd-complex-{name}-{m}x{n}", f, (complex_general,), ((m, n),), reference,
+           order=1) for m, n in ((4, 4), (5, 3), (3, 5)) for name, f, reference in
+      (("reconstruction", _reconstruct_svd, lambda a: a), ("projectors", _projectors_svd,
+                                                           None), ("polar", _polar_svd, None))),
 ]
 IDS = [c.name for c in CASES]
 
@@ -300,7 +321,7 @@ def test_bad_shapes_name_the_primitive_and_the_line(f, args, match):
 
 def test_complex_and_integer_matrices_are_refused():
     with pytest.raises(DTypeError, match="complex matrices are not supported"):
-        svd_mod.svd(np.eye(2, dtype=complex))  # (cholesky and eigh take Hermitian ones)
+        sy.sqrtm(np.eye(2, dtype=complex))
     with pytest.raises(DTypeError, match="eigh: needs real floating-point"):
         eg.eigh(np.eye(2, dtype=int))
 

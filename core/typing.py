@@ -1,0 +1,23 @@
+"""`inert.typing`: the types in inert's public signatures, as `jax.typing` names them.
+
+A transform's function runs on tracers, which stand in for arrays while it is traced;
+a static type checker sees the user's code pass and get arrays, so the signatures
+name arrays. The functions' results are `inert.Array`s (`api.numpy._array`), which
+are numpy arrays: `ArrayLike` takes them as `np.ndarray`.
+"""
+
+from __future__ import annotations
+
+from typing import Union
+
+import numpy as np
+
+__all__ = ["ArrayLike", "DTypeLike"]
+
+#: The arrays the functions of `inert.numpy` and the transforms take, as JAX's
+#: `ArrayLike`: an `inert.Array` or another numpy array, a numpy scalar, or a Python
+#: number or bool (and lists, where numpy takes them, as in `jnp.array([1.0, 2.0])`).
+ArrayLike = Union[np.ndarray, np.generic, bool, int, float, complex]
+
+#: A dtype or a name of one (`np.float32`, `"float32"`, `float`).
+DTypeLike = Union[str, type, np.dtype]
