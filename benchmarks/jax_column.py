@@ -16,6 +16,8 @@ import time
 import types
 from typing import Callable
 
+import numpy as np
+
 PORTED = ("W1", "W2", "W2-all", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "W10", "W11", "W12",
           "FFT")
 _XLA_ONE_THREAD = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
@@ -34,14 +36,15 @@ def jax_module():
     return jax
 
 
-def jax_port(f: Callable) -> Callable:
+def jax_port(f: Callable, **namespaces) -> Callable:
     """`f` reading JAX's namespaces where it reads inert's: its nested functions too
-    (they share its globals), and the functions of its module it calls by name."""
+    (they share its globals), and the functions of its module it calls by name;
+    `namespaces` replace some of them."""
     jax = jax_module()
     import jax.numpy as jnp
     import jax.scipy.linalg as jsl
 
-    names = {"inp": jnp, "lax": jax.lax, "isl": jsl, "jacfwd": jax.jacfwd}
+    names = {"inp": jnp, "lax": jax.lax, "isl": jsl, "jacfwd": jax.jacfwd, **namespaces}
     scope = {**f.__globals__, **{k: v for k, v in names.items() if k in f.__globals__}}
     for name, value in scope.items():
         if isinstance(value, types.FunctionType) and value.__globals__ is f.__globals__:
@@ -86,3 +89,20 @@ def jax_first_call(f: Callable, x, *static) -> float | None:
     start = time.perf_counter()
     jax.block_until_ready(g(x))
     return time.perf_counter() - start
+
+
+def jax_checkpointed_bytes(f: Callable, plain_args: tuple, *static) -> int | None:
+    """The bytes JAX's vjp of `f` at `plain_args` (`static` fixed) keeps, its
+    `saved_residuals`, when each scan body is wrapped in `jax.checkpoint`; None without
+    jax."""
+    if not jax_available():
+        return None
+    jax = jax_module()
+    from jax._src.ad_checkpoint import saved_residuals
+
+    def scan(body, *args, **kwargs):
+        return jax.lax.scan(jax.checkpoint(body), *args, **kwargs)
+
+    port = jax_port(f, lax=types.SimpleNamespace(**{**vars(jax.lax), "scan": scan}))
+    return sum(int(np.prod(a.shape)) * np.dtype(a.dtype).itemsize
+               for a, _ in saved_residuals(lambda *a: port(*a, *static), *plain_args))

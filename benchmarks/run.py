@@ -43,6 +43,7 @@ from .jax_column import jax_call, jax_first_call  # noqa: E402
 from .memory import peak_bytes, reachable_array_bytes  # noqa: E402
 from .phases import phase_lines  # noqa: E402
 from .progress import Progress  # noqa: E402
+from .remat import remat_lines  # noqa: E402
 from .replays import replay_lines  # noqa: E402
 from .targets import TARGETS, against, legend, mark, miss  # noqa: E402
 from .workloads import Workload, _unwrap, rosenbrock, rosenbrock_hvp, workloads  # noqa: E402
@@ -335,8 +336,8 @@ def main(argv=None) -> None:
     parser.add_argument("--only", help="run one workload (or 'overheads', or 'phases': reverse "
                         "mode's time by phase on W1 and W7, 'replays': transformations "
                         "called repeatedly, 'default-jit': the default backend's calls "
-                        "over 5 s, from a cold kernel cache, or 'ilqr': the iLQR loop program "
-                        "under jit) and print JSON")
+                        "over 5 s, from a cold kernel cache, 'ilqr': the iLQR loop program "
+                        "under jit, or 'remat': memory budgets) and print JSON")
     args = parser.parse_args(argv)
     if args.only and not _ONE_THREAD_FROM_THE_START:
         _restart_with_one_blas_thread(argv)
@@ -352,6 +353,8 @@ def main(argv=None) -> None:
         print(json.dumps(default_jit_lines(args.scale, args.repeat, median_times)))
     elif args.only == "ilqr":
         print(json.dumps([ilqr_line(median_times, args.repeat)]))
+    elif args.only == "remat":
+        print(json.dumps(remat_lines(median_times, args.repeat, args.scale)))
     elif args.only:
         (w,) = [w for w in workloads(args.scale) if w.key == args.only]
         print(json.dumps(gradient_row(w, args.repeat)))
@@ -374,7 +377,7 @@ def _run_each_in_its_own_process(args, argv) -> None:
     print(f"glibc keeps freed memory for reuse: {not args.default_malloc}\n")
     passed = [a for a in (argv if argv is not None else sys.argv[1:]) if a != "--only"]
     steps = {w.key: f"{w.key}, {w.description}" for w in workloads(args.scale)}
-    progress = Progress(len(steps) + 4)  # and the overheads, phases, replays, default jit
+    progress = Progress(len(steps) + 5)  # and the overheads, phases, replays, default jit, remat
 
     def run(key: str, **env):  # each process gets the thread variables from its environment
         with progress.step(steps.get(key, key)):
@@ -399,6 +402,9 @@ def _run_each_in_its_own_process(args, argv) -> None:
     with tempfile.TemporaryDirectory() as cold:
         for line in run("default-jit", INERT_CACHE_DIR=cold):
             print("- " + line)
+    print("\nMemory budgets (benchmarks/remat.py):")
+    for line in run("remat"):
+        print("- " + line)
     progress.done()
 
 

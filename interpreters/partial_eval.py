@@ -106,7 +106,8 @@ def partial_eval_jaxpr(jaxpr: Jaxpr, unknown_inputs: list[bool],
     if policy is None:
         residuals, recompute = _choose_residuals(candidates, defining)
     else:
-        residuals, recompute = policy.choose(candidates, defining)
+        residuals, recompute = policy.choose(candidates, defining,
+                                             lambda: _choose_residuals(candidates, defining))
     if len(recompute) > 1:
         order = {id(e): i for i, e in enumerate(known_eqns or jaxpr.eqns)}
         recompute.sort(key=lambda e: order[id(e)])

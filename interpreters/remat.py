@@ -79,8 +79,16 @@ def nonlinear_cost(jaxpr: Jaxpr, linear: list[bool]) -> Cost:
         linear_vars.update(eqn.outputs)
         body = eqn.params.get("jaxpr")
         if isinstance(body, Jaxpr) and len(body.invars) == len(eqn.inputs):
-            total = total + nonlinear_cost(body, reads).times(eqn.params.get("length", 1))
+            total = total + nonlinear_cost(body, reads).times(_body_runs(eqn))
     return total
+
+
+def _body_runs(eqn: JaxprEqn) -> int:
+    """How often the backward pass runs an equation's body: a scan's length; a loop
+    reversed by revolve (`snapshots`) each step once for its residuals, and revolve's
+    count of forward steps besides."""
+    length, snapshots = eqn.params.get("length", 1), eqn.params.get("snapshots")
+    return length if snapshots is None else length + min_forward_steps(length, snapshots)
 
 
 def _sub_jaxprs(eqn: JaxprEqn) -> list[Jaxpr]:
@@ -102,11 +110,13 @@ def _size(var) -> int:
 
 class ResidualPolicy:
     """Chooses, inside a checkpointed body, the residuals and the known equations the
-    backward pass runs again (`choose(candidates, defining) -> (residuals, eqns)`:
-    `candidates` are the known values the tangent program reads, `defining` maps each
-    known variable to its equation; a variable without one is an input)."""
+    backward pass runs again (`choose(candidates, defining, unchecked) -> (residuals,
+    eqns)`: `candidates` are the known values the tangent program reads, `defining` maps
+    each known variable to its equation, a variable without one being an input;
+    `unchecked()` is the plan partial evaluation makes outside a checkpoint)."""
 
-    def choose(self, candidates: list[Var], defining: dict) -> tuple[list[Var], list]:
+    def choose(self, candidates: list[Var], defining: dict, unchecked: Callable
+               ) -> tuple[list[Var], list]:
         raise NotImplementedError
 
 
@@ -116,7 +126,7 @@ class EquationPolicy(ResidualPolicy):
 
     saveable: Callable[[JaxprEqn], bool]
 
-    def choose(self, candidates, defining):
+    def choose(self, candidates, defining, unchecked):
         return walk_back(candidates, defining, lambda v: self.saveable(defining[v]))
 
 
@@ -145,17 +155,19 @@ class MemoryBudget(ResidualPolicy):
     """Keep at most `nbytes` of residuals, recomputing what costs least to recompute.
 
     The smallest feasible plan is a minimum vertex cut between the inputs and the values
-    the tangent program reads, each value weighing its bytes (a max-flow, exact). If
-    keeping every candidate fits, nothing is recomputed; otherwise the plan grows from
-    the cut, greedily adding the value that saves the most recomputed flops per byte
-    while the budget holds (exact planning under a budget is a knapsack over cuts)."""
+    the tangent program reads, each value weighing its bytes (a max-flow, exact). If the
+    plan of an unchecked function fits (the analytic minimum, cheap values recomputed),
+    it is the plan: a budget never keeps more than no checkpoint would. Otherwise the
+    plan grows from the cut, greedily adding the value that saves the most recomputed
+    flops per byte while the budget holds (exact planning under a budget is a knapsack
+    over cuts)."""
 
     nbytes: int
 
-    def choose(self, candidates, defining):
-        everything = walk_back(candidates, defining, lambda v: True)
-        if _nbytes(everything[0]) <= self.nbytes:
-            return everything
+    def choose(self, candidates, defining, unchecked):
+        plain = unchecked()
+        if _nbytes(plain[0]) <= self.nbytes:
+            return plain
         keep = min_cut(candidates, defining)
         plan = walk_back(candidates, defining, keep.__contains__)
         if _nbytes(plan[0]) > self.nbytes:
@@ -168,7 +180,7 @@ class MemoryBudget(ResidualPolicy):
         while True:
             cost, size = eqns_cost(plan[1]).flops, _nbytes(plan[0])
             best, best_score = None, 0.0
-            for var in {v for e in plan[1] for v in e.outputs}:
+            for var in dict.fromkeys(v for e in plan[1] for v in e.outputs):  # stable ties
                 trial = walk_back(candidates, defining, (keep | {var}).__contains__)
                 extra = _nbytes(trial[0]) - size
                 saved_flops = cost - eqns_cost(trial[1]).flops

@@ -34,7 +34,7 @@ def test_the_notebooks_are_there():
     names = {p.name for p in NOTEBOOKS}
     assert {"01_tour_of_the_ir.ipynb", "02_nested_differentiation.ipynb",
             "03_activity_and_memory.ipynb", "04_refs_and_activity.ipynb",
-            "05_complex_and_fft.ipynb"} <= names
+            "05_complex_and_fft.ipynb", "06_memory_budget.ipynb"} <= names
 
 
 def text_outputs(cell) -> str:

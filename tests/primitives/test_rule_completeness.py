@@ -30,9 +30,8 @@ LINEAR = {
 REFUSES_TRANSPOSE = {"while"}
 
 # custom_lin is the tangent map of a custom_vjp function: only its transpose (the user's
-# bwd) is known, so it has no jvp (differentiating it again goes through bwd instead);
-# revolve_scan, a budgeted scan's tangent map, lives only until its transpose.
-NO_JVP = {"custom_lin", "revolve_scan"}
+# bwd) is known, so it has no jvp (differentiating it again goes through bwd instead).
+NO_JVP = {"custom_lin"}
 
 
 def test_every_primitive_has_impl_abstract_eval_and_jvp():
