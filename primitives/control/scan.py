@@ -29,7 +29,7 @@ import numpy as np
 from ...core.activity import Zero
 from ...core.avals import ShapedArray, tangent_aval
 from ...core.errors import ShapeError, TypeMismatchError
-from ...core.ir import Jaxpr, JaxprEqn, Var
+from ...core.ir import Jaxpr, JaxprEqn, Var, does_io
 from ...core.pytree import tree_flatten, tree_unflatten
 from ...core.staging import stage
 from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules, user_source_info
@@ -241,7 +241,7 @@ def scan_partial_eval(eqn: JaxprEqn, unknown_inputs: list[bool]):
     carry = eqn.inputs[num_consts:num_consts + num_carry]
     for var, (way, detail) in zip(split.residuals, ways):
         if way == "invariant":  # computed once, outside the loop
-            eqns, (atom,) = inline_jaxpr(_restricted(split.known, [var]), known_in)
+            eqns, (atom,) = inline_jaxpr(_restricted(split.known, [var], io=False), known_in)
             known_eqns[:0] = eqns
             res_consts.append(atom)
         elif way == "xs":  # a known scanned input: the backward loop scans it again
@@ -255,21 +255,24 @@ def scan_partial_eval(eqn: JaxprEqn, unknown_inputs: list[bool]):
             res_xs.append(stacked[var])
     unknown_eqn = _unknown_scan(eqn, split, ways, res_consts, res_xs, unknown_in,
                                 const_uk, carry_uk)
-    return _final_carries_from_stacks(known_eqns, eqn, stacked, carry_uk), [unknown_eqn]
+    return (_final_carries_from_stacks(known_eqns, known_eqn, eqn, stacked, carry_uk),
+            [unknown_eqn])
 
 
 partial_eval_rules[scan_p] = scan_partial_eval
 
 
-def _final_carries_from_stacks(known_eqns: list, eqn: JaxprEqn, stacked: dict, carry_uk):
+def _final_carries_from_stacks(known_eqns: list, loop: JaxprEqn, eqn: JaxprEqn,
+                               stacked: dict, carry_uk):
     """A known final carry whose every value is stacked anyway is the stack's last row:
     defined so, by cheap equations, the backward pass can read it without keeping a
-    copy. The known loop's own output for it is renamed and left unused."""
+    copy. The known loop's (`loop`, among `known_eqns`) own output for it is renamed and
+    left unused."""
     p = eqn.params
     jaxpr, num_carry = p["jaxpr"], p["num_carry"]
     if p["length"] == 0:
         return known_eqns
-    loop, rest = known_eqns[0], known_eqns[1:]
+    rest = []
     renamed = {}
     for i, final in enumerate(eqn.outputs[:num_carry]):
         stack = stacked.get(jaxpr.outvars[i])
@@ -279,7 +282,7 @@ def _final_carries_from_stacks(known_eqns: list, eqn: JaxprEqn, stacked: dict, c
         rest += [*eqns[:-1], attrs.evolve(eqns[-1], outputs=(final,))]
         renamed[final] = Var(final.aval)
     outputs = tuple(renamed.get(v, v) for v in loop.outputs)
-    return [attrs.evolve(loop, outputs=outputs), *rest]
+    return [attrs.evolve(e, outputs=outputs) if e is loop else e for e in known_eqns] + rest
 
 
 def _last_row(ys, reverse: bool):
@@ -295,8 +298,8 @@ def _residual_ways(split, jaxpr: Jaxpr, num_consts: int, num_carry: int, length:
     carry i whose next value the body computes and stacks anyway (a loop of at least
     one step), ("stacked", None) otherwise."""
     invariant = set(split.known.invars[:sum(not u for u in const_uk)])
-    for e in split.known.eqns:
-        if all(type(a) is not Var or a in invariant for a in e.inputs):
+    for e in split.known.eqns:  # (a callback's results differ from call to call)
+        if not does_io(e) and all(type(a) is not Var or a in invariant for a in e.inputs):
             invariant.update(e.outputs)
     carry_in = jaxpr.invars[num_consts:num_consts + num_carry]
     next_value = {v: jaxpr.outvars[i] for i, v in enumerate(carry_in) if not carry_uk[i]}
@@ -317,9 +320,12 @@ def _residual_ways(split, jaxpr: Jaxpr, num_consts: int, num_carry: int, length:
     return ways
 
 
-def _restricted(jaxpr: Jaxpr, outvars: list[Var]) -> Jaxpr:
-    """`jaxpr` computing only `outvars`, from the same inputs."""
-    pruned = Jaxpr(jaxpr.constvars, jaxpr.invars, jaxpr.eqns, tuple(outvars))
+def _restricted(jaxpr: Jaxpr, outvars: list[Var], io: bool = True) -> Jaxpr:
+    """`jaxpr` computing only `outvars`, from the same inputs; without `io`, without
+    the equations that call back into Python (a value computed once outside the loop
+    must not run the body's callbacks: the loop runs them, once per step)."""
+    eqns = jaxpr.eqns if io else tuple(e for e in jaxpr.eqns if not does_io(e))
+    pruned = Jaxpr(jaxpr.constvars, jaxpr.invars, eqns, tuple(outvars))
     return dce_jaxpr(pruned, [True] * len(outvars))[0]
 
 

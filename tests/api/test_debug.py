@@ -76,6 +76,23 @@ def test_inside_loops_each_iteration_prints_even_when_nothing_reads_the_loop(cap
     assert _printed(capsys) == ["i=0 c=1.0", "i=0 c=2.0"] * 2
 
 
+def test_a_loop_body_printing_before_a_nonlinear_step_prints_once_a_step_under_grad(capsys):
+    """The loop's residuals computed once outside it (from its constants only) leave the
+    body's callbacks in the loop, and its final carry, read from the stacked residuals,
+    is defined once."""
+    w = np.array([[0.5, -0.2], [0.1, 0.4]])
+
+    def f(h):
+        def step(i, h):
+            inert.debug.print("step {}", i)
+            return jnp.tanh(w @ h)
+        return jnp.sum(inert.lax.fori_loop(0, 3, step, h))
+
+    h = np.array([0.3, -0.7])
+    np.testing.assert_allclose(inert.grad(f)(h), inert.jacrev(f)(h))
+    assert _printed(capsys) == ["step 0", "step 1", "step 2"] * 2
+
+
 def test_callback_gets_immutable_arrays_and_keywords():
     seen = []
     inert.jit(lambda x: inert.debug.callback(lambda a, scale: seen.append((a, scale)), x,
