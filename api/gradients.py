@@ -61,7 +61,7 @@ def grad(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
     The forward pass computes only what the gradient (and `aux`) needs, not the value;
     the backward pass keeps only what the active derivatives read: an argument wrapped
     in `Inactive` is data, and nothing is kept for its derivative. A complex output
-    needs `holomorphic` (its inputs complex too: `api.holomorphic`).
+    needs `holomorphic` (its inputs complex too), as in JAX.
 
     Args:
         f: a function returning a real scalar (with `has_aux`, a pair `(scalar, aux)`).

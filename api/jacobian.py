@@ -43,7 +43,7 @@ from .transforms import RefArgs
 def jacfwd(f: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
            holomorphic: bool = False) -> Callable:
     """The Jacobian by forward mode: one jvp vmapped over a basis of the differentiated
-    inputs (real ones, unless `holomorphic`: `api.holomorphic`). Cheaper than
+    inputs (real ones, unless `holomorphic`). Cheaper than
     `jacrev` when there are fewer inputs than outputs.
 
     Args:
