@@ -3,7 +3,10 @@
 A transform's function runs on tracers, which stand in for arrays while it is traced;
 a static type checker sees the user's code pass and get arrays, so the signatures
 name arrays. The functions' results are `inert.Array`s (`api.numpy._array`), which
-are numpy arrays: `ArrayLike` takes them as `np.ndarray`.
+are numpy arrays: `ArrayLike` takes them as `np.ndarray`. The namespaces' functions
+say so (`-> Array`), except the primitives' bind wrappers that `inert.lax` re-exports:
+they live below `api/`, which defines `Array`, so their results are `np.ndarray`s, as
+`inert.Array`s are (`inert.lax` makes them `Array`s).
 """
 
 from __future__ import annotations

@@ -1,13 +1,17 @@
 """The public API's type hints: present on the transforms and the other functions at
-`inert.`, resolvable (a hint naming something never imported fails only when a type
-checker or `typing.get_type_hints` reads it), and shipped (`py.typed`, PEP 561)."""
+`inert.` and on every function of the array namespaces (`inert.numpy` and its
+`linalg` and `fft`, `inert.lax`, `inert.nn`, `inert.random`, `inert.scipy.*`),
+resolvable (a hint naming something never imported fails only when a type checker or
+`typing.get_type_hints` reads it), and shipped (`py.typed`, PEP 561)."""
 
 import inspect
 import os
 import tomllib
 import typing
+from collections.abc import Sequence
 
 import pytest
+from test_docstrings import public_names  # the walk over the public namespaces
 
 import inert
 
@@ -44,3 +48,87 @@ def test_py_typed_ships_in_the_package():
     with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
         package_data = tomllib.load(f)["tool"]["setuptools"]["package-data"]
     assert "py.typed" in package_data["inert"]
+
+
+ANNOTATED_NAMESPACES = ("inert.numpy", "inert.numpy.linalg", "inert.numpy.fft", "inert.lax",
+                        "inert.lax.linalg", "inert.nn", "inert.nn.initializers", "inert.random",
+                        "inert.scipy")
+
+# numpy's own functions, which `inert.numpy` re-exports as they are (their results made
+# `inert.Array`s): their signatures are numpy's, which carries no hints at run time.
+# Giving them hints would mean a wrapper per function restating numpy's signature.
+NUMPY_OWN_FUNCTIONS = frozenset(f"inert.numpy.{name}" for name in (
+    "bartlett", "blackman", "can_cast", "diag_indices", "geomspace", "get_printoptions",
+    "hamming", "hanning", "histogram_bin_edges", "indices", "issubdtype", "iterable", "ix_",
+    "kaiser", "logspace", "mask_indices", "printoptions", "promote_types", "result_type",
+    "set_printoptions", "tri", "tril_indices", "triu_indices"))
+
+
+def namespace_functions(namespace: str) -> dict[str, object]:
+    """The public functions (not classes: scalar types, result tuples) of `namespace`
+    and, for `inert.scipy`, of its subpackages."""
+    return {name: value for name, value in public_names().items()
+            if (name.rpartition(".")[0] == namespace
+                or name.startswith(namespace + ".") and namespace == "inert.scipy")
+            and not inspect.isclass(value)}
+
+
+def unannotated(value) -> list[str]:
+    """The named parameters of `value` without a hint, and "return" if its result has none."""
+    signature = inspect.signature(value)
+    missing = [p.name for p in signature.parameters.values()
+               if p.annotation is inspect.Parameter.empty]
+    return missing + (["return"] if signature.return_annotation is inspect.Signature.empty
+                      else [])
+
+
+@pytest.mark.parametrize("namespace", ANNOTATED_NAMESPACES)
+def test_every_function_of_the_array_namespaces_is_annotated(namespace):
+    functions = namespace_functions(namespace)
+    assert len(functions) > 4
+    missing = {name: gaps for name, value in functions.items()
+               if name not in NUMPY_OWN_FUNCTIONS and (gaps := unannotated(value))}
+    assert missing == {}
+
+
+@pytest.mark.parametrize("namespace", ANNOTATED_NAMESPACES)
+def test_the_array_namespaces_hints_resolve(namespace):
+    unresolved = {}
+    for name, value in namespace_functions(namespace).items():
+        if name in NUMPY_OWN_FUNCTIONS:
+            continue
+        try:
+            typing.get_type_hints(inspect.unwrap(value))
+        except Exception as e:  # a NameError, or a TypeError from a malformed hint
+            unresolved[name] = repr(e)
+    assert unresolved == {}
+
+
+def test_the_numpy_exemptions_are_numpy_functions_still_without_hints():
+    functions = namespace_functions("inert.numpy")
+    for name in NUMPY_OWN_FUNCTIONS:
+        original = inspect.unwrap(functions[name])
+        assert getattr(original, "__module__", "").partition(".")[0] == "numpy", name
+    assert [n for n in sorted(NUMPY_OWN_FUNCTIONS) if not unannotated(functions[n])] == [], (
+        "annotated now: take them off")
+
+
+def kinds(hint) -> set:
+    """The types a union hint admits, with `Sequence[int]` as `Sequence`."""
+    return {typing.get_origin(h) or h for h in typing.get_args(hint) or (hint,)}
+
+
+def test_the_hints_describe_what_the_functions_take_and_give():
+    """Spot checks that the hints are the right ones, not only present: an axis that may
+    be several axes, a dtype, a shape, the tuples that the decompositions return."""
+    hints = {name: typing.get_type_hints(inspect.unwrap(value)) for name, value in
+             [("sum", inert.numpy.sum), ("cumsum", inert.numpy.cumsum),
+              ("split", inert.numpy.split), ("eigh", inert.numpy.linalg.eigh),
+              ("sin", inert.numpy.sin), ("normal", inert.nn.initializers.normal)]}
+    assert kinds(hints["sum"]["axis"]) == {int, Sequence, type(None)}
+    assert kinds(hints["cumsum"]["axis"]) == {int, type(None)}  # one axis only
+    assert hints["split"]["return"] == list[inert.Array]
+    assert hints["eigh"]["return"] == tuple[inert.Array, inert.Array]
+    assert hints["sin"]["args"] == inert.typing.ArrayLike  # the elementwise template's
+    assert typing.get_origin(hints["normal"]["return"]) is typing.get_origin(
+        typing.Callable[..., inert.Array])
