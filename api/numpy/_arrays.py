@@ -44,7 +44,7 @@ def operand(x):
     return asarray(x)  # a Dask, CuPy, ... array stays its library's (see `asarray`)
 
 
-def asarray(a: ArrayLike, dtype: DTypeLike | None = None) -> Array:
+def asarray(a: Any, dtype: DTypeLike | None = None) -> Array:
     """numpy.asarray that keeps traced values traced and stacks lists holding them."""
     if isinstance(a, Tracer):
         return a if dtype is None else st.convert_element_type(a, dtype)
@@ -55,7 +55,7 @@ def asarray(a: ArrayLike, dtype: DTypeLike | None = None) -> Array:
     return _numeric(np.asarray(a, dtype), "asarray")
 
 
-def array(object: ArrayLike, dtype: DTypeLike | None = None,  # noqa: A002 — numpy's name
+def array(object: Any, dtype: DTypeLike | None = None,  # noqa: A002 — numpy's name
           copy: bool = True) -> Array:
     """numpy.array; traced values are immutable, so `copy` never needs a copy.
 

@@ -124,7 +124,7 @@ def log_softmax(x: ArrayLike, axis: int | Sequence[int] | None = None) -> Array:
     return inp.subtract(shifted, inp.log(inp.sum(inp.exp(shifted), axis=axis, keepdims=True)))
 
 
-def bernoulli(n: ArrayLike) -> Array:
+def bernoulli(n: int) -> Array:
     """The Bernoulli numbers B_0 ... B_n (n a concrete int): scipy's, as an array."""
     return np.asarray(sc.bernoulli(operator.index(n)))
 
