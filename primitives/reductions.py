@@ -113,11 +113,11 @@ reduce_max_p = def_extremum("reduce_max", np.max, ">")
 reduce_min_p = def_extremum("reduce_min", np.min, "<")
 
 
-def reduce_max(x: ArrayLike, axes: Sequence[int] | None) -> np.ndarray:
+def reduce_max(x: ArrayLike, axes: Sequence[int]) -> np.ndarray:
     return reduce_max_p.bind(x, axes=canonical_axes(axes, get_aval(x).ndim))
 
 
-def reduce_min(x: ArrayLike, axes: Sequence[int] | None) -> np.ndarray:
+def reduce_min(x: ArrayLike, axes: Sequence[int]) -> np.ndarray:
     return reduce_min_p.bind(x, axes=canonical_axes(axes, get_aval(x).ndim))
 
 
@@ -125,7 +125,7 @@ def reduce_min(x: ArrayLike, axes: Sequence[int] | None) -> np.ndarray:
 reduce_prod_p = Primitive("reduce_prod")
 
 
-def reduce_prod(x: ArrayLike, axes: Sequence[int] | None) -> np.ndarray:
+def reduce_prod(x: ArrayLike, axes: Sequence[int]) -> np.ndarray:
     return reduce_prod_p.bind(x, axes=canonical_axes(axes, get_aval(x).ndim))
 
 
@@ -235,7 +235,7 @@ def logical_reduction_abstract_eval(name: str):
 reduce_and_p = Primitive("reduce_and")
 
 
-def reduce_and(x: ArrayLike, axes: Sequence[int] | None) -> np.ndarray:
+def reduce_and(x: ArrayLike, axes: Sequence[int]) -> np.ndarray:
     return reduce_and_p.bind(x, axes=canonical_axes(axes, get_aval(x).ndim))
 
 
@@ -249,7 +249,7 @@ defreducer(reduce_and_p)
 reduce_or_p = Primitive("reduce_or")
 
 
-def reduce_or(x: ArrayLike, axes: Sequence[int] | None) -> np.ndarray:
+def reduce_or(x: ArrayLike, axes: Sequence[int]) -> np.ndarray:
     return reduce_or_p.bind(x, axes=canonical_axes(axes, get_aval(x).ndim))
 
 

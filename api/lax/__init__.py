@@ -149,7 +149,7 @@ def select(pred: ArrayLike, on_true: ArrayLike, on_false: ArrayLike) -> Array:
     return select_n(pred, on_false, on_true)
 
 
-def full(shape: int | Sequence[int], fill_value: ArrayLike,
+def full(shape: Sequence[int], fill_value: ArrayLike,
          dtype: DTypeLike | None = None) -> Array:
     """An array of `fill_value`, as a broadcast of one scalar."""
     dtype = get_aval(fill_value).dtype if dtype is None else np.dtype(dtype)
@@ -157,7 +157,7 @@ def full(shape: int | Sequence[int], fill_value: ArrayLike,
 
 
 def full_like(x: ArrayLike, fill_value: ArrayLike, dtype: DTypeLike | None = None,
-              shape: int | Sequence[int] | None = None) -> Array:
+              shape: Sequence[int] | None = None) -> Array:
     """An array like `x` (its shape and dtype unless `shape` or `dtype` say otherwise) filled
     with `fill_value`, as a broadcast of one scalar."""
     aval = get_aval(x)

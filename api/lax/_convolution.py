@@ -79,7 +79,7 @@ def _conv_transpose_padding(k: int, s: int, padding: str) -> tuple[int, int]:
     return low, total - low
 
 
-def conv_transpose(lhs: ArrayLike, rhs: ArrayLike, strides: Sequence[int] | None,
+def conv_transpose(lhs: ArrayLike, rhs: ArrayLike, strides: Sequence[int],
                    padding: str | Sequence[tuple[int, int]],
                    rhs_dilation: Sequence[int] | None = None, dimension_numbers: Any = None,
                    transpose_kernel: bool = False, precision: Any = None,

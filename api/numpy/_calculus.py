@@ -7,6 +7,8 @@ in every float argument (interp in x, xp and fp alike).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from ...core.errors import ConcretizationError
@@ -63,7 +65,7 @@ def ediff1d(ary: ArrayLike, to_end: ArrayLike | None = None,
     return concatenate(parts, 0) if len(parts) > 1 else parts[0]
 
 
-def gradient(f: ArrayLike, *varargs: ArrayLike, axis: int | None = None,
+def gradient(f: ArrayLike, *varargs: ArrayLike, axis: int | Sequence[int] | None = None,
              edge_order: int = 1) -> Array | tuple[Array, ...]:
     """numpy.gradient with uniform spacings (scalars) and first-order edges: central
     differences inside, one-sided ones at the ends. A list for several axes."""

@@ -148,7 +148,7 @@ def rollaxis(a: ArrayLike, axis: int, start: int = 0) -> Array:
     return moveaxis(a, axis, start - 1 if start > axis else start)
 
 
-def rot90(m: ArrayLike, k: int = 1, axes: Sequence[int] | None = (0, 1)) -> Array:
+def rot90(m: ArrayLike, k: int = 1, axes: Sequence[int] = (0, 1)) -> Array:
     """numpy.rot90: k quarter turns from the first axis towards the second."""
     m = operand(m)
     a0, a1 = normalize_axes(axes, get_aval(m).ndim, "rot90")

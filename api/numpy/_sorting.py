@@ -157,32 +157,32 @@ def _quantile(a, q, axis, method, keepdims, ignore_nan, name):
     return result
 
 
-def quantile(a: ArrayLike, q: ArrayLike, axis: int | Sequence[int] | None = None,
+def quantile(a: ArrayLike, q: ArrayLike, axis: int | None = None,
              method: str = "linear", keepdims: bool = False) -> Array:
     return _quantile(a, q, axis, method, keepdims, False, "quantile")
 
 
-def nanquantile(a: ArrayLike, q: ArrayLike, axis: int | Sequence[int] | None = None,
+def nanquantile(a: ArrayLike, q: ArrayLike, axis: int | None = None,
                 method: str = "linear", keepdims: bool = False) -> Array:
     return _quantile(a, q, axis, method, keepdims, True, "nanquantile")
 
 
-def percentile(a: ArrayLike, q: ArrayLike, axis: int | Sequence[int] | None = None,
+def percentile(a: ArrayLike, q: ArrayLike, axis: int | None = None,
                method: str = "linear", keepdims: bool = False) -> Array:
     return _quantile(a, ew.div(operand(q), 100.0), axis, method, keepdims, False, "percentile")
 
 
-def nanpercentile(a: ArrayLike, q: ArrayLike, axis: int | Sequence[int] | None = None,
+def nanpercentile(a: ArrayLike, q: ArrayLike, axis: int | None = None,
                   method: str = "linear", keepdims: bool = False) -> Array:
     return _quantile(a, ew.div(operand(q), 100.0), axis, method, keepdims, True,
                      "nanpercentile")
 
 
-def median(a: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Array:
+def median(a: ArrayLike, axis: int | None = None, keepdims: bool = False) -> Array:
     return _quantile(a, 0.5, axis, "linear", keepdims, False, "median")
 
 
-def nanmedian(a: ArrayLike, axis: int | Sequence[int] | None = None,
+def nanmedian(a: ArrayLike, axis: int | None = None,
               keepdims: bool = False) -> Array:
     return _quantile(a, 0.5, axis, "linear", keepdims, True, "nanmedian")
 
@@ -241,7 +241,7 @@ def argwhere(a: ArrayLike, *, size: int | None = None,
     return stack([operand(i) for i in indices], axis=-1)
 
 
-def unravel_index(indices: ArrayLike, shape: int | Sequence[int]) -> tuple[Array, ...]:
+def unravel_index(indices: ArrayLike, shape: Sequence[int]) -> tuple[Array, ...]:
     """numpy.unravel_index: the multi-index of each flat index, by integer division."""
     indices = operand(indices)
     out = []
@@ -252,7 +252,7 @@ def unravel_index(indices: ArrayLike, shape: int | Sequence[int]) -> tuple[Array
 
 
 def ravel_multi_index(multi_index: ArrayLike, dims: Sequence[int], mode: str = "raise",
-                      order: str | None = "C") -> Array:
+                      order: str = "C") -> Array:
     """numpy.ravel_multi_index (C order): sum of index times stride; indices are
     clipped into range (JAX's behaviour under tracing) unless mode="wrap"."""
     if order != "C":

@@ -31,7 +31,7 @@ def window_count(size: int, span: int, stride: int) -> int:
 
 
 def padtype_to_pads(in_shape: Sequence[int], window_shape: Sequence[int],
-                    strides: Sequence[int] | None, padding: str,
+                    strides: Sequence[int], padding: str,
                     name: str = "padtype_to_pads") -> tuple:
     """`(low, high)` per axis for a padding name, as lax computes it: `'SAME'` keeps
     `ceil(n / stride)` outputs, the odd element of padding at the high end

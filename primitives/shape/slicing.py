@@ -303,7 +303,7 @@ def slice(x: ArrayLike, start_indices: Sequence[int], limit_indices: Sequence[in
                         strides=strides)
 
 
-def slice_in_dim(x: ArrayLike, start_index: int, limit_index: int | None, stride: int = 1,
+def slice_in_dim(x: ArrayLike, start_index: int, limit_index: int, stride: int = 1,
                  axis: int = 0) -> np.ndarray:
     """`slice` along one axis only (lax.slice_in_dim)."""
     shape = get_aval(x).shape

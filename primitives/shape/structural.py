@@ -83,7 +83,7 @@ def aval_of(x) -> ShapedArray:
 broadcast_in_dim_p = Primitive("broadcast_in_dim")
 
 
-def broadcast_in_dim(x: ArrayLike, shape: int | Sequence[int],
+def broadcast_in_dim(x: ArrayLike, shape: Sequence[int],
                      broadcast_dimensions: Sequence[int]) -> np.ndarray:
     """Broadcast `x` to `shape`; axis i of `x` becomes axis `broadcast_dimensions[i]`."""
     return broadcast_in_dim_p.bind(x, shape=tuple(shape),
@@ -215,7 +215,7 @@ def_recomputable(reshape_p)
 reduce_sum_p = Primitive("reduce_sum")
 
 
-def reduce_sum(x: ArrayLike, axes: Sequence[int] | None) -> np.ndarray:
+def reduce_sum(x: ArrayLike, axes: Sequence[int]) -> np.ndarray:
     return reduce_sum_p.bind(x, axes=canonical_axes(axes, get_aval(x).ndim))
 
 
@@ -468,7 +468,7 @@ def_recomputable(rev_p)
 iota_p = Primitive("iota")
 
 
-def iota(dtype: DTypeLike, shape: int | Sequence[int], dimension: int) -> np.ndarray:
+def iota(dtype: DTypeLike, shape: Sequence[int], dimension: int) -> np.ndarray:
     """0, 1, 2, ... along axis `dimension`, broadcast to `shape` (lax.broadcasted_iota)."""
     return iota_p.bind(dtype=np.dtype(dtype), shape=tuple(int(d) for d in shape),
                        dimension=int(dimension))
