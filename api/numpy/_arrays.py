@@ -211,7 +211,8 @@ def arange(*args: Any, **kwargs: Any) -> Array:
 
 
 def linspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True,
-             retstep: bool = False, dtype: DTypeLike | None = None, axis: int = 0) -> Array:
+             retstep: bool = False, dtype: DTypeLike | None = None,
+             axis: int = 0) -> Array | tuple[Array, Array]:
     """numpy.linspace: a numpy constant, unless `start` or `stop` is traced: then
     `start + i * step` (differentiable in both), the last value exactly `stop`.
     `num` must be known while tracing."""

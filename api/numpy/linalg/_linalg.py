@@ -54,29 +54,29 @@ from .._shape import diagonal as _diagonal
 
 
 class SlogdetResult(NamedTuple):
-    sign: object
-    logabsdet: object
+    sign: Array
+    logabsdet: Array
 
 
 class EighResult(NamedTuple):
-    eigenvalues: object
-    eigenvectors: object
+    eigenvalues: Array
+    eigenvectors: Array
 
 
 class EigResult(NamedTuple):
-    eigenvalues: object
-    eigenvectors: object
+    eigenvalues: Array
+    eigenvectors: Array
 
 
 class SVDResult(NamedTuple):
-    U: object  # noqa: N815 — numpy's field names
-    S: object  # noqa: N815
-    Vh: object  # noqa: N815
+    U: Array  # noqa: N815 — numpy's field names
+    S: Array  # noqa: N815
+    Vh: Array  # noqa: N815
 
 
 class QRResult(NamedTuple):
-    Q: object  # noqa: N815
-    R: object  # noqa: N815
+    Q: Array  # noqa: N815
+    R: Array  # noqa: N815
 
 
 def float_matrices(name: str, *arrays, square: bool = True, min_ndim: int = 2,
@@ -139,7 +139,7 @@ def cholesky(a: ArrayLike, *, upper: bool = False, symmetrize_input: bool = True
 
 
 def eigh(a: ArrayLike, UPLO: str | None = None,  # noqa: N803 — numpy's name
-         symmetrize_input: bool = True) -> tuple[Array, Array]:
+         symmetrize_input: bool = True) -> EighResult:
     """Eigenvalues (ascending, real) and eigenvectors of each symmetric or Hermitian
     matrix."""
     a = real_or_complex_matrices("eigh", a)
@@ -153,7 +153,7 @@ def eigvalsh(a: ArrayLike, UPLO: str | None = "L", *, symmetrize_input: bool = T
     return eg.eigvalsh(symmetrize(a) if symmetrize_input else a, lower=_lower(UPLO))
 
 
-def eig(a: ArrayLike) -> tuple[Array, Array]:
+def eig(a: ArrayLike) -> EigResult:
     """Eigenvalues and eigenvectors (unit columns) of each square matrix, complex also
     for real input (as JAX's; numpy's are real where they can be). Differentiable:
     the eigenvectors' derivative means something only for functions invariant under
@@ -168,7 +168,7 @@ def eigvals(a: ArrayLike) -> Array:
 
 
 def svd(a: ArrayLike, full_matrices: bool = True, compute_uv: bool = True,
-        hermitian: bool = False) -> Array | tuple[Array, Array, Array]:
+        hermitian: bool = False) -> Array | SVDResult:
     """`SVDResult(U, S, Vh)` with `a = U diag(S) Vh`, or S alone without `compute_uv`.
     `hermitian` changes nothing here: the general SVD of a symmetric matrix is one."""
     del hermitian
@@ -183,7 +183,7 @@ def svdvals(x: ArrayLike) -> Array:
     return svd(x, compute_uv=False)
 
 
-def qr(a: ArrayLike, mode: str = "reduced") -> Array | tuple[Array, Array]:
+def qr(a: ArrayLike, mode: str = "reduced") -> Array | QRResult:
     """`QRResult(Q, R)` ('reduced' or 'complete'), or R alone for mode 'r'."""
     if mode not in ("reduced", "complete", "r"):
         raise NotImplementedError(f"qr: mode {mode!r} is not supported ('reduced', "
@@ -241,7 +241,7 @@ def det(a: ArrayLike) -> Array:
     return ew.mul(parity, red.reduce_prod(d, (get_aval(d).ndim - 1,)))
 
 
-def slogdet(a: ArrayLike, *, method: str | None = None) -> tuple[Array, Array]:
+def slogdet(a: ArrayLike, *, method: str | None = None) -> SlogdetResult:
     """`SlogdetResult(sign, logabsdet)`: 0 and -inf for a singular matrix, no warning."""
     del method
     a = float_matrices("slogdet", a, complex_ok=True)
