@@ -7,8 +7,9 @@ outputs be saved between the passes, False makes the backward pass recompute the
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
+from ..core.trace import Primitive
 from ..interpreters.remat import MemoryBudget
 from ..primitives.control.checkpoint import name_p
 from ..primitives.conv.convolution import conv_general_dilated_p
@@ -22,17 +23,17 @@ __all__ = [
 ]
 
 
-def everything_saveable(*_, **__) -> bool:
+def everything_saveable(*_: Any, **__: Any) -> bool:
     """Keep whatever the backward pass reads (what no checkpoint would keep)."""
     return True
 
 
-def nothing_saveable(*_, **__) -> bool:
+def nothing_saveable(*_: Any, **__: Any) -> bool:
     """Keep only the inputs; recompute everything else (checkpoint's default)."""
     return False
 
 
-def dots_saveable(prim, *_, **__) -> bool:
+def dots_saveable(prim: Primitive, *_: Any, **__: Any) -> bool:
     """Keep matrix products and convolutions, the expensive operations to recompute."""
     return prim is dot_general_p or prim is conv_general_dilated_p
 
@@ -40,7 +41,7 @@ def dots_saveable(prim, *_, **__) -> bool:
 checkpoint_dots = dots_saveable
 
 
-def dots_with_no_batch_dims_saveable(prim, *_, **params) -> bool:
+def dots_with_no_batch_dims_saveable(prim: Primitive, *_: Any, **params: Any) -> bool:
     """Keep matrix products without batch dimensions (a transformer's projections, not
     its attention scores)."""
     if prim is not dot_general_p:

@@ -5,7 +5,7 @@ program order (`primitives/debugging.py`)."""
 from __future__ import annotations
 
 import builtins
-from typing import Callable
+from typing import Any, Callable
 
 import attrs
 
@@ -27,7 +27,7 @@ class _Unflattened:
         self.callback(*args, **kwargs)
 
 
-def callback(callback: Callable, *args, ordered: bool = False, **kwargs) -> None:
+def callback(callback: Callable, *args: Any, ordered: bool = False, **kwargs: Any) -> None:
     """jax.debug.callback: `callback(*args, **kwargs)` with the arrays' values, each
     time the program runs this line (once per lane under `vmap`, per iteration in a
     loop); under `grad` it sees the primal values. Calls run in program order whether
@@ -37,7 +37,7 @@ def callback(callback: Callable, *args, ordered: bool = False, **kwargs) -> None
     debug_callback(_Unflattened(callback, tree), *leaves)
 
 
-def print(fmt: str, *args, ordered: bool = False, **kwargs) -> None:  # noqa: A001
+def print(fmt: str, *args: Any, ordered: bool = False, **kwargs: Any) -> None:  # noqa: A001
     """jax.debug.print: `fmt.format(*args, **kwargs)` printed with the values, also
     under `jit`, `vmap` and `grad`, where plain `print` would show tracers.
 

@@ -9,7 +9,7 @@ those operators on `Ref` (the tracers' ones dispatch here, see `numpy._methods`)
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -75,13 +75,13 @@ def _as_result(region, plan):
     return returned(region)
 
 
-def get(ref, idx=None):
+def get(ref: Ref, idx: Any = None) -> Array:
     """`ref[idx]`: a copy of the indexed part of the ref's contents."""
     plan = _plan(ref, idx)
     return _as_result(state.get(ref, *plan.indices, axes=plan.axes), plan)
 
 
-def swap(ref, idx, value):
+def swap(ref: Ref, idx: Any, value: ArrayLike) -> Array:
     """Write `value` at `ref[idx]` (broadcast and cast as numpy's `x[idx] = value`);
     returns what was there."""
     plan = _plan(ref, idx)
@@ -89,14 +89,14 @@ def swap(ref, idx, value):
     return _as_result(state.swap(ref, updates, *plan.indices, axes=plan.axes), plan)
 
 
-def set(ref, idx, value) -> None:  # noqa: A001 — JAX's name
+def set(ref: Ref, idx: Any, value: ArrayLike) -> None:  # noqa: A001 — JAX's name
     """`ref[idx] = value`."""
     plan = _plan(ref, idx)
     state.swap(ref, fit_updates(value, get_aval(ref).dtype, plan), *plan.indices,
                axes=plan.axes)
 
 
-def addupdate(ref, idx, x) -> None:
+def addupdate(ref: Ref, idx: Any, x: ArrayLike) -> None:
     """`ref[idx] += x` as one write (duplicate indices accumulate, as np.add.at)."""
     plan = _plan(ref, idx)
     state.addupdate(ref, fit_updates(x, get_aval(ref).dtype, plan), *plan.indices,

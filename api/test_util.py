@@ -11,6 +11,7 @@ output leaf and the index of the worst mismatch.
 from __future__ import annotations
 
 import itertools
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -101,7 +102,9 @@ def _check_vjp(f, args, *, atol=None, rtol=None, eps=1e-4, rng=None, order=1):
     return cotangent
 
 
-def check_grads(f, args, order: int, modes=("fwd", "rev"), atol=None, rtol=None, eps=None):
+def check_grads(f: Callable, args: Sequence[Any], order: int,
+                modes: str | Sequence[str] = ("fwd", "rev"), atol: float | None = None,
+                rtol: float | None = None, eps: float | None = None) -> None:
     """Check f's jvp (`"fwd"`) and vjp (`"rev"`) against finite differences at `args`
     (a tuple of arguments), and theirs again up to `order`."""
     if isinstance(modes, str):

@@ -24,7 +24,8 @@ class _NodeType(NamedTuple):
 _registry: dict[type, _NodeType] = {}
 
 
-def register_pytree_node(cls: type, flatten_func, unflatten_func) -> None:
+def register_pytree_node(cls: type, flatten_func: Callable[[Any], tuple[Iterable, Any]],
+                         unflatten_func: Callable[[Any, Iterable], Any]) -> None:
     """`flatten_func(x) -> (children, aux)`, `unflatten_func(aux, children) -> x`."""
     if cls in _registry:
         raise ValueError(f"{cls.__name__} is already registered as a pytree node")
@@ -181,12 +182,13 @@ def _flatten_up_to(treedef: PyTreeDef, tree, out: list, whole: PyTreeDef) -> Non
         _flatten_up_to(sub, child, out, whole)
 
 
-def tree_reduce(function: Callable, tree, *initializer, is_leaf=None):
+def tree_reduce(function: Callable, tree: Any, *initializer: Any,
+                is_leaf: Callable[[Any], bool] | None = None) -> Any:
     """`functools.reduce(function, leaves[, initializer])`."""
     return functools.reduce(function, tree_leaves(tree, is_leaf), *initializer)
 
 
-def tree_all(tree, is_leaf=None) -> bool:
+def tree_all(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> bool:
     """Whether every leaf of `tree` is true."""
     return all(tree_leaves(tree, is_leaf))
 
@@ -251,7 +253,8 @@ def _child_keys(treedef: PyTreeDef) -> list:
     return [FlattenedIndexKey(i) for i in range(len(treedef.children))]
 
 
-def tree_flatten_with_path(tree, is_leaf=None) -> tuple[list, PyTreeDef]:
+def tree_flatten_with_path(tree: Any,
+                           is_leaf: Callable[[Any], bool] | None = None) -> tuple[list, PyTreeDef]:
     """`([(path, leaf), ...], treedef)`; a path is a tuple of keys (see `keystr`)."""
     leaves, treedef = tree_flatten(tree, is_leaf)
     return list(zip(_paths(treedef, ()), leaves)), treedef
@@ -264,12 +267,13 @@ def _paths(treedef: PyTreeDef, prefix: tuple) -> list[tuple]:
     return [p for k, child in zip(keys, treedef.children) for p in _paths(child, (*prefix, k))]
 
 
-def tree_leaves_with_path(tree, is_leaf=None) -> list:
+def tree_leaves_with_path(tree: Any, is_leaf: Callable[[Any], bool] | None = None) -> list:
     """`[(path, leaf), ...]`: each leaf with its key path (see `tree_flatten_with_path`)."""
     return tree_flatten_with_path(tree, is_leaf)[0]
 
 
-def tree_map_with_path(f: Callable, tree, *rest, is_leaf=None):
+def tree_map_with_path(f: Callable, tree: Any, *rest: Any,
+                       is_leaf: Callable[[Any], bool] | None = None) -> Any:
     """`f(path, leaf, *others)` for every leaf of `tree`."""
     with_path, treedef = tree_flatten_with_path(tree, is_leaf)
     others = [flatten_up_to(treedef, r) for r in rest]
@@ -317,8 +321,11 @@ class _KeyedAux(NamedTuple):
 _keyed: set[type] = set()
 
 
-def register_pytree_with_keys(nodetype: type, flatten_with_keys, unflatten_func,
-                              flatten_func=None) -> None:
+def register_pytree_with_keys(nodetype: type,
+                              flatten_with_keys: Callable[[Any], tuple[Iterable, Any]],
+                              unflatten_func: Callable[[Any, Iterable], Any],
+                              flatten_func: Callable[[Any], tuple[Iterable, Any]] | None = None
+                              ) -> None:
     """jax.tree_util.register_pytree_with_keys: `flatten_with_keys(x) -> ([(key, child),
     ...], aux)` names each child for `tree_flatten_with_path`; `unflatten_func(aux,
     children)`. `flatten_func`, JAX's faster path without keys, is accepted: the keys
@@ -334,7 +341,9 @@ def register_pytree_with_keys(nodetype: type, flatten_with_keys, unflatten_func,
     _keyed.add(nodetype)
 
 
-def register_dataclass(nodetype: type, data_fields=None, meta_fields=None, drop_fields=()):
+def register_dataclass(nodetype: type, data_fields: Iterable[str] | None = None,
+                       meta_fields: Iterable[str] | None = None,
+                       drop_fields: Iterable[str] = ()) -> type:
     """jax.tree_util.register_dataclass: the `data_fields` are children, the
     `meta_fields` static (part of the structure, so hashable); without either, a
     dataclass's fields with `metadata=dict(static=True)` are static and the others
@@ -369,7 +378,7 @@ def register_static(cls: type) -> type:
 
 
 def tree_transpose(outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None,
-                   pytree_to_transpose):
+                   pytree_to_transpose: Any) -> Any:
     """An outer tree of inner trees as an inner tree of outer trees (jax.tree.transpose);
     `inner_treedef` None: the structure of the first inner tree."""
     subtrees = flatten_up_to(outer_treedef, pytree_to_transpose)

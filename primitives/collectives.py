@@ -19,11 +19,13 @@ transposing to the sum of the cotangents at this lane's index.
 from __future__ import annotations
 
 import functools
+from collections.abc import Hashable
 
 import numpy as np
 
 from ..core.avals import ShapedArray
 from ..core.trace import Primitive, abstract_eval_rules, current_dynamic, impl_rules
+from ..core.typing import ArrayLike
 from ..interpreters.ad import defjvp, deflinear
 from ..interpreters.batching import BatchTracer, collective_rules, named_axis
 from ..interpreters.transpose import transpose_rules
@@ -42,22 +44,22 @@ psum_p, pmax_p, pmin_p = _reducing("psum"), _reducing("pmax"), _reducing("pmin")
 _REDUCERS = {psum_p: reduce_sum, pmax_p: reduce_max, pmin_p: reduce_min}
 
 
-def psum(x, axis_name):
+def psum(x: ArrayLike, axis_name: Hashable) -> np.ndarray:
     """The sum of `x` over the lanes of the vmap named `axis_name`, in every lane."""
     return psum_p.bind(x, axis_name=axis_name)
 
 
-def pmean(x, axis_name):
+def pmean(x: ArrayLike, axis_name: Hashable) -> np.ndarray:
     """The mean of `x` over the lanes of the vmap named `axis_name`."""
     return psum(x, axis_name) / float(named_axis(axis_name).global_data.size)
 
 
-def pmax(x, axis_name):
+def pmax(x: ArrayLike, axis_name: Hashable) -> np.ndarray:
     """The maximum of `x` over the lanes of the vmap named `axis_name`, in every lane."""
     return pmax_p.bind(x, axis_name=axis_name)
 
 
-def pmin(x, axis_name):
+def pmin(x: ArrayLike, axis_name: Hashable) -> np.ndarray:
     """The minimum of `x` over the lanes of the vmap named `axis_name`, in every lane."""
     return pmin_p.bind(x, axis_name=axis_name)
 
@@ -87,7 +89,8 @@ for _prim in _REDUCERS:
 all_gather_p = Primitive("all_gather", operand_names=("x",))
 
 
-def all_gather(x, axis_name, *, axis: int = 0, tiled: bool = False):
+def all_gather(x: ArrayLike, axis_name: Hashable, *, axis: int = 0,
+               tiled: bool = False) -> np.ndarray:
     """Every lane's `x`, stacked along a new axis `axis` (of the vmap's size), in every
     lane; `tiled` concatenates along `axis` instead."""
     if tiled:
@@ -137,7 +140,7 @@ def all_gather_collective(axis_data, vals, dims, *, axis_name, axis):
 collective_rules[all_gather_p] = all_gather_collective
 
 
-def axis_index(axis_name):
+def axis_index(axis_name: Hashable) -> np.ndarray:
     """This lane's index along the vmap named `axis_name`: a value of that vmap itself,
     so not inside a function staged above it (`jit`, or `grad`, inside the vmap), whose
     program would keep it as a constant beyond the call."""

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import enum
 import math
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import scipy.fft
@@ -32,6 +34,7 @@ import scipy.fft
 from ..core.avals import ShapedArray, canonical
 from ..core.errors import DTypeError, ShapeError
 from ..core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
+from ..core.typing import ArrayLike
 from ..interpreters.ad import deflinear
 from ..interpreters.batching import batch_rules
 from ..interpreters.transpose import transpose_rules
@@ -56,7 +59,7 @@ class FftType(enum.IntEnum):
 fft_p = Primitive("fft")
 
 
-def fft(x, fft_type, fft_lengths):
+def fft(x: ArrayLike, fft_type: Any, fft_lengths: Sequence[int]) -> np.ndarray:
     """The `fft_type` transform of the trailing `len(fft_lengths)` axes of `x`."""
     fft_type = FftType[fft_type] if isinstance(fft_type, str) else FftType(fft_type)
     return fft_p.bind(x, fft_type=fft_type, fft_lengths=tuple(map(int, fft_lengths)))

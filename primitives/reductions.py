@@ -13,6 +13,7 @@ of mul, add and shifts, they can be differentiated again.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -20,6 +21,7 @@ from ..core.avals import ShapedArray
 from ..core.backends import array_api_impls, as_array
 from ..core.errors import DTypeError, ShapeError
 from ..core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
+from ..core.typing import ArrayLike, DTypeLike
 from ..interpreters.ad import defjvp, defjvp_zero, deflinear
 from ..interpreters.batching import batch_rules, batched_axis, defreducer
 from ..interpreters.fusion import deffused_reduction
@@ -111,11 +113,11 @@ reduce_max_p = def_extremum("reduce_max", np.max, ">")
 reduce_min_p = def_extremum("reduce_min", np.min, "<")
 
 
-def reduce_max(x, axes):
+def reduce_max(x: ArrayLike, axes: Sequence[int]) -> np.ndarray:
     return reduce_max_p.bind(x, axes=canonical_axes(axes, get_aval(x).ndim))
 
 
-def reduce_min(x, axes):
+def reduce_min(x: ArrayLike, axes: Sequence[int]) -> np.ndarray:
     return reduce_min_p.bind(x, axes=canonical_axes(axes, get_aval(x).ndim))
 
 
@@ -123,7 +125,7 @@ def reduce_min(x, axes):
 reduce_prod_p = Primitive("reduce_prod")
 
 
-def reduce_prod(x, axes):
+def reduce_prod(x: ArrayLike, axes: Sequence[int]) -> np.ndarray:
     return reduce_prod_p.bind(x, axes=canonical_axes(axes, get_aval(x).ndim))
 
 
@@ -159,7 +161,7 @@ defreducer(reduce_prod_p)
 argmax_p = Primitive("argmax")
 
 
-def argmax(x, axis, index_dtype=np.int64):
+def argmax(x: ArrayLike, axis: int, index_dtype: DTypeLike = np.int64) -> np.ndarray:
     """The index of the (first) largest element along `axis`, as `index_dtype`."""
     (axis,) = canonical_axes((axis,), get_aval(x).ndim)
     return argmax_p.bind(x, axis=axis, index_dtype=np.dtype(index_dtype))
@@ -201,7 +203,7 @@ batch_rules[argmax_p] = arg_reduction_batch(argmax_p)
 argmin_p = Primitive("argmin")
 
 
-def argmin(x, axis, index_dtype=np.int64):
+def argmin(x: ArrayLike, axis: int, index_dtype: DTypeLike = np.int64) -> np.ndarray:
     """The index of the (first) smallest element along `axis`, as `index_dtype`."""
     (axis,) = canonical_axes((axis,), get_aval(x).ndim)
     return argmin_p.bind(x, axis=axis, index_dtype=np.dtype(index_dtype))
@@ -233,7 +235,7 @@ def logical_reduction_abstract_eval(name: str):
 reduce_and_p = Primitive("reduce_and")
 
 
-def reduce_and(x, axes):
+def reduce_and(x: ArrayLike, axes: Sequence[int]) -> np.ndarray:
     return reduce_and_p.bind(x, axes=canonical_axes(axes, get_aval(x).ndim))
 
 
@@ -247,7 +249,7 @@ defreducer(reduce_and_p)
 reduce_or_p = Primitive("reduce_or")
 
 
-def reduce_or(x, axes):
+def reduce_or(x: ArrayLike, axes: Sequence[int]) -> np.ndarray:
     return reduce_or_p.bind(x, axes=canonical_axes(axes, get_aval(x).ndim))
 
 
@@ -304,7 +306,7 @@ def cumulative_batch(prim: Primitive):
 cumsum_p = Primitive("cumsum")
 
 
-def cumsum(x, axis=0, reverse=False):
+def cumsum(x: ArrayLike, axis: int = 0, reverse: bool = False) -> np.ndarray:
     return cumsum_p.bind(x, **_scan_params(x, axis, reverse))
 
 
@@ -318,7 +320,7 @@ batch_rules[cumsum_p] = cumulative_batch(cumsum_p)
 cumprod_p = Primitive("cumprod")
 
 
-def cumprod(x, axis=0, reverse=False):
+def cumprod(x: ArrayLike, axis: int = 0, reverse: bool = False) -> np.ndarray:
     return cumprod_p.bind(x, **_scan_params(x, axis, reverse))
 
 
@@ -345,7 +347,7 @@ batch_rules[cumprod_p] = cumulative_batch(cumprod_p)
 cummax_p = Primitive("cummax")
 
 
-def cummax(x, axis=0, reverse=False):
+def cummax(x: ArrayLike, axis: int = 0, reverse: bool = False) -> np.ndarray:
     return cummax_p.bind(x, **_scan_params(x, axis, reverse))
 
 
@@ -372,7 +374,7 @@ batch_rules[cummax_p] = cumulative_batch(cummax_p)
 cummin_p = Primitive("cummin")
 
 
-def cummin(x, axis=0, reverse=False):
+def cummin(x: ArrayLike, axis: int = 0, reverse: bool = False) -> np.ndarray:
     return cummin_p.bind(x, **_scan_params(x, axis, reverse))
 
 

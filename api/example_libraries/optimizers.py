@@ -12,12 +12,15 @@ function of the step number (which may be traced).
 from __future__ import annotations
 
 import functools
+import inspect
 from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
 from ...core.pytree import PyTreeDef, register_pytree_node, tree_flatten, tree_unflatten
+from ...core.typing import ArrayLike
 from .. import numpy as jnp
+from ..numpy._array import Array
 
 Schedule = Callable[[Any], Any]
 
@@ -75,6 +78,10 @@ def optimizer(opt_maker: Callable) -> Callable:
 
         return Optimizer(tree_init, tree_update, tree_get_params)
 
+    # opt_maker's signature (as help() and the docs show it), with what the lifted maker returns
+    tree_opt_maker.__annotations__ = {**opt_maker.__annotations__, "return": Optimizer}
+    tree_opt_maker.__signature__ = inspect.signature(opt_maker).replace(
+        return_annotation="Optimizer")
     return tree_opt_maker
 
 
@@ -83,7 +90,7 @@ def _first(state):
 
 
 @optimizer
-def sgd(step_size):
+def sgd(step_size: float | Schedule) -> tuple[Callable, Callable, Callable]:
     """Stochastic gradient descent: `x <- x - step_size(i) * g`. The state is the
     parameters.
 
@@ -98,7 +105,7 @@ def sgd(step_size):
 
 
 @optimizer
-def momentum(step_size, mass: float):
+def momentum(step_size: float | Schedule, mass: float) -> tuple[Callable, Callable, Callable]:
     """Gradient descent with momentum: v <- mass * v + g; x <- x - step_size(i) * v."""
     step_size = make_schedule(step_size)
 
@@ -111,7 +118,7 @@ def momentum(step_size, mass: float):
 
 
 @optimizer
-def nesterov(step_size, mass: float):
+def nesterov(step_size: float | Schedule, mass: float) -> tuple[Callable, Callable, Callable]:
     """Nesterov's accelerated gradient: v <- mass * v + g; x <- x - step_size(i) * (mass * v +
     g)."""
     step_size = make_schedule(step_size)
@@ -125,7 +132,8 @@ def nesterov(step_size, mass: float):
 
 
 @optimizer
-def adagrad(step_size, momentum=0.9):
+def adagrad(step_size: float | Schedule,
+            momentum: float = 0.9) -> tuple[Callable, Callable, Callable]:
     """Adagrad with momentum on the scaled gradient, as in JAX."""
     step_size = make_schedule(step_size)
 
@@ -140,7 +148,8 @@ def adagrad(step_size, momentum=0.9):
 
 
 @optimizer
-def rmsprop(step_size, gamma=0.9, eps=1e-8):
+def rmsprop(step_size: float | Schedule, gamma: float = 0.9,
+            eps: float = 1e-8) -> tuple[Callable, Callable, Callable]:
     """RMSProp: x moves by step_size(i) * g / sqrt(avg_sq_grad + eps), the squared gradients
     averaged with decay `gamma`."""
     step_size = make_schedule(step_size)
@@ -154,7 +163,8 @@ def rmsprop(step_size, gamma=0.9, eps=1e-8):
 
 
 @optimizer
-def rmsprop_momentum(step_size, gamma=0.9, eps=1e-8, momentum=0.9):
+def rmsprop_momentum(step_size: float | Schedule, gamma: float = 0.9, eps: float = 1e-8,
+                     momentum: float = 0.9) -> tuple[Callable, Callable, Callable]:
     """RMSProp with momentum: the RMSProp step accumulated in a velocity of decay `momentum`."""
     step_size = make_schedule(step_size)
 
@@ -173,7 +183,8 @@ def _bias_correction(b, i, like):
 
 
 @optimizer
-def adam(step_size, b1=0.9, b2=0.999, eps=1e-8):
+def adam(step_size: float | Schedule, b1: float = 0.9, b2: float = 0.999,
+         eps: float = 1e-8) -> tuple[Callable, Callable, Callable]:
     """Adam (Kingma and Ba): bias-corrected moving averages of the gradient (decay `b1`) and of
     its square (decay `b2`); `x <- x - step_size(i) * m_hat / (sqrt(v_hat) + eps)`. As
     jax.example_libraries.optimizers.adam, over any pytree of parameters.
@@ -206,7 +217,8 @@ def adam(step_size, b1=0.9, b2=0.999, eps=1e-8):
 
 
 @optimizer
-def adamax(step_size, b1=0.9, b2=0.999, eps=1e-8):
+def adamax(step_size: float | Schedule, b1: float = 0.9, b2: float = 0.999,
+           eps: float = 1e-8) -> tuple[Callable, Callable, Callable]:
     """Adamax (Kingma and Ba): Adam with the infinity norm: `u <- max(b2 * u, |g|)`;
     `x <- x - step_size(i) / (1 - b1^(i+1)) * m / (u + eps)`."""
     step_size = make_schedule(step_size)
@@ -224,17 +236,18 @@ def adamax(step_size, b1=0.9, b2=0.999, eps=1e-8):
 # Schedules: step number -> step size
 
 
-def constant(step_size) -> Schedule:
+def constant(step_size: float) -> Schedule:
     """The schedule whose step size is `step_size` at every step."""
     return lambda i: step_size
 
 
-def exponential_decay(step_size, decay_steps, decay_rate) -> Schedule:
+def exponential_decay(step_size: float, decay_steps: float, decay_rate: float) -> Schedule:
     """The schedule step_size * decay_rate ** (i / decay_steps)."""
     return lambda i: step_size * decay_rate ** (i / decay_steps)
 
 
-def inverse_time_decay(step_size, decay_steps, decay_rate, staircase=False) -> Schedule:
+def inverse_time_decay(step_size: float, decay_steps: float, decay_rate: float,
+                       staircase: bool = False) -> Schedule:
     """The schedule step_size / (1 + decay_rate * i / decay_steps) (with `staircase`, i /
     decay_steps rounded down)."""
     if staircase:
@@ -242,7 +255,8 @@ def inverse_time_decay(step_size, decay_steps, decay_rate, staircase=False) -> S
     return lambda i: step_size / (1 + decay_rate * i / decay_steps)
 
 
-def polynomial_decay(step_size, decay_steps, final_step_size, power=1.0) -> Schedule:
+def polynomial_decay(step_size: float, decay_steps: float, final_step_size: float,
+                     power: float = 1.0) -> Schedule:
     """The schedule going from `step_size` to `final_step_size` over `decay_steps` steps as (1
     - i / decay_steps) ** power, then staying there."""
     def schedule(i):
@@ -252,7 +266,7 @@ def polynomial_decay(step_size, decay_steps, final_step_size, power=1.0) -> Sche
     return schedule
 
 
-def piecewise_constant(boundaries, values) -> Schedule:
+def piecewise_constant(boundaries: ArrayLike, values: ArrayLike) -> Schedule:
     """`values[k]` for steps after `k` of the `boundaries` (one more value than those)."""
     boundaries, values = np.asarray(boundaries), np.asarray(values)
     if values.shape != (len(boundaries) + 1,):
@@ -261,7 +275,7 @@ def piecewise_constant(boundaries, values) -> Schedule:
     return lambda i: jnp.take(values, jnp.sum(jnp.asarray(i) > boundaries))
 
 
-def make_schedule(scalar_or_schedule) -> Schedule:
+def make_schedule(scalar_or_schedule: float | Schedule) -> Schedule:
     """A schedule from a step size: a callable is one already, a number is `constant(number)`."""
     if callable(scalar_or_schedule):
         return scalar_or_schedule
@@ -275,12 +289,12 @@ def make_schedule(scalar_or_schedule) -> Schedule:
 # Utilities
 
 
-def l2_norm(tree):
+def l2_norm(tree: Any) -> Array:
     """The l2 norm of all the leaves of `tree` together."""
     return jnp.sqrt(sum(jnp.sum(x * x) for x in tree_flatten(tree)[0]))
 
 
-def clip_grads(grad_tree, max_norm):
+def clip_grads(grad_tree: Any, max_norm: ArrayLike) -> Any:
     """Scale the gradients down to l2 norm `max_norm` if it is larger."""
     norm = l2_norm(grad_tree)
     scale = jnp.where(norm < max_norm, 1.0, max_norm / jnp.where(norm < max_norm, 1.0, norm))

@@ -15,9 +15,12 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
+from ...core.typing import ArrayLike, DTypeLike
 from .. import lax, random
 from .. import numpy as jnp
 from ..nn import (
@@ -39,6 +42,13 @@ logsoftmax = log_softmax  # stax's own name for it, as in JAX
 # Keys and initialisers
 
 
+#: A layer: the pair `(init_fun, apply_fun)`.
+Layer = tuple[Callable, Callable]
+
+#: An initializer `init(key, shape, dtype)`, giving numpy arrays.
+Initializer = Callable[..., np.ndarray]
+
+
 def _generator(key) -> np.random.Generator:
     """Philox keyed by the key's 64 bits (an integer seed's, or two 32-bit words')."""
     words = np.asarray(key, np.uint64).reshape(-1)
@@ -51,17 +61,17 @@ def _split(key, num: int = 2) -> np.ndarray:
     return _generator(key).integers(0, 2**32, (num, 2), dtype=np.uint32)
 
 
-def zeros(key, shape, dtype=np.float64):
+def zeros(key: ArrayLike, shape: Sequence[int], dtype: DTypeLike = np.float64) -> np.ndarray:
     """An initializer: zeros of `shape` (the key is unused), as stax's."""
     return np.zeros(shape, dtype)
 
 
-def ones(key, shape, dtype=np.float64):
+def ones(key: ArrayLike, shape: Sequence[int], dtype: DTypeLike = np.float64) -> np.ndarray:
     """An initializer: ones of `shape` (the key is unused), as stax's."""
     return np.ones(shape, dtype)
 
 
-def normal(stddev=1e-2):
+def normal(stddev: float = 1e-2) -> Initializer:
     """The initializer of normal numbers of standard deviation `stddev` (also `randn`), drawn
     from numpy's Philox keyed by the key: not JAX's numbers for the same key."""
     def init(key, shape, dtype=np.float64):
@@ -70,7 +80,7 @@ def normal(stddev=1e-2):
     return init
 
 
-def glorot_normal(in_axis=-2, out_axis=-1):
+def glorot_normal(in_axis: int = -2, out_axis: int = -1) -> Initializer:
     """Variance 2 / (fan_in + fan_out), the other axes being the receptive field."""
 
     def init(key, shape, dtype=np.float64):
@@ -89,7 +99,8 @@ _DENSE_W, _DENSE_B, _CONV_B = glorot_normal(), normal(), normal(1e-6)  # JAX's d
 # Layers
 
 
-def Dense(out_dim, W_init=_DENSE_W, b_init=_DENSE_B):  # noqa: N802, N803
+def Dense(out_dim: int, W_init: Initializer = _DENSE_W,  # noqa: N802, N803
+          b_init: Initializer = _DENSE_B) -> Layer:
     """A fully connected layer: `inputs @ W + b`."""
 
     def init_fun(rng, input_shape):
@@ -104,8 +115,11 @@ def Dense(out_dim, W_init=_DENSE_W, b_init=_DENSE_B):  # noqa: N802, N803
     return init_fun, apply_fun
 
 
-def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding="VALID",  # noqa: N802
-                W_init=None, b_init=_CONV_B):  # noqa: N803
+def GeneralConv(dimension_numbers: tuple[str, str, str], out_chan: int,  # noqa: N802
+                filter_shape: Sequence[int], strides: Sequence[int] | None = None,
+                padding: str | Sequence[tuple[int, int]] = "VALID",
+                W_init: Initializer | None = None,  # noqa: N803
+                b_init: Initializer = _CONV_B) -> Layer:
     """A convolution with a bias per output channel, in the given layouts."""
     one = (1,) * len(filter_shape)
     return _conv_layer(dimension_numbers, out_chan, filter_shape, strides or one, padding,
@@ -115,8 +129,11 @@ def GeneralConv(dimension_numbers, out_chan, filter_shape, strides=None, padding
                            dimension_numbers=dimension_numbers))
 
 
-def GeneralConvTranspose(dimension_numbers, out_chan, filter_shape, strides=None,  # noqa: N802
-                         padding="VALID", W_init=None, b_init=_CONV_B):  # noqa: N803
+def GeneralConvTranspose(dimension_numbers: tuple[str, str, str], out_chan: int,  # noqa: N802
+                         filter_shape: Sequence[int], strides: Sequence[int] | None = None,
+                         padding: str | Sequence[tuple[int, int]] = "VALID",
+                         W_init: Initializer | None = None,  # noqa: N803
+                         b_init: Initializer = _CONV_B) -> Layer:
     """A transposed convolution (`lax.conv_transpose`) with a bias per channel."""
     return _conv_layer(dimension_numbers, out_chan, filter_shape,
                        strides or (1,) * len(filter_shape), padding, W_init, b_init,
@@ -161,8 +178,9 @@ ConvTranspose = functools.partial(GeneralConvTranspose, ("NHWC", "HWIO", "NHWC")
 Conv1DTranspose = functools.partial(GeneralConvTranspose, ("NHC", "HIO", "NHC"))
 
 
-def BatchNorm(axis=(0, 1, 2), epsilon=1e-5, center=True, scale=True,  # noqa: N802
-              beta_init=zeros, gamma_init=ones):
+def BatchNorm(axis: int | Sequence[int] = (0, 1, 2), epsilon: float = 1e-5,  # noqa: N802
+              center: bool = True, scale: bool = True, beta_init: Initializer = zeros,
+              gamma_init: Initializer = ones) -> Layer:
     """Standardise over `axis` (the batch statistics), then scale and shift per
     feature."""
     axis = (axis,) if np.isscalar(axis) else tuple(axis)
@@ -186,7 +204,7 @@ def BatchNorm(axis=(0, 1, 2), epsilon=1e-5, center=True, scale=True,  # noqa: N8
     return init_fun, apply_fun
 
 
-def elementwise(fun, **fun_kwargs):
+def elementwise(fun: Callable, **fun_kwargs: Any) -> Layer:
     """A layer without parameters applying `fun` to its input."""
     init_fun = lambda rng, input_shape: (input_shape, ())  # noqa: E731
     apply_fun = lambda params, inputs, **kwargs: fun(inputs, **fun_kwargs)  # noqa: E731
@@ -207,7 +225,9 @@ Gelu = elementwise(gelu)
 
 
 def _pooling_layer(reducer, init_val, rescaler=None):
-    def PoolingLayer(window_shape, strides=None, padding="VALID", spec=None):  # noqa: N802
+    def PoolingLayer(window_shape: Sequence[int], strides: Sequence[int] | None = None,  # noqa: N802
+                     padding: str | Sequence[tuple[int, int]] = "VALID",
+                     spec: str | None = None) -> Layer:
         """Pooling over the spatial axes (all but N and C; NHWC unless `spec`)."""
         strides = strides or (1,) * len(window_shape)
         rescale = rescaler(window_shape, strides, padding) if rescaler else None
@@ -251,7 +271,7 @@ SumPool = _pooling_layer(lax.add, 0.0)
 AvgPool = _pooling_layer(lax.add, 0.0, _normalize_by_window_size)
 
 
-def Dropout(rate, mode="train"):  # noqa: N802
+def Dropout(rate: float, mode: str = "train") -> Layer:  # noqa: N802
     """JAX's stax.Dropout: in "train" mode each input is kept with probability `rate`
     (JAX's name for the *keep* rate) and scaled by 1/rate, drawn from `rng=` by
     `inert.random.bernoulli`; in any other mode the layer is the identity."""
@@ -282,7 +302,7 @@ Identity = (lambda rng, input_shape: (input_shape, ()),
             lambda params, inputs, **kwargs: inputs)
 
 
-def FanOut(num):  # noqa: N802
+def FanOut(num: int) -> Layer:  # noqa: N802
     """`num` copies of the input, for `parallel` layers."""
     init_fun = lambda rng, input_shape: ([input_shape] * num, ())  # noqa: E731
     apply_fun = lambda params, inputs, **kwargs: [inputs] * num  # noqa: E731
@@ -296,7 +316,7 @@ def _fan_in_sum_shape(rng, input_shape):
 FanInSum = (_fan_in_sum_shape, lambda params, inputs, **kwargs: sum(inputs[1:], inputs[0]))
 
 
-def FanInConcat(axis=-1):  # noqa: N802
+def FanInConcat(axis: int = -1) -> Layer:  # noqa: N802
     """The inputs joined along `axis`."""
 
     def init_fun(rng, input_shape):
@@ -314,7 +334,7 @@ def FanInConcat(axis=-1):  # noqa: N802
 # Combinators
 
 
-def serial(*layers):
+def serial(*layers: Layer) -> Layer:
     """The layers one after another; each gets its own key (`rng=` at apply time).
 
     Example:
@@ -344,7 +364,7 @@ def serial(*layers):
     return init_fun, apply_fun
 
 
-def parallel(*layers):
+def parallel(*layers: Layer) -> Layer:
     """The layers side by side: input i goes to layer i (see FanOut, FanInSum)."""
     init_funs, apply_funs = zip(*layers)
 
@@ -362,7 +382,7 @@ def parallel(*layers):
     return init_fun, apply_fun
 
 
-def shape_dependent(make_layer):
+def shape_dependent(make_layer: Callable[[Any], Layer]) -> Layer:
     """A layer built, at init and at apply time, from the shape of its input."""
 
     def init_fun(rng, input_shape):

@@ -11,11 +11,14 @@ with its arguments rearranged (`select`, `full`, `dot`, `broadcast`).
 from __future__ import annotations
 
 import types
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import scipy.special as sc
 
 from ...core.trace import get_aval
+from ...core.typing import ArrayLike, DTypeLike
 from ...primitives.collectives import all_gather, axis_index, pmax, pmean, pmin, psum
 from ...primitives.control.cond import cond, switch
 from ...primitives.control.scan import scan
@@ -120,7 +123,7 @@ from ...primitives.special import (
     zeta,
 )
 from ...primitives.special import gammaln as lgamma
-from ..numpy._array import derived_docstring, return_arrays_from
+from ..numpy._array import Array, derived_docstring, return_arrays_from
 from ..numpy._precision import Precision, check_precision
 from ..numpy._shape import take_along_axis
 from ..numpy._sorting import argsort
@@ -141,18 +144,20 @@ from ._convolution import (
 from ._scans import associative_scan, map
 
 
-def select(pred, on_true, on_false):
+def select(pred: ArrayLike, on_true: ArrayLike, on_false: ArrayLike) -> Array:
     """jax.lax.select: `select_n` with the cases in the other order."""
     return select_n(pred, on_false, on_true)
 
 
-def full(shape, fill_value, dtype=None):
+def full(shape: Sequence[int], fill_value: ArrayLike,
+         dtype: DTypeLike | None = None) -> Array:
     """An array of `fill_value`, as a broadcast of one scalar."""
     dtype = get_aval(fill_value).dtype if dtype is None else np.dtype(dtype)
     return broadcast_in_dim(convert_element_type(fill_value, dtype), tuple(shape), ())
 
 
-def full_like(x, fill_value, dtype=None, shape=None):
+def full_like(x: ArrayLike, fill_value: ArrayLike, dtype: DTypeLike | None = None,
+              shape: Sequence[int] | None = None) -> Array:
     """An array like `x` (its shape and dtype unless `shape` or `dtype` say otherwise) filled
     with `fill_value`, as a broadcast of one scalar."""
     aval = get_aval(x)
@@ -160,26 +165,28 @@ def full_like(x, fill_value, dtype=None, shape=None):
                 aval.dtype if dtype is None else dtype)
 
 
-def broadcast(operand, sizes):
+def broadcast(operand: ArrayLike, sizes: Sequence[int]) -> Array:
     """Leading axes of `sizes` in front of `operand`'s."""
     ndim = get_aval(operand).ndim
     shape = (*sizes, *get_aval(operand).shape)
     return broadcast_in_dim(operand, shape, range(len(sizes), len(sizes) + ndim))
 
 
-def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
+def dot_general(lhs: ArrayLike, rhs: ArrayLike, dimension_numbers: Any, precision: Any = None,
+                preferred_element_type: DTypeLike | None = None) -> Array:
     """jax.lax.dot_general; `precision` is checked and ignored (`Precision`)."""
     check_precision(precision, "dot_general")
     return contraction.dot_general(lhs, rhs, dimension_numbers, preferred_element_type)
 
 
-def dot(lhs, rhs, precision=None, preferred_element_type=None):
+def dot(lhs: ArrayLike, rhs: ArrayLike, precision: Any = None,
+        preferred_element_type: DTypeLike | None = None) -> Array:
     """Vector/matrix products: the last axis of `lhs` with the first of `rhs`."""
     return dot_general(lhs, rhs, (((get_aval(lhs).ndim - 1,), (0,)), ((), ())), precision,
                        preferred_element_type)
 
 
-def iota(dtype, size):
+def iota(dtype: DTypeLike, size: int) -> Array:
     """0, 1, ..., size - 1."""
     return structural.iota(dtype, (size,), 0)
 
@@ -187,7 +194,8 @@ def iota(dtype, size):
 broadcasted_iota = structural.iota
 
 
-def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0):
+def dynamic_slice_in_dim(operand: ArrayLike, start_index: ArrayLike, slice_size: int,
+                         axis: int = 0) -> Array:
     """`dynamic_slice` along one axis; the start clamped so the slice fits, as in JAX."""
     shape = get_aval(operand).shape
     starts = [start_index if i == axis else 0 for i in range(len(shape))]
@@ -195,19 +203,21 @@ def dynamic_slice_in_dim(operand, start_index, slice_size: int, axis: int = 0):
                                            for i, d in enumerate(shape)])
 
 
-def dynamic_index_in_dim(operand, index, axis: int = 0, keepdims: bool = True):
+def dynamic_index_in_dim(operand: ArrayLike, index: ArrayLike, axis: int = 0,
+                         keepdims: bool = True) -> Array:
     """The slice at `index` along `axis`, that axis kept (size 1) or dropped."""
     block = dynamic_slice_in_dim(operand, index, 1, axis)
     return block if keepdims else squeeze(block, (axis,))
 
 
-def dynamic_update_slice_in_dim(operand, update, start_index, axis: int):
+def dynamic_update_slice_in_dim(operand: ArrayLike, update: ArrayLike, start_index: ArrayLike,
+                                axis: int) -> Array:
     """`dynamic_update_slice` at `start_index` along `axis`, 0 along the others."""
     starts = [start_index if i == axis else 0 for i in range(get_aval(operand).ndim)]
     return dynamic_update_slice(operand, update, starts)
 
 
-def top_k(operand, k: int):
+def top_k(operand: ArrayLike, k: int) -> tuple[Array, Array]:
     """jax.lax.top_k: the `k` largest entries along the last axis, largest first, and
     their indices; equal entries in their order in `operand` (a stable sort). The
     values are a gather of `operand`, so they are differentiable."""

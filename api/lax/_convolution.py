@@ -9,11 +9,14 @@ from __future__ import annotations
 import builtins
 import inspect
 import operator
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from ...core.avals import ShapedArray
 from ...core.trace import Tracer, get_aval
+from ...core.typing import ArrayLike, DTypeLike
 from ...primitives import elementwise as ew
 from ...primitives.conv.convolution import (
     ConvDimensionNumbers,  # noqa: F401 — re-exported by inert.lax
@@ -35,16 +38,23 @@ from ...primitives.conv.windowed import (
 )
 from ...primitives.shape.structural import convert_element_type, rev, transpose
 from .. import numpy as jnp
+from ..numpy._array import Array
 
 
-def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_type=None):
+def conv(lhs: ArrayLike, rhs: ArrayLike, window_strides: Sequence[int],
+         padding: str | Sequence[tuple[int, int]], precision: Any = None,
+         preferred_element_type: DTypeLike | None = None) -> Array:
     """An NC... by OI... convolution, no dilation."""
     return conv_general_dilated(lhs, rhs, window_strides, padding, precision=precision,
                                 preferred_element_type=preferred_element_type)
 
 
-def conv_with_general_padding(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
-                              precision=None, preferred_element_type=None):
+def conv_with_general_padding(lhs: ArrayLike, rhs: ArrayLike, window_strides: Sequence[int],
+                              padding: str | Sequence[tuple[int, int]],
+                              lhs_dilation: Sequence[int] | None,
+                              rhs_dilation: Sequence[int] | None,
+                              precision: Any = None,
+                              preferred_element_type: DTypeLike | None = None) -> Array:
     """`conv_general_dilated` with its default dimension numbers (NCHW, OIHW), as JAX's."""
     return conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
                                 precision=precision, preferred_element_type=preferred_element_type)
@@ -69,8 +79,11 @@ def _conv_transpose_padding(k: int, s: int, padding: str) -> tuple[int, int]:
     return low, total - low
 
 
-def conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numbers=None,
-                   transpose_kernel=False, precision=None, preferred_element_type=None):
+def conv_transpose(lhs: ArrayLike, rhs: ArrayLike, strides: Sequence[int],
+                   padding: str | Sequence[tuple[int, int]],
+                   rhs_dilation: Sequence[int] | None = None, dimension_numbers: Any = None,
+                   transpose_kernel: bool = False, precision: Any = None,
+                   preferred_element_type: DTypeLike | None = None) -> Array:
     """The "deconvolution": a convolution of the input dilated by `strides`. With
     `transpose_kernel` the kernel is flipped and its feature axes swapped, which
     makes it exactly the transpose of the strided convolution with that kernel."""
@@ -94,8 +107,10 @@ def conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numb
                                 preferred_element_type=preferred_element_type)
 
 
-def conv_general_shape_tuple(lhs_shape, rhs_shape, window_strides, padding,
-                             dimension_numbers):
+def conv_general_shape_tuple(lhs_shape: Sequence[int], rhs_shape: Sequence[int],
+                             window_strides: Sequence[int],
+                             padding: str | Sequence[tuple[int, int]],
+                             dimension_numbers: Any) -> tuple[int, ...]:
     """The output shape of `conv_general_dilated` (no dilation), without running it."""
     dims = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
     n = len(lhs_shape) - 2
@@ -111,8 +126,10 @@ def conv_general_shape_tuple(lhs_shape, rhs_shape, window_strides, padding,
     return aval.shape
 
 
-def conv_transpose_shape_tuple(lhs_shape, rhs_shape, window_strides, padding,
-                               dimension_numbers):
+def conv_transpose_shape_tuple(lhs_shape: Sequence[int], rhs_shape: Sequence[int],
+                               window_strides: Sequence[int],
+                               padding: str | Sequence[tuple[int, int]],
+                               dimension_numbers: Any) -> tuple[int, ...]:
     """The output shape of `conv_transpose`, without running it."""
     dims = conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers)
     kernel = [rhs_shape[a] for a in dims.rhs_spec[2:]]
@@ -145,8 +162,12 @@ def _monoid(computation) -> str | None:
     return None
 
 
-def reduce_window(operand, init_value, computation, window_dimensions, window_strides,
-                  padding, base_dilation=None, window_dilation=None):
+def reduce_window(operand: ArrayLike, init_value: ArrayLike,
+                  computation: Callable[[Any, Any], Any], window_dimensions: Sequence[int],
+                  window_strides: Sequence[int],
+                  padding: str | Sequence[tuple[int, int]],
+                  base_dilation: Sequence[int] | None = None,
+                  window_dilation: Sequence[int] | None = None) -> Array:
     """jax.lax.reduce_window for `add`, `max` and `min` (lax's or numpy's). The
     padding holds `init_value`, which must be a concrete scalar: for `add`, 0."""
     kind = _monoid(computation)
@@ -176,8 +197,11 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
     return extremum(out, convert_element_type(init_value, aval.dtype))
 
 
-def reduce_window_shape_tuple(operand_shape, window_dimensions, window_strides, padding,
-                              base_dilation=None, window_dilation=None):
+def reduce_window_shape_tuple(operand_shape: Sequence[int], window_dimensions: Sequence[int],
+                              window_strides: Sequence[int],
+                              padding: str | Sequence[tuple[int, int]],
+                              base_dilation: Sequence[int] | None = None,
+                              window_dilation: Sequence[int] | None = None) -> tuple[int, ...]:
     """The shape `reduce_window` gives for an operand of `operand_shape` with these windows,
     strides, padding and dilations."""
     ones = (1,) * len(operand_shape)

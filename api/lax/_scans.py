@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 from ...core.pytree import tree_flatten, tree_unflatten
 from ...core.trace import get_aval
@@ -13,7 +13,7 @@ from ...primitives.shape.structural import reshape, rev
 from ..vmap import vmap
 
 
-def map(f: Callable, xs, *, batch_size: int | None = None):  # noqa: A001 — jax.lax's name
+def map(f: Callable, xs: Any, *, batch_size: int | None = None) -> Any:  # noqa: A001 — jax.lax's name
     """jax.lax.map: `f` of each slice of `xs` along its leading axis, stacked; a `scan`
     with no carry. With `batch_size`, `f` is vmapped over batches of that many slices
     (the remainder in one last batch), as JAX does."""
@@ -36,7 +36,7 @@ def map(f: Callable, xs, *, batch_size: int | None = None):  # noqa: A001 — ja
     return tree_unflatten(out_tree, [concatenate([y, r], 0) for y, r in zip(outs, rest_leaves)])
 
 
-def associative_scan(fn: Callable, elems, reverse: bool = False, axis: int = 0):
+def associative_scan(fn: Callable, elems: Any, reverse: bool = False, axis: int = 0) -> Any:
     """jax.lax.associative_scan: the prefix combinations `e0, fn(e0, e1), fn(fn(e0, e1),
     e2), ...` of `elems` (a pytree of arrays) along `axis`, for an associative `fn` of
     two pytrees of `elems`' structure that works slice-wise. It combines neighbours,

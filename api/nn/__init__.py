@@ -11,12 +11,14 @@ the negative branch of `elu`/`celu`/`selu` reads its operand through a second
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
+from ...core.typing import ArrayLike, DTypeLike
 from ...primitives import elementwise as ew
 from .. import numpy as jnp
-from ..numpy._array import return_arrays_from
+from ..numpy._array import Array, return_arrays_from
 from ..numpy._arrays import shape_error
 from ..scipy import special as _special
 from . import initializers
@@ -26,7 +28,7 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
-def relu(x):
+def relu(x: ArrayLike) -> Array:
     """`max(x, 0)`, with gradient 0 at 0 (as JAX's).
 
     Example:
@@ -37,18 +39,18 @@ def relu(x):
     return jnp.where(x > 0, x, jnp.zeros_like(x))
 
 
-def relu6(x):
+def relu6(x: ArrayLike) -> Array:
     """min(max(x, 0), 6), with derivative 0 at both kinks (JAX's)."""
     x = jnp.asarray(x)
     return jnp.where(x > 0, jnp.where(x < 6, x, jnp.full_like(x, 6)), jnp.zeros_like(x))
 
 
-def hard_sigmoid(x):
+def hard_sigmoid(x: ArrayLike) -> Array:
     """relu6(x + 3) / 6."""
     return relu6(jnp.asarray(x) + 3.0) / 6.0
 
 
-def hard_silu(x):
+def hard_silu(x: ArrayLike) -> Array:
     """x * hard_sigmoid(x) (also `hard_swish`): a piecewise-quadratic silu."""
     x = jnp.asarray(x)
     return x * hard_sigmoid(x)
@@ -57,7 +59,7 @@ def hard_silu(x):
 hard_swish = hard_silu
 
 
-def leaky_relu(x, negative_slope=0.01):
+def leaky_relu(x: ArrayLike, negative_slope: ArrayLike = 0.01) -> Array:
     """x where x >= 0, else negative_slope * x."""
     x = jnp.asarray(x)
     return jnp.where(x >= 0, x, negative_slope * x)
@@ -68,24 +70,24 @@ def _expm1_of_negative_part(x):
     return jnp.expm1(jnp.where(x > 0, jnp.zeros_like(x), x))
 
 
-def elu(x, alpha=1.0):
+def elu(x: ArrayLike, alpha: ArrayLike = 1.0) -> Array:
     """x where x > 0, else alpha * (exp(x) - 1); the untaken branch never overflows."""
     x = jnp.asarray(x)
     return jnp.where(x > 0, x, alpha * _expm1_of_negative_part(x))
 
 
-def selu(x):
+def selu(x: ArrayLike) -> Array:
     """scale * elu(x, alpha) with the self-normalising constants of Klambauer et al."""
     return _SELU_SCALE * elu(x, _SELU_ALPHA)
 
 
-def celu(x, alpha=1.0):
+def celu(x: ArrayLike, alpha: ArrayLike = 1.0) -> Array:
     """x where x > 0, else alpha * (exp(x / alpha) - 1)."""
     x = jnp.asarray(x)
     return jnp.where(x > 0, x, alpha * _expm1_of_negative_part(x / alpha))
 
 
-def gelu(x, approximate: bool = True):
+def gelu(x: ArrayLike, approximate: bool = True) -> Array:
     """x Phi(x), or its tanh approximation (JAX's default)."""
     x = jnp.asarray(x)
     if approximate:
@@ -94,12 +96,12 @@ def gelu(x, approximate: bool = True):
     return 0.5 * x * (1 + _special.erf(x / math.sqrt(2.0)))
 
 
-def sigmoid(x):
+def sigmoid(x: ArrayLike) -> Array:
     """`1 / (1 + exp(-x))`, the `logistic` primitive: no overflow for large `|x|`."""
     return jnp.asarray(ew.logistic(jnp.asarray(x)))
 
 
-def silu(x):
+def silu(x: ArrayLike) -> Array:
     """x * sigmoid(x) (also `swish`)."""
     x = jnp.asarray(x)
     return x * sigmoid(x)
@@ -108,41 +110,41 @@ def silu(x):
 swish = silu
 
 
-def softplus(x):
+def softplus(x: ArrayLike) -> Array:
     """`log(1 + exp(x))`, stable for large `|x|`."""
     return jnp.logaddexp(x, 0.0)
 
 
-def mish(x):
+def mish(x: ArrayLike) -> Array:
     """x * tanh(softplus(x))."""
     x = jnp.asarray(x)
     return x * jnp.tanh(softplus(x))
 
 
-def squareplus(x, b=4):
+def squareplus(x: ArrayLike, b: ArrayLike = 4) -> Array:
     """(x + sqrt(x^2 + b)) / 2, a smooth relu."""
     x = jnp.asarray(x)
     return (x + jnp.sqrt(x * x + b)) / 2
 
 
-def log_sigmoid(x):
+def log_sigmoid(x: ArrayLike) -> Array:
     """`log(sigmoid(x)) = -softplus(-x)`, accurate for large `|x|`."""
     return -softplus(-jnp.asarray(x))
 
 
-def soft_sign(x):
+def soft_sign(x: ArrayLike) -> Array:
     """`x / (|x| + 1)`."""
     x = jnp.asarray(x)
     return x / (jnp.abs(x) + 1)
 
 
-def hard_tanh(x):
+def hard_tanh(x: ArrayLike) -> Array:
     """x clipped to [-1, 1]."""
     x = jnp.asarray(x)
     return jnp.where(x > 1, jnp.ones_like(x), jnp.where(x < -1, -jnp.ones_like(x), x))
 
 
-def glu(x, axis=-1):
+def glu(x: ArrayLike, axis: int = -1) -> Array:
     """The first half of `x` along `axis`, gated by the sigmoid of the second half."""
     x = jnp.asarray(x)
     if jnp.shape(x)[axis] % 2:
@@ -151,7 +153,7 @@ def glu(x, axis=-1):
     return a * sigmoid(b)
 
 
-def softmax(x, axis=-1):
+def softmax(x: ArrayLike, axis: int | Sequence[int] = -1) -> Array:
     """`exp(x) / sum(exp(x))` along `axis`, computed shifted by the maximum (as scipy's).
 
     Example:
@@ -161,7 +163,7 @@ def softmax(x, axis=-1):
     return _special.softmax(x, axis=axis)
 
 
-def log_softmax(x, axis=-1):
+def log_softmax(x: ArrayLike, axis: int | Sequence[int] = -1) -> Array:
     """x - logsumexp(x) along `axis`."""
     return _special.log_softmax(x, axis=axis)
 
@@ -169,7 +171,7 @@ def log_softmax(x, axis=-1):
 logsumexp = _special.logsumexp
 
 
-def one_hot(x, num_classes: int, *, dtype=float, axis=-1):
+def one_hot(x: ArrayLike, num_classes: int, *, dtype: DTypeLike = float, axis: int = -1) -> Array:
     """`x`'s integers as one-hot vectors along a new axis `axis` (all zero out of range).
 
     Example:
@@ -183,7 +185,8 @@ def one_hot(x, num_classes: int, *, dtype=float, axis=-1):
     return jnp.moveaxis(jnp.astype(hot, np.dtype(dtype)), -1, axis)
 
 
-def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5):
+def standardize(x: ArrayLike, axis: int | Sequence[int] = -1, mean: ArrayLike | None = None,
+                variance: ArrayLike | None = None, epsilon: ArrayLike = 1e-5) -> Array:
     """(x - mean) / sqrt(variance + epsilon), the moments over `axis` unless given."""
     x = jnp.asarray(x)
     if mean is None:

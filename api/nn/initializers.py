@@ -11,28 +11,34 @@ keep the variance), a normal or a uniform (`distribution`).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 
+from ...core.typing import ArrayLike, DTypeLike
 from .. import numpy as jnp
 from .. import random
-from ..numpy._array import return_arrays_from, returning_arrays
+from ..numpy._array import Array, return_arrays_from, returning_arrays
 from ..numpy._arrays import shape_error
+
+#: What the factories below return, as `jax.nn.initializers.Initializer`: a function
+#: `init(key, shape, dtype)` giving the weights.
+Initializer = Callable[..., Array]
 
 _TRUNCATED_STD = 0.87962566103423978  # std of a standard normal truncated to (-2, 2)
 
 
-def zeros(key, shape, dtype=float):
+def zeros(key: ArrayLike, shape: int | Sequence[int], dtype: DTypeLike = float) -> Array:
     """An initializer (key, shape, dtype) -> zeros of that shape; the key is unused."""
     del key
     return jnp.zeros(shape, dtype)
 
 
-def ones(key, shape, dtype=float):
+def ones(key: ArrayLike, shape: int | Sequence[int], dtype: DTypeLike = float) -> Array:
     """An initializer (key, shape, dtype) -> ones of that shape; the key is unused."""
     del key
     return jnp.ones(shape, dtype)
 
 
-def constant(value, dtype=float):
+def constant(value: ArrayLike, dtype: DTypeLike = float) -> Initializer:
     """The initializer giving arrays filled with `value` (the key is unused)."""
     def init(key, shape, dtype=dtype):
         del key
@@ -41,7 +47,7 @@ def constant(value, dtype=float):
     return returning_arrays(init)
 
 
-def normal(stddev=1e-2, dtype=float):
+def normal(stddev: float = 1e-2, dtype: DTypeLike = float) -> Initializer:
     """The initializer giving normal numbers of standard deviation `stddev` from its key."""
     def init(key, shape, dtype=dtype):
         return random.normal(key, shape, dtype) * stddev
@@ -49,7 +55,7 @@ def normal(stddev=1e-2, dtype=float):
     return returning_arrays(init)
 
 
-def uniform(scale=1e-2, dtype=float):
+def uniform(scale: ArrayLike = 1e-2, dtype: DTypeLike = float) -> Initializer:
     """Uniform on [0, scale), as in JAX."""
     def init(key, shape, dtype=dtype):
         return random.uniform(key, shape, dtype, maxval=scale)
@@ -67,8 +73,9 @@ def _fans(shape, in_axis, out_axis, batch_axis) -> tuple[float, float]:
     return shape[in_axis] * receptive, shape[out_axis] * receptive
 
 
-def variance_scaling(scale, mode: str, distribution: str, in_axis=-2, out_axis=-1,
-                     batch_axis=(), dtype=float):
+def variance_scaling(scale: ArrayLike, mode: str, distribution: str,
+                     in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[int] = -1,
+                     batch_axis: Sequence[int] = (), dtype: DTypeLike = float) -> Initializer:
     """The initializer of variance scale / fan, as JAX's: `mode` picks the fan (fan_in, fan_out
     or their mean, the axes other than in, out and batch being the receptive field),
     `distribution` the shape (a normal truncated at two standard deviations, rescaled to
@@ -96,7 +103,8 @@ def variance_scaling(scale, mode: str, distribution: str, in_axis=-2, out_axis=-
     return returning_arrays(init)
 
 
-def orthogonal(scale=1.0, column_axis=-1, dtype=float):
+def orthogonal(scale: ArrayLike = 1.0, column_axis: int = -1,
+               dtype: DTypeLike = float) -> Initializer:
     """Weights whose matrix (`column_axis` against the rest) has orthonormal rows or
     columns, times `scale`: the Q of a normal matrix's QR, signs fixed by R."""
     def init(key, shape, dtype=dtype):
@@ -117,7 +125,8 @@ def orthogonal(scale=1.0, column_axis=-1, dtype=float):
 
 
 def _scheme(scale, mode, distribution, doc):
-    def make(in_axis=-2, out_axis=-1, batch_axis=(), dtype=float):
+    def make(in_axis: int | Sequence[int] = -2, out_axis: int | Sequence[int] = -1,
+             batch_axis: Sequence[int] = (), dtype: DTypeLike = float) -> Initializer:
         return variance_scaling(scale, mode, distribution, in_axis, out_axis, batch_axis, dtype)
 
     make.__doc__ = doc

@@ -11,7 +11,8 @@ float32, as in numpy 2).
 from __future__ import annotations
 
 import operator
-from typing import Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -43,7 +44,7 @@ def operand(x):
     return asarray(x)  # a Dask, CuPy, ... array stays its library's (see `asarray`)
 
 
-def asarray(a: ArrayLike, dtype: DTypeLike | None = None) -> Array:
+def asarray(a: Any, dtype: DTypeLike | None = None) -> Array:
     """numpy.asarray that keeps traced values traced and stacks lists holding them."""
     if isinstance(a, Tracer):
         return a if dtype is None else st.convert_element_type(a, dtype)
@@ -54,7 +55,7 @@ def asarray(a: ArrayLike, dtype: DTypeLike | None = None) -> Array:
     return _numeric(np.asarray(a, dtype), "asarray")
 
 
-def array(object: ArrayLike, dtype: DTypeLike | None = None,  # noqa: A002 — numpy's name
+def array(object: Any, dtype: DTypeLike | None = None,  # noqa: A002 — numpy's name
           copy: bool = True) -> Array:
     """numpy.array; traced values are immutable, so `copy` never needs a copy.
 
@@ -89,7 +90,7 @@ def cast(x, dtype):
     return np.asarray(x, dtype)[()]
 
 
-def astype(x, dtype):
+def astype(x: ArrayLike, dtype: DTypeLike) -> Array:
     return cast(operand(x), dtype)
 
 
@@ -100,15 +101,15 @@ def promote(*xs) -> list:
     return [cast(x, dtype) for x in xs]
 
 
-def ndim(a) -> int:
+def ndim(a: ArrayLike) -> int:
     return get_aval(operand(a)).ndim
 
 
-def shape(a) -> tuple[int, ...]:
+def shape(a: ArrayLike) -> tuple[int, ...]:
     return tuple(get_aval(operand(a)).shape)
 
 
-def size(a) -> int:
+def size(a: ArrayLike) -> int:
     return get_aval(operand(a)).size
 
 
@@ -140,7 +141,7 @@ def normalize_axes(axis, ndim: int, name: str) -> tuple[int, ...]:
 # Broadcasting
 
 
-def broadcast_shapes(*shapes, name: str = "broadcast_shapes") -> tuple[int, ...]:
+def broadcast_shapes(*shapes: Sequence[int], name: str = "broadcast_shapes") -> tuple[int, ...]:
     try:
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
@@ -178,7 +179,7 @@ def canonical_shape(shape, name: str) -> tuple[int, ...]:
                         f"got {shape!r}") from None
 
 
-def broadcast_to(array, shape):
+def broadcast_to(array: ArrayLike, shape: int | Sequence[int]) -> Array:
     """numpy.broadcast_to, as a `broadcast_in_dim` (nothing if the shape is right)."""
     x = operand(array)
     shape = canonical_shape(shape, "broadcast_to")
@@ -191,7 +192,7 @@ def broadcast_to(array, shape):
     return st.broadcast_in_dim(x, shape, range(len(shape) - len(x_shape), len(shape)))
 
 
-def broadcast_arrays(*args) -> tuple:
+def broadcast_arrays(*args: Any) -> tuple:
     args = [operand(a) for a in args]
     shape = broadcast_shapes(*(get_aval(a).shape for a in args), name="broadcast_arrays")
     return tuple(broadcast_to(a, shape) for a in args)
@@ -204,13 +205,14 @@ def broadcast_arrays(*args) -> tuple:
 # are staged values, so `.at[...]` works on them, cheap to recompute and never a big
 # constant in the jaxpr; evaluated eagerly they are read-only numpy views (as JAX's
 # arrays are immutable; `x += 1` rebinds `x` to a new array). Ranges are numpy constants.
-def arange(*args, **kwargs):
+def arange(*args: Any, **kwargs: Any) -> Array:
     """numpy.arange: a numpy constant (its length must be known while tracing)."""
     return np.arange(*args, **kwargs)
 
 
 def linspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True,
-             retstep: bool = False, dtype: DTypeLike | None = None, axis: int = 0) -> Array:
+             retstep: bool = False, dtype: DTypeLike | None = None,
+             axis: int = 0) -> Array | tuple[Array, Array]:
     """numpy.linspace: a numpy constant, unless `start` or `stop` is traced: then
     `start + i * step` (differentiable in both), the last value exactly `stop`.
     `num` must be known while tracing."""
@@ -276,21 +278,25 @@ def ones(shape: int | Sequence[int], dtype: DTypeLike | None = None) -> Array:
 empty = zeros
 
 
-def full_like(a, fill_value, dtype=None, shape=None):
+def full_like(a: ArrayLike, fill_value: ArrayLike, dtype: DTypeLike | None = None,
+              shape: int | Sequence[int] | None = None) -> Array:
     aval = get_aval(operand(a))
     return full(aval.shape if shape is None else shape, fill_value,
                 aval.dtype if dtype is None else dtype)
 
 
-def zeros_like(a, dtype=None, shape=None):
+def zeros_like(a: ArrayLike, dtype: DTypeLike | None = None,
+               shape: int | Sequence[int] | None = None) -> Array:
     return full_like(a, 0, dtype, shape)
 
 
-def ones_like(a, dtype=None, shape=None):
+def ones_like(a: ArrayLike, dtype: DTypeLike | None = None,
+              shape: int | Sequence[int] | None = None) -> Array:
     return full_like(a, 1, dtype, shape)
 
 
-def eye(N, M=None, k=0, dtype=None):  # noqa: N803 — numpy's names
+def eye(N: int, M: int | None = None, k: int = 0,
+        dtype: DTypeLike | None = None) -> Array:  # noqa: N803 — numpy's names
     """numpy.eye, from a column and a row of indices that broadcast (staged inside a
     trace, like `full`): no n x n index arrays."""
     rows, cols = canonical_shape((N, N if M is None else M), "eye")
@@ -300,7 +306,7 @@ def eye(N, M=None, k=0, dtype=None):  # noqa: N803 — numpy's names
     return cast(on_diagonal, np.float64 if dtype is None else dtype)
 
 
-def identity(n, dtype=None):
+def identity(n: int, dtype: DTypeLike | None = None) -> Array:
     return eye(n, dtype=dtype)
 
 

@@ -7,11 +7,15 @@ in every float argument (interp in x, xp and fp alike).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from ...core.errors import ConcretizationError
 from ...core.trace import Tracer, get_aval
+from ...core.typing import ArrayLike
 from ...primitives import elementwise as ew
+from ._array import Array
 from ._arrays import (
     astype,
     broadcast_arrays,
@@ -33,7 +37,8 @@ def _floating(a):
     return a if np.issubdtype(get_aval(a).dtype, np.inexact) else astype(a, np.float64)
 
 
-def diff(a, n=1, axis=-1, prepend=None, append=None):
+def diff(a: ArrayLike, n: int = 1, axis: int = -1, prepend: ArrayLike | None = None,
+         append: ArrayLike | None = None) -> Array:
     """numpy.diff: the n-th forward difference along `axis`."""
     a = operand(a)
     axis = normalize_axis(axis, get_aval(a).ndim, "diff")
@@ -49,7 +54,8 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
     return a
 
 
-def ediff1d(ary, to_end=None, to_begin=None):
+def ediff1d(ary: ArrayLike, to_end: ArrayLike | None = None,
+            to_begin: ArrayLike | None = None) -> Array:
     """numpy.ediff1d: differences of the raveled array, with optional ends."""
     parts = [diff(ravel(ary))]
     if to_begin is not None:
@@ -59,7 +65,8 @@ def ediff1d(ary, to_end=None, to_begin=None):
     return concatenate(parts, 0) if len(parts) > 1 else parts[0]
 
 
-def gradient(f, *varargs, axis=None, edge_order=1):
+def gradient(f: ArrayLike, *varargs: ArrayLike, axis: int | Sequence[int] | None = None,
+             edge_order: int = 1) -> Array | tuple[Array, ...]:
     """numpy.gradient with uniform spacings (scalars) and first-order edges: central
     differences inside, one-sided ones at the ends. A list for several axes."""
     f = _floating(f)
@@ -83,7 +90,8 @@ def gradient(f, *varargs, axis=None, edge_order=1):
     return out[0] if len(out) == 1 else tuple(out)
 
 
-def trapezoid(y, x=None, dx=1.0, axis=-1):
+def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: ArrayLike = 1.0,
+              axis: int = -1) -> Array:
     """numpy.trapezoid: the trapezoidal rule along `axis`, with sample points `x` or a
     uniform spacing `dx`."""
     y = _floating(y)
@@ -98,7 +106,8 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     return sum(ew.mul(mid, widths), axis=axis)
 
 
-def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+def cross(a: ArrayLike, b: ArrayLike, axisa: int = -1, axisb: int = -1, axisc: int = -1,
+          axis: int | None = None) -> Array:
     """numpy.cross of 3-vectors (and of 2-vectors: the z component) along the axes."""
     if axis is not None:
         axisa = axisb = axisc = axis
@@ -117,7 +126,8 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     return moveaxis(stack(list(broadcast_arrays(x, y, z)), -1), -1, axisc)
 
 
-def interp(x, xp, fp, left=None, right=None, period=None):
+def interp(x: ArrayLike, xp: ArrayLike, fp: ArrayLike, left: ArrayLike | None = None,
+           right: ArrayLike | None = None, period: ArrayLike | None = None) -> Array:
     """numpy.interp: piecewise-linear through (xp, fp), xp increasing; fp[0] / fp[-1]
     (or `left` / `right`) outside. Differentiable in x, xp and fp."""
     if period is not None:
@@ -135,7 +145,8 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     return where(ew.lt(x, take(xp, 0)), below, where(ew.gt(x, take(xp, n - 1)), above, inside))
 
 
-def histogram(a, bins=10, range=None, weights=None, density=None):  # noqa: A002
+def histogram(a: ArrayLike, bins: ArrayLike = 10, range: tuple[float, float] | None = None,
+              weights: ArrayLike | None = None, density: bool | None = None) -> tuple[Array, Array]:  # noqa: A002
     """numpy.histogram: counts (or weight sums) and edges. Known values (eagerly, under
     grad) are numpy's own; traced ones (jit, vmap) need the number of edges to be
     known, as in JAX: `bins` an int or an array of edges. The counts are step functions
@@ -173,7 +184,8 @@ def _edges(a, bins, range):  # noqa: A002
     return where(k == bins, hi, evenly)
 
 
-def cov(m, y=None, rowvar=True, bias=False, ddof=None):
+def cov(m: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, bias: bool = False,
+        ddof: int | None = None) -> Array:
     """numpy.cov without weights: the covariance of the variables (rows by default)."""
     m = _floating(m)
     x = m if get_aval(m).ndim > 1 else reshape(m, (1, -1))
@@ -190,7 +202,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None):
     return reshape(out, ()) if get_aval(out).shape == (1, 1) else out
 
 
-def corrcoef(x, y=None, rowvar=True):
+def corrcoef(x: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True) -> Array:
     """The correlation coefficients: the covariance scaled by the standard deviations."""
     c = cov(x, y, rowvar)
     if get_aval(c).ndim == 0:

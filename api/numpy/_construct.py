@@ -9,12 +9,17 @@ and their derivatives are scatter-adds back through the same map.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import numpy as np
 
 from ...core.trace import Tracer, get_aval
+from ...core.typing import ArrayLike, DTypeLike
 from ...primitives import elementwise as ew
 from ...primitives.indexing import gather_scatter as ix
 from ..vmap import vmap
+from ._array import Array
 from ._arrays import (
     arange,
     asarray,
@@ -99,7 +104,8 @@ def _pad_index(n: int, before: int, after: int, mode: str) -> np.ndarray:
 _MODES = ("constant", "edge", "wrap", "reflect", "symmetric")
 
 
-def pad(array, pad_width, mode="constant", *, constant_values=0):
+def pad(array: ArrayLike, pad_width: int | Sequence[int] | Sequence[Sequence[int]],
+        mode: str = "constant", *, constant_values: ArrayLike = 0) -> Array:
     """numpy.pad in the modes constant, edge, wrap, reflect and symmetric."""
     array = operand(array)
     shape = get_aval(array).shape
@@ -131,7 +137,7 @@ def pad(array, pad_width, mode="constant", *, constant_values=0):
 # Products, choices and updates
 
 
-def kron(a, b):
+def kron(a: ArrayLike, b: ArrayLike) -> Array:
     """The Kronecker product: the outer product with the axes of a and b interleaved."""
     a, b = operand(a), operand(b)
     ndim = max(get_aval(a).ndim, get_aval(b).ndim)
@@ -142,7 +148,8 @@ def kron(a, b):
     return reshape(multiply(a, b), [x * y for x, y in zip(sa, sb)])
 
 
-def select(condlist, choicelist, default=0):
+def select(condlist: Sequence[ArrayLike], choicelist: Sequence[ArrayLike],
+           default: ArrayLike = 0) -> Array:
     """numpy.select: the first choice whose condition holds, else `default`."""
     if len(condlist) != len(choicelist):
         raise ValueError("select: condlist and choicelist must have the same length")
@@ -152,7 +159,9 @@ def select(condlist, choicelist, default=0):
     return out
 
 
-def piecewise(x, condlist, funclist, *args, **kw):
+def piecewise(x: ArrayLike, condlist: Sequence[ArrayLike],
+              funclist: Sequence[Callable[..., ArrayLike] | ArrayLike], *args: Any,
+              **kw: Any) -> Array:
     """numpy.piecewise: each function (or constant) where its condition holds, a later
     condition overriding an earlier one; the extra function (if any) where none holds;
     0 elsewhere. Every function is evaluated on all of x (no data-dependent shapes)."""
@@ -172,7 +181,8 @@ def piecewise(x, condlist, funclist, *args, **kw):
     return out
 
 
-def put_along_axis(arr, indices, values, axis, inplace=True, mode=None):
+def put_along_axis(arr: ArrayLike, indices: ArrayLike, values: ArrayLike, axis: int,
+                   inplace: bool = True, mode: str | None = None) -> Array:
     """numpy.put_along_axis as a new array (inert arrays are immutable, so
     `inplace=False` must be passed, as in JAX)."""
     if inplace:
@@ -196,17 +206,17 @@ triu_indices = np.triu_indices
 diag_indices = np.diag_indices
 
 
-def tril_indices_from(arr, k=0):
+def tril_indices_from(arr: ArrayLike, k: int = 0) -> tuple[Array, Array]:
     rows, cols = get_aval(operand(arr)).shape[-2:]
     return np.tril_indices(rows, k, cols)
 
 
-def triu_indices_from(arr, k=0):
+def triu_indices_from(arr: ArrayLike, k: int = 0) -> tuple[Array, Array]:
     rows, cols = get_aval(operand(arr)).shape[-2:]
     return np.triu_indices(rows, k, cols)
 
 
-def diag_indices_from(arr):
+def diag_indices_from(arr: ArrayLike) -> tuple[Array, ...]:
     shape = get_aval(operand(arr)).shape
     if len(set(shape)) != 1 or len(shape) < 2:
         raise shape_error(f"diag_indices_from: needs a square array, got shape {shape}")
@@ -221,12 +231,13 @@ geomspace, logspace, tri, indices, ix_ = np.geomspace, np.logspace, np.tri, np.i
 mgrid, ogrid, s_, index_exp = np.mgrid, np.ogrid, np.s_, np.index_exp
 
 
-def empty_like(prototype, dtype=None, shape=None):
+def empty_like(prototype: ArrayLike, dtype: DTypeLike | None = None,
+               shape: int | Sequence[int] | None = None) -> Array:
     """Zeros (inert has no uninitialised memory) of the prototype's shape and dtype."""
     return zeros_like(prototype, dtype, shape)
 
 
-def vander(x, N=None, increasing=False):  # noqa: N803 — numpy's name
+def vander(x: ArrayLike, N: int | None = None, increasing: bool = False) -> Array:  # noqa: N803 — numpy's name
     """The Vandermonde matrix: columns are powers of x (decreasing by default)."""
     x = operand(x)
     n = get_aval(x).shape[0] if N is None else N
@@ -234,7 +245,7 @@ def vander(x, N=None, increasing=False):  # noqa: N803 — numpy's name
     return power(reshape(x, (-1, 1)), powers)
 
 
-def diagflat(v, k=0):
+def diagflat(v: ArrayLike, k: int = 0) -> Array:
     """A matrix with the flattened v on its k-th diagonal."""
     return diag(ravel(v), k)
 
@@ -244,13 +255,13 @@ bartlett, blackman, hamming, hanning, kaiser = (
 mask_indices, histogram_bin_edges = np.mask_indices, np.histogram_bin_edges
 
 
-def copy(a, order=None):
+def copy(a: ArrayLike, order: str | None = None) -> Array:
     """inert values are immutable: the array itself (numpy's copy for plain arrays)."""
     a = operand(a)
     return np.array(a) if isinstance(a, np.ndarray) else a
 
 
-def choose(a, choices, mode="raise"):
+def choose(a: ArrayLike, choices: ArrayLike, mode: str = "raise") -> Array:
     """numpy.choose: choices[a] elementwise (a select_n), indices clipped or wrapped as
     `mode` says ("raise" clips under tracing, as JAX does)."""
     a = operand(a)
@@ -261,7 +272,8 @@ def choose(a, choices, mode="raise"):
     return ew.select_n(broadcast_to(a, shape), *(broadcast_to(c, shape) for c in choices))
 
 
-def fill_diagonal(a, val, wrap=False, *, inplace=True):
+def fill_diagonal(a: ArrayLike, val: ArrayLike, wrap: bool = False, *,
+                  inplace: bool = True) -> Array:
     """numpy.fill_diagonal as a new array (pass inplace=False, as in JAX)."""
     if inplace:
         raise ValueError("fill_diagonal: inert arrays are immutable; pass inplace=False")
@@ -272,7 +284,7 @@ def fill_diagonal(a, val, wrap=False, *, inplace=True):
     return ix.index_update(a, index, val, "set")
 
 
-def delete(arr, obj, axis=None):
+def delete(arr: ArrayLike, obj: int | slice | ArrayLike, axis: int | None = None) -> Array:
     """numpy.delete with static indices (a slice, an int or a sequence)."""
     arr = operand(arr)
     if axis is None:
@@ -283,7 +295,8 @@ def delete(arr, obj, axis=None):
     return take(arr, keep, axis)
 
 
-def insert(arr, obj, values, axis=None):
+def insert(arr: ArrayLike, obj: int | slice | ArrayLike, values: ArrayLike,
+           axis: int | None = None) -> Array:
     """numpy.insert of `values` (broadcast to the inserted block) before the static
     index or indices `obj`."""
     arr = operand(arr)
@@ -301,7 +314,7 @@ def insert(arr, obj, values, axis=None):
     return take(joined, order, axis)
 
 
-def resize(a, new_shape):
+def resize(a: ArrayLike, new_shape: int | Sequence[int]) -> Array:
     """numpy.resize: the raveled data repeated to fill `new_shape`."""
     a = ravel(a)
     shape = (new_shape,) if isinstance(new_shape, int) else tuple(new_shape)
@@ -310,7 +323,8 @@ def resize(a, new_shape):
     return reshape(take(a, np.arange(total) % max(n, 1)), shape)
 
 
-def put(a, ind, v, mode=None, *, inplace=True):
+def put(a: ArrayLike, ind: ArrayLike, v: ArrayLike, mode: str | None = None, *,
+        inplace: bool = True) -> Array:
     """numpy.put as a new array: the flat positions `ind` set to `v`."""
     if inplace:
         raise ValueError("put: inert arrays are immutable; pass inplace=False")
@@ -319,7 +333,8 @@ def put(a, ind, v, mode=None, *, inplace=True):
     return reshape(flat, get_aval(a).shape)
 
 
-def apply_along_axis(func1d, axis, arr, *args, **kwargs):
+def apply_along_axis(func1d: Callable[..., ArrayLike], axis: int, arr: ArrayLike, *args: Any,
+                     **kwargs: Any) -> Array:
     """numpy.apply_along_axis: func1d vmapped over every other axis."""
     arr = operand(arr)
     axis = normalize_axis(axis, get_aval(arr).ndim, "apply_along_axis")

@@ -11,9 +11,13 @@ the other (the smaller inside the larger, which may be either one).
 
 from __future__ import annotations
 
+from typing import Any
+
 from ...core.trace import get_aval
+from ...core.typing import ArrayLike, DTypeLike
 from ...primitives.conv.convolution import conv_general_dilated
 from ...primitives.shape import structural as st
+from ._array import Array
 from ._arrays import conj_if_complex, promote, shape_error
 
 MODES = ("full", "same", "valid")
@@ -62,7 +66,8 @@ def _vectors(name: str, a, v):
     return a, v
 
 
-def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
+def convolve(a: ArrayLike, v: ArrayLike, mode: str = "full", *, precision: Any = None,
+             preferred_element_type: DTypeLike | None = None) -> Array:
     """numpy.convolve: the discrete convolution of two 1-d arrays; `same` has the
     length of the longer one (convolution commutes, so it goes first). `precision`
     and `preferred_element_type` are jax.numpy's, accepted and unused."""
@@ -72,7 +77,8 @@ def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
     return correlate_nd("convolve", a, v, mode, flip=True)
 
 
-def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
+def correlate(a: ArrayLike, v: ArrayLike, mode: str = "valid", *, precision: Any = None,
+              preferred_element_type: DTypeLike | None = None) -> Array:
     """numpy.correlate: `c[k] = sum_n a[n + k] * v[n]`. With `v` the longer one numpy
     correlates the other way round and reverses, as done here."""
     a, v = _vectors("correlate", a, v)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import operator
 import string
+from collections.abc import Sequence
+from typing import Any
 
 from ...core.trace import get_aval
 from ...core.typing import ArrayLike, DTypeLike
@@ -43,7 +45,7 @@ def _operands(name: str, operands, precision, preferred_element_type) -> list:
     return [st.convert_element_type(x, preferred_element_type) for x in operands]
 
 
-def dot(a: ArrayLike, b: ArrayLike, *, precision=None,
+def dot(a: ArrayLike, b: ArrayLike, *, precision: Any = None,
         preferred_element_type: DTypeLike | None = None) -> Array:
     """numpy.dot: the last axis of `a` with the second-to-last of `b` (its only one
     if `b` is 1-d); a scalar operand multiplies.
@@ -59,7 +61,7 @@ def dot(a: ArrayLike, b: ArrayLike, *, precision=None,
     return _contract(a, b, [nda - 1], [max(ndb - 2, 0)])
 
 
-def matmul(a: ArrayLike, b: ArrayLike, *, precision=None,
+def matmul(a: ArrayLike, b: ArrayLike, *, precision: Any = None,
            preferred_element_type: DTypeLike | None = None) -> Array:
     """numpy.matmul: stacks of matrices, with the leading (batch) axes broadcast.
 
@@ -79,7 +81,8 @@ def matmul(a: ArrayLike, b: ArrayLike, *, precision=None,
     return dot_general(a, b, (((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb)))))
 
 
-def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
+def tensordot(a: ArrayLike, b: ArrayLike, axes: int | Sequence[Sequence[int]] = 2, *,
+              precision: Any = None, preferred_element_type: DTypeLike | None = None) -> Array:
     """numpy.tensordot: `axes=n` contracts the last n axes of `a` with the first n of
     `b`; a pair of sequences names them."""
     a, b = _operands("tensordot", (a, b), precision, preferred_element_type)
@@ -91,7 +94,8 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
                      normalize_axes(b_axes, ndb, "tensordot"))
 
 
-def inner(a, b, *, precision=None, preferred_element_type=None):
+def inner(a: ArrayLike, b: ArrayLike, *, precision: Any = None,
+          preferred_element_type: DTypeLike | None = None) -> Array:
     a, b = _operands("inner", (a, b), precision, preferred_element_type)
     nda, ndb = get_aval(a).ndim, get_aval(b).ndim
     if nda == 0 or ndb == 0:
@@ -99,17 +103,17 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
     return _contract(a, b, [nda - 1], [ndb - 1])
 
 
-def outer(a, b):
+def outer(a: ArrayLike, b: ArrayLike) -> Array:
     a, b = promote(a, b)
     return ew.mul(reshape(a, (-1, 1)), reshape(b, (1, -1)))
 
 
-def vdot(a, b):
+def vdot(a: ArrayLike, b: ArrayLike) -> Array:
     """The dot product of the flattened arrays, the first one conjugated (numpy's)."""
     return dot(conj_if_complex(ravel(a)), ravel(b))
 
 
-def trace(a, offset=0, axis1=0, axis2=1):
+def trace(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Array:
     return sum(diagonal(a, offset, axis1, axis2), axis=-1)
 
 
@@ -120,7 +124,8 @@ def trace(a, offset=0, axis1=0, axis2=1):
 # needed later are batch dimensions of the dot_general, the rest contract).
 
 
-def einsum(subscripts, *operands, optimize=None, precision=None, preferred_element_type=None):
+def einsum(subscripts: str, *operands: ArrayLike, optimize: Any = None, precision: Any = None,
+           preferred_element_type: DTypeLike | None = None) -> Array:
     """numpy.einsum, with explicit (`->`) or implicit output, `...` and size-1 axes
     broadcast as numpy's and JAX's are; also numpy's sublist form `einsum(a, [0, 1],
     b, [1, 2], [0, 2])` (`Ellipsis` allowed). `optimize` is accepted and ignored.
@@ -246,17 +251,17 @@ def _contract_labels(x, x_labels: str, y, y_labels: str, later: str):
     return out, "".join(batch + free)
 
 
-def vecdot(x1, x2, /, *, axis=-1):
+def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1) -> Array:
     """The dot product of vectors along `axis` (real values: no conjugation)."""
     x1, x2 = promote(x1, x2)
     return sum(ew.mul(x1, x2), axis=axis)
 
 
-def matvec(x1, x2, /):
+def matvec(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """Matrix times vector over the last axes, batched over the leading ones."""
     return einsum("...ij,...j->...i", x1, x2)
 
 
-def vecmat(x1, x2, /):
+def vecmat(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """Vector times matrix over the last axes, batched over the leading ones."""
     return einsum("...i,...ij->...j", x1, x2)

@@ -7,11 +7,15 @@ order statistics (`_sorting`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from ...core.avals import is_float
 from ...core.trace import get_aval
+from ...core.typing import ArrayLike, DTypeLike
 from ...primitives import elementwise as ew
+from ._array import Array
 from ._arrays import operand
 from ._reductions import argmax, argmin, cumprod, cumsum, max, min, prod, sum
 from ._ufuncs import isnan, logical_not, where
@@ -26,11 +30,13 @@ def _replaced(a, identity):
     return where(nan, identity, a), nan
 
 
-def nansum(a, axis=None, dtype=None, keepdims=False):
+def nansum(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLike | None = None,
+           keepdims: bool = False) -> Array:
     return sum(_replaced(a, 0)[0], axis, dtype, keepdims=keepdims)
 
 
-def nanprod(a, axis=None, dtype=None, keepdims=False):
+def nanprod(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLike | None = None,
+            keepdims: bool = False) -> Array:
     return prod(_replaced(a, 1)[0], axis, dtype, keepdims=keepdims)
 
 
@@ -45,27 +51,27 @@ def _extremum(reduce, identity, a, axis, keepdims):
     return where(all_nan, np.nan, out)
 
 
-def nanmax(a, axis=None, keepdims=False):
+def nanmax(a: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Array:
     return _extremum(max, -np.inf, a, axis, keepdims)
 
 
-def nanmin(a, axis=None, keepdims=False):
+def nanmin(a: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Array:
     return _extremum(min, np.inf, a, axis, keepdims)
 
 
-def nanargmax(a, axis=None, keepdims=False):
+def nanargmax(a: ArrayLike, axis: int | None = None, keepdims: bool = False) -> Array:
     return argmax(_replaced(a, -np.inf)[0], axis, keepdims)
 
 
-def nanargmin(a, axis=None, keepdims=False):
+def nanargmin(a: ArrayLike, axis: int | None = None, keepdims: bool = False) -> Array:
     return argmin(_replaced(a, np.inf)[0], axis, keepdims)
 
 
-def nancumsum(a, axis=None, dtype=None):
+def nancumsum(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None) -> Array:
     return cumsum(_replaced(a, 0)[0], axis, dtype)
 
 
-def nancumprod(a, axis=None, dtype=None):
+def nancumprod(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None) -> Array:
     return cumprod(_replaced(a, 1)[0], axis, dtype)
 
 
@@ -76,7 +82,8 @@ def _count(a, axis, keepdims):
     return replaced, sum(logical_not(nan), axis, keepdims=keepdims)
 
 
-def nanmean(a, axis=None, dtype=None, keepdims=False):
+def nanmean(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLike | None = None,
+            keepdims: bool = False) -> Array:
     """The mean of the non-NaN elements (NaN for a lane of NaNs only)."""
     replaced, count = _count(a, axis, keepdims)
     total = sum(replaced, axis, dtype if dtype is not None else
@@ -84,7 +91,8 @@ def nanmean(a, axis=None, dtype=None, keepdims=False):
     return ew.div(total, where(ew.eq(count, 0), np.nan, count))
 
 
-def nanvar(a, axis=None, dtype=None, ddof=0, keepdims=False):
+def nanvar(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLike | None = None,
+           ddof: int = 0, keepdims: bool = False) -> Array:
     """The variance of the non-NaN elements, divided by their count - ddof."""
     replaced, nan = _replaced(a, 0)
     deviation = ew.sub(replaced, nanmean(a, axis, dtype, keepdims=True))
@@ -95,5 +103,6 @@ def nanvar(a, axis=None, dtype=None, ddof=0, keepdims=False):
     return ew.div(squares, where(ew.le(dof, 0), np.nan, dof))
 
 
-def nanstd(a, axis=None, dtype=None, ddof=0, keepdims=False):
+def nanstd(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLike | None = None,
+           ddof: int = 0, keepdims: bool = False) -> Array:
     return ew.sqrt(nanvar(a, axis, dtype, ddof, keepdims))

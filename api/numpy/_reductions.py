@@ -117,20 +117,26 @@ def sum(a: ArrayLike, axis: int | Sequence[int] | None = None,  # noqa: A001
                               where, ew.add, promote_integers)
 
 
-def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None,
-         promote_integers=True):
+def prod(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLike | None = None,
+         out: None = None, keepdims: bool = False, initial: ArrayLike | None = None,
+         where: ArrayLike | None = None,
+         promote_integers: bool = True) -> Array:
     _no_out(out, "prod")
     return _integer_reduction(red.reduce_prod, "prod", 1, a, axis, dtype, keepdims, initial,
                               where, ew.mul, promote_integers)
 
 
-def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
+def max(a: ArrayLike, axis: int | Sequence[int] | None = None, out: None = None,
+        keepdims: bool = False, initial: ArrayLike | None = None,
+        where: ArrayLike | None = None) -> Array:  # noqa: A001
     _no_out(out, "max")
     return _reduction(red.reduce_max, "max", None, a, axis, None, keepdims, initial, where,
                       ew.max)
 
 
-def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
+def min(a: ArrayLike, axis: int | Sequence[int] | None = None, out: None = None,
+        keepdims: bool = False, initial: ArrayLike | None = None,
+        where: ArrayLike | None = None) -> Array:  # noqa: A001
     _no_out(out, "min")
     return _reduction(red.reduce_min, "min", None, a, axis, None, keepdims, initial, where,
                       ew.min)
@@ -139,13 +145,15 @@ def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # no
 amax, amin = max, min
 
 
-def any(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
+def any(a: ArrayLike, axis: int | Sequence[int] | None = None, out: None = None,
+        keepdims: bool = False, *, where: ArrayLike | None = None) -> Array:  # noqa: A001
     _no_out(out, "any")
     return _reduction(red.reduce_or, "any", False, _as_bool(a), axis, None, keepdims, None,
                       where, None)
 
 
-def all(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
+def all(a: ArrayLike, axis: int | Sequence[int] | None = None, out: None = None,
+        keepdims: bool = False, *, where: ArrayLike | None = None) -> Array:  # noqa: A001
     _no_out(out, "all")
     return _reduction(red.reduce_and, "all", True, _as_bool(a), axis, None, keepdims, None,
                       where, None)
@@ -156,7 +164,8 @@ def _as_bool(a):
     return a if get_aval(a).dtype == np.bool_ else not_equal(a, 0)
 
 
-def count_nonzero(a, axis=None, keepdims=False):
+def count_nonzero(a: ArrayLike, axis: int | Sequence[int] | None = None,
+                  keepdims: bool = False) -> Array:
     return sum(_as_bool(a), axis, keepdims=keepdims)
 
 
@@ -184,7 +193,8 @@ def mean(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLike
     return ew.div(total, _counted(a, axis, keepdims, where, "mean"))
 
 
-def average(a, axis=None, weights=None, keepdims=False):
+def average(a: ArrayLike, axis: int | Sequence[int] | None = None,
+            weights: ArrayLike | None = None, keepdims: bool = False) -> Array:
     """numpy.average; 1-d weights along one `axis` of an n-d array are allowed."""
     if weights is None:
         return mean(a, axis, keepdims=keepdims)
@@ -198,7 +208,9 @@ def average(a, axis=None, weights=None, keepdims=False):
                   sum(weights, axis, keepdims=keepdims))
 
 
-def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None):
+def var(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLike | None = None,
+        out: None = None, ddof: int = 0, keepdims: bool = False, *,
+        where: ArrayLike | None = None) -> Array:
     """The mean squared deviation, divided by `count - ddof` as numpy does."""
     _no_out(out, "var")
     a = operand(a)
@@ -207,7 +219,9 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     return ew.div(squares, ew.sub(_counted(a, axis, keepdims, where, "var"), float(ddof)))
 
 
-def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None):
+def std(a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DTypeLike | None = None,
+        out: None = None, ddof: int = 0, keepdims: bool = False, *,
+        where: ArrayLike | None = None) -> Array:
     return ew.sqrt(var(a, axis, dtype, out, ddof, keepdims, where=where))
 
 
@@ -225,11 +239,11 @@ def _arg_reduce(reducer, name: str, a, axis, keepdims: bool):
     return out
 
 
-def argmax(a, axis=None, keepdims=False):
+def argmax(a: ArrayLike, axis: int | None = None, keepdims: bool = False) -> Array:
     return _arg_reduce(red.argmax, "argmax", a, axis, keepdims)
 
 
-def argmin(a, axis=None, keepdims=False):
+def argmin(a: ArrayLike, axis: int | None = None, keepdims: bool = False) -> Array:
     return _arg_reduce(red.argmin, "argmin", a, axis, keepdims)
 
 
@@ -242,15 +256,15 @@ def _scan(scanner, name: str, a, axis, dtype):
     return scanner(a, normalize_axis(axis, get_aval(a).ndim, name))
 
 
-def cumsum(a, axis=None, dtype=None):
+def cumsum(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None) -> Array:
     return _scan(red.cumsum, "cumsum", a, axis, dtype)
 
 
-def cumprod(a, axis=None, dtype=None):
+def cumprod(a: ArrayLike, axis: int | None = None, dtype: DTypeLike | None = None) -> Array:
     return _scan(red.cumprod, "cumprod", a, axis, dtype)
 
 
-def ptp(a, axis=None, keepdims=False):
+def ptp(a: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Array:
     """The range, max - min."""
     return ew.sub(max(a, axis, keepdims=keepdims), min(a, axis, keepdims=keepdims))
 
@@ -273,9 +287,11 @@ def _cumulative(scan, identity, name: str, x, axis, dtype, include_initial: bool
     return concatenate([first, out], axis)
 
 
-def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+def cumulative_sum(x: ArrayLike, /, *, axis: int | None = None, dtype: DTypeLike | None = None,
+                   include_initial: bool = False) -> Array:
     return _cumulative(cumsum, 0, "cumulative_sum", x, axis, dtype, include_initial)
 
 
-def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
+def cumulative_prod(x: ArrayLike, /, *, axis: int | None = None, dtype: DTypeLike | None = None,
+                    include_initial: bool = False) -> Array:
     return _cumulative(cumprod, 1, "cumulative_prod", x, axis, dtype, include_initial)

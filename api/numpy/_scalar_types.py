@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...core.typing import DTypeLike
 from ._array import returned
 from ._arrays import asarray
 
@@ -40,7 +41,7 @@ def scalar_type(numpy_type: type) -> ScalarType:
     return ScalarType(name, (), {"dtype": dtype, "__module__": "inert.numpy", "__doc__": doc})
 
 
-def isdtype(dtype, kind) -> bool:
+def isdtype(dtype: DTypeLike, kind: str | DTypeLike | tuple[str | DTypeLike, ...]) -> bool:
     """numpy.isdtype, which takes only numpy's dtypes and types: scalar types too."""
     kinds = kind if isinstance(kind, tuple) else (kind,)
     return np.isdtype(_numpy_dtype(dtype), tuple(_numpy_dtype(k) for k in kinds))

@@ -57,7 +57,7 @@ def reshape(a: ArrayLike, shape: int | Sequence[int]) -> Array:
     return st.reshape(a, shape)
 
 
-def ravel(a):
+def ravel(a: ArrayLike) -> Array:
     return reshape(a, -1)
 
 
@@ -71,7 +71,7 @@ def transpose(a: ArrayLike, axes: Sequence[int] | None = None) -> Array:
     return a if perm == tuple(range(ndim)) else st.transpose(a, perm)
 
 
-def moveaxis(a, source, destination):
+def moveaxis(a: ArrayLike, source: int | Sequence[int], destination: int | Sequence[int]) -> Array:
     a = operand(a)
     ndim = get_aval(a).ndim
     source = normalize_axes(source, ndim, "moveaxis")
@@ -84,7 +84,7 @@ def moveaxis(a, source, destination):
     return transpose(a, rest)
 
 
-def swapaxes(a, axis1, axis2):
+def swapaxes(a: ArrayLike, axis1: int, axis2: int) -> Array:
     a = operand(a)
     perm = list(range(get_aval(a).ndim))
     i, j = normalize_axis(axis1, len(perm), "swapaxes"), normalize_axis(axis2, len(perm),
@@ -93,7 +93,7 @@ def swapaxes(a, axis1, axis2):
     return transpose(a, perm)
 
 
-def squeeze(a, axis=None):
+def squeeze(a: ArrayLike, axis: int | Sequence[int] | None = None) -> Array:
     a = operand(a)
     shape = get_aval(a).shape
     if axis is None:
@@ -106,7 +106,7 @@ def squeeze(a, axis=None):
     return st.reshape(a, [d for i, d in enumerate(shape) if i not in axes])
 
 
-def expand_dims(a, axis):
+def expand_dims(a: ArrayLike, axis: int | Sequence[int]) -> Array:
     a = operand(a)
     shape = list(get_aval(a).shape)
     n_new = len(axis) if isinstance(axis, (tuple, list)) else 1
@@ -115,19 +115,19 @@ def expand_dims(a, axis):
     return st.reshape(a, shape)
 
 
-def atleast_1d(*arys):
+def atleast_1d(*arys: ArrayLike) -> Array | list[Array]:
     out = [reshape(a, (1,)) if get_aval(operand(a)).ndim == 0 else operand(a) for a in arys]
     return out[0] if len(out) == 1 else out
 
 
-def atleast_2d(*arys):
+def atleast_2d(*arys: ArrayLike) -> Array | list[Array]:
     out = [operand(a) for a in arys]
     out = [reshape(a, (1,) * (2 - get_aval(a).ndim) + tuple(get_aval(a).shape))
            if get_aval(a).ndim < 2 else a for a in out]
     return out[0] if len(out) == 1 else out
 
 
-def atleast_3d(*arys):
+def atleast_3d(*arys: ArrayLike) -> Array | list[Array]:
     """numpy.atleast_3d: a 1-d (n,) becomes (1, n, 1), a 2-d (m, n) becomes (m, n, 1)."""
     out = []
     for a in map(operand, arys):
@@ -137,7 +137,7 @@ def atleast_3d(*arys):
     return out[0] if len(out) == 1 else out
 
 
-def rollaxis(a, axis, start=0):
+def rollaxis(a: ArrayLike, axis: int, start: int = 0) -> Array:
     """numpy.rollaxis: `axis` moved to before `start`."""
     a = operand(a)
     ndim = get_aval(a).ndim
@@ -148,7 +148,7 @@ def rollaxis(a, axis, start=0):
     return moveaxis(a, axis, start - 1 if start > axis else start)
 
 
-def rot90(m, k=1, axes=(0, 1)):
+def rot90(m: ArrayLike, k: int = 1, axes: Sequence[int] = (0, 1)) -> Array:
     """numpy.rot90: k quarter turns from the first axis towards the second."""
     m = operand(m)
     a0, a1 = normalize_axes(axes, get_aval(m).ndim, "rot90")
@@ -164,12 +164,12 @@ def rot90(m, k=1, axes=(0, 1)):
     return flip(transpose(m, perm), a1) if k == 3 else m
 
 
-def permute_dims(a, axes):
+def permute_dims(a: ArrayLike, axes: Sequence[int] | None) -> Array:
     """The array API's name for transpose."""
     return transpose(a, axes)
 
 
-def matrix_transpose(x):
+def matrix_transpose(x: ArrayLike) -> Array:
     """The last two axes swapped."""
     return swapaxes(x, -1, -2)
 
@@ -178,12 +178,12 @@ def matrix_transpose(x):
 # Joining and splitting
 
 
-def hstack(tup):
+def hstack(tup: Sequence[ArrayLike]) -> Array:
     arrays = [atleast_1d(a) for a in tup]
     return concatenate(arrays, 0 if get_aval(arrays[0]).ndim == 1 else 1)
 
 
-def vstack(tup):
+def vstack(tup: Sequence[ArrayLike]) -> Array:
     return concatenate([atleast_2d(a) for a in tup], 0)
 
 
@@ -191,7 +191,7 @@ row_stack = vstack
 concat = concatenate
 
 
-def unstack(x, axis=0):
+def unstack(x: ArrayLike, axis: int = 0) -> tuple[Array, ...]:
     """The slices along `axis`, as a tuple (the array API's inverse of stack)."""
     x = operand(x)
     axis = normalize_axis(axis, get_aval(x).ndim, "unstack")
@@ -199,18 +199,18 @@ def unstack(x, axis=0):
                  for i in range(get_aval(x).shape[axis]))
 
 
-def dstack(tup):
+def dstack(tup: Sequence[ArrayLike]) -> Array:
     return concatenate([atleast_3d(a) for a in tup], 2)
 
 
-def append(arr, values, axis=None):
+def append(arr: ArrayLike, values: ArrayLike, axis: int | None = None) -> Array:
     """numpy.append: raveled and joined for axis None, else joined along `axis`."""
     if axis is None:
         return concatenate([ravel(arr), ravel(values)], 0)
     return concatenate([operand(arr), operand(values)], axis)
 
 
-def column_stack(tup):
+def column_stack(tup: Sequence[ArrayLike]) -> Array:
     arrays = [operand(a) for a in tup]
     return concatenate([reshape(a, (-1, 1)) if get_aval(a).ndim < 2 else a
                         for a in arrays], 1)
@@ -231,7 +231,7 @@ def _split_at(a, points, axis: int) -> list:
     return [_slice_axis(a, lo, max(lo, hi), axis) for lo, hi in zip(bounds, bounds[1:])]
 
 
-def split(ary, indices_or_sections, axis=0):
+def split(ary: ArrayLike, indices_or_sections: int | Sequence[int], axis: int = 0) -> list[Array]:
     """numpy.split: into equal sections (which must divide the axis) or at indices."""
     a = operand(ary)
     axis = normalize_axis(axis, get_aval(a).ndim, "split")
@@ -245,7 +245,8 @@ def split(ary, indices_or_sections, axis=0):
     return _split_at(a, indices_or_sections, axis)
 
 
-def array_split(ary, indices_or_sections, axis=0):
+def array_split(ary: ArrayLike, indices_or_sections: int | Sequence[int],
+                axis: int = 0) -> list[Array]:
     """numpy.array_split: like split, but sections may differ in size by one."""
     a = operand(ary)
     axis = normalize_axis(axis, get_aval(a).ndim, "array_split")
@@ -256,15 +257,15 @@ def array_split(ary, indices_or_sections, axis=0):
     return _split_at(a, indices_or_sections, axis)
 
 
-def hsplit(ary, indices_or_sections):
+def hsplit(ary: ArrayLike, indices_or_sections: int | Sequence[int]) -> list[Array]:
     return split(ary, indices_or_sections, 1 if get_aval(operand(ary)).ndim > 1 else 0)
 
 
-def vsplit(ary, indices_or_sections):
+def vsplit(ary: ArrayLike, indices_or_sections: int | Sequence[int]) -> list[Array]:
     return split(ary, indices_or_sections, 0)
 
 
-def dsplit(ary, indices_or_sections):
+def dsplit(ary: ArrayLike, indices_or_sections: int | Sequence[int]) -> list[Array]:
     return split(ary, indices_or_sections, 2)
 
 
@@ -272,20 +273,21 @@ def dsplit(ary, indices_or_sections):
 # Rearranging
 
 
-def flip(m, axis=None):
+def flip(m: ArrayLike, axis: int | Sequence[int] | None = None) -> Array:
     m = operand(m)
     return st.rev(m, normalize_axes(axis, get_aval(m).ndim, "flip"))
 
 
-def fliplr(m):
+def fliplr(m: ArrayLike) -> Array:
     return flip(m, 1)
 
 
-def flipud(m):
+def flipud(m: ArrayLike) -> Array:
     return flip(m, 0)
 
 
-def roll(a, shift, axis=None):
+def roll(a: ArrayLike, shift: int | Sequence[int],
+         axis: int | Sequence[int] | None = None) -> Array:
     """numpy.roll, as slices and a concatenate per rolled axis (for a traced shift, a
     dynamic slice of the axis doubled)."""
     a = operand(a)
@@ -320,7 +322,7 @@ def _roll_traced(a, shift, axis):
     return a
 
 
-def tile(A, reps):
+def tile(A: ArrayLike, reps: int | Sequence[int]) -> Array:
     """numpy.tile: one broadcast to (r0, d0, r1, d1, ...) and a reshape."""
     a = operand(A)
     reps = canonical_shape(reps, "tile")
@@ -335,7 +337,7 @@ def tile(A, reps):
     return st.reshape(tiled, [r * d for r, d in zip(reps, shape)])
 
 
-def repeat(a, repeats, axis=None):
+def repeat(a: ArrayLike, repeats: ArrayLike, axis: int | None = None) -> Array:
     """numpy.repeat: a broadcast for one repeat count, a `take` for one per element."""
     a = operand(a)
     if axis is None:
@@ -357,8 +359,9 @@ def repeat(a, repeats, axis=None):
 # Index-based
 
 
-def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
-         indices_are_sorted=False, fill_value=None):
+def take(a: ArrayLike, indices: ArrayLike, axis: int | None = None, out: None = None,
+         mode: str | None = None, unique_indices: bool = False,
+         indices_are_sorted: bool = False, fill_value: ArrayLike | None = None) -> Array:
     """jax.numpy.take: as numpy's, but an index out of bounds reads `fill_value` (mode
     None or "fill": NaN for floats, after negative indices wrap), is clamped into
     [0, n - 1] ("clip", with no wrap, as in JAX) or wraps around ("wrap")."""
@@ -382,7 +385,8 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
     return ix.getitem(a, (slice(None),) * axis + (indices,), mode, fill_value)
 
 
-def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
+def take_along_axis(arr: ArrayLike, indices: ArrayLike, axis: int, mode: str | None = None,
+                    fill_value: ArrayLike | None = None) -> Array:
     """numpy.take_along_axis: `indices` picks along `axis`, every other axis is kept
     by an iota index that broadcasts against it. An index out of bounds reads
     `fill_value` (mode None or "fill", NaN for floats) or is clamped ("clip"), as in
@@ -401,7 +405,7 @@ def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
     return ix.getitem(arr, index, "fill" if mode is None else mode, fill_value)
 
 
-def diagonal(a, offset=0, axis1=0, axis2=1):
+def diagonal(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Array:
     """numpy.diagonal: the diagonal goes last, after the remaining axes. The indices
     are iotas, which the backward pass recomputes rather than keeps."""
     a = moveaxis(a, (axis1, axis2), (-2, -1))
@@ -417,7 +421,7 @@ def _counting(length: int, start: int):
     return ew.add(values, start) if start else values
 
 
-def diag(v, k=0):
+def diag(v: ArrayLike, k: int = 0) -> Array:
     """numpy.diag: the k-th diagonal of a matrix, or a matrix with `v` on it."""
     v = operand(v)
     if get_aval(v).ndim == 2:
@@ -430,19 +434,19 @@ def diag(v, k=0):
     return ix.index_update(full_like(v, 0, shape=(n, n)), (rows, cols), v, "set")
 
 
-def tril(m, k=0):
+def tril(m: ArrayLike, k: int = 0) -> Array:
     m = operand(m)
     rows, cols = get_aval(m).shape[-2:]
     return where(np.tri(rows, cols, k, dtype=bool), m, 0)
 
 
-def triu(m, k=0):
+def triu(m: ArrayLike, k: int = 0) -> Array:
     m = operand(m)
     rows, cols = get_aval(m).shape[-2:]
     return where(np.tri(rows, cols, k - 1, dtype=bool), 0, m)
 
 
-def meshgrid(*xi, indexing="xy"):
+def meshgrid(*xi: ArrayLike, indexing: str = "xy") -> tuple[Array, ...]:
     """numpy.meshgrid (not sparse): broadcasts of the raveled inputs."""
     xs = [ravel(x) for x in xi]
     shape = [get_aval(x).shape[0] for x in xs]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import collections
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -39,7 +40,8 @@ def _prepared(a, axis, name: str):
     return a, normalize_axis(axis, get_aval(a).ndim, name)
 
 
-def sort(a, axis=-1, kind=None, order=None, stable=True, descending=False):
+def sort(a: ArrayLike, axis: int = -1, kind: str | None = None, order: str | None = None,
+         stable: bool = True, descending: bool = False) -> Array:
     """numpy.sort (stable); `descending` as in the array API."""
     a, axis = _prepared(a, axis, "sort")
     if descending:
@@ -47,7 +49,8 @@ def sort(a, axis=-1, kind=None, order=None, stable=True, descending=False):
     return sorting.sort(a, axis)[0]
 
 
-def argsort(a, axis=-1, kind=None, order=None, stable=True, descending=False):
+def argsort(a: ArrayLike, axis: int = -1, kind: str | None = None, order: str | None = None,
+            stable: bool = True, descending: bool = False) -> Array:
     """numpy.argsort (stable): descending keeps ties in their original order."""
     a, axis = _prepared(a, axis, "argsort")
     if not descending:
@@ -56,18 +59,19 @@ def argsort(a, axis=-1, kind=None, order=None, stable=True, descending=False):
     return ew.sub(n - 1, flip(sorting.sort(flip(a, axis), axis)[1], axis))
 
 
-def partition(a, kth, axis=-1):
+def partition(a: ArrayLike, kth: int, axis: int = -1) -> Array:
     """numpy.partition: a full sort, which satisfies its contract (the k-th element in
     place, smaller ones before it, larger after)."""
     return sort(a, axis)
 
 
-def argpartition(a, kth, axis=-1):
+def argpartition(a: ArrayLike, kth: int, axis: int = -1) -> Array:
     """numpy.argpartition, as the permutation of a full sort (see `partition`)."""
     return argsort(a, axis)
 
 
-def searchsorted(a, v, side="left", sorter=None, method=None):
+def searchsorted(a: ArrayLike, v: ArrayLike, side: str = "left", sorter: ArrayLike | None = None,
+                 method: str | None = None) -> Array:
     """Indices into the sorted 1-d `a` where `v` would be inserted: the count of
     elements below (left) or not above (right) each v, by comparing with all of a."""
     a, v = operand(a), operand(v)
@@ -81,12 +85,13 @@ def searchsorted(a, v, side="left", sorter=None, method=None):
     return sum(compare(a, reshape(v, get_aval(v).shape + (1,))), axis=-1)
 
 
-def digitize(x, bins, right=False):
+def digitize(x: ArrayLike, bins: ArrayLike, right: bool = False) -> Array:
     """The bin of each x: for increasing bins, searchsorted on the other side."""
     return searchsorted(bins, x, side="left" if right else "right")
 
 
-def isin(element, test_elements, assume_unique=False, invert=False):
+def isin(element: ArrayLike, test_elements: ArrayLike, assume_unique: bool = False,
+         invert: bool = False) -> Array:
     """Whether each element equals any of the (raveled) test elements."""
     element = operand(element)
     tests = ravel(test_elements)
@@ -152,28 +157,33 @@ def _quantile(a, q, axis, method, keepdims, ignore_nan, name):
     return result
 
 
-def quantile(a, q, axis=None, method="linear", keepdims=False):
+def quantile(a: ArrayLike, q: ArrayLike, axis: int | None = None,
+             method: str = "linear", keepdims: bool = False) -> Array:
     return _quantile(a, q, axis, method, keepdims, False, "quantile")
 
 
-def nanquantile(a, q, axis=None, method="linear", keepdims=False):
+def nanquantile(a: ArrayLike, q: ArrayLike, axis: int | None = None,
+                method: str = "linear", keepdims: bool = False) -> Array:
     return _quantile(a, q, axis, method, keepdims, True, "nanquantile")
 
 
-def percentile(a, q, axis=None, method="linear", keepdims=False):
+def percentile(a: ArrayLike, q: ArrayLike, axis: int | None = None,
+               method: str = "linear", keepdims: bool = False) -> Array:
     return _quantile(a, ew.div(operand(q), 100.0), axis, method, keepdims, False, "percentile")
 
 
-def nanpercentile(a, q, axis=None, method="linear", keepdims=False):
+def nanpercentile(a: ArrayLike, q: ArrayLike, axis: int | None = None,
+                  method: str = "linear", keepdims: bool = False) -> Array:
     return _quantile(a, ew.div(operand(q), 100.0), axis, method, keepdims, True,
                      "nanpercentile")
 
 
-def median(a, axis=None, keepdims=False):
+def median(a: ArrayLike, axis: int | None = None, keepdims: bool = False) -> Array:
     return _quantile(a, 0.5, axis, "linear", keepdims, False, "median")
 
 
-def nanmedian(a, axis=None, keepdims=False):
+def nanmedian(a: ArrayLike, axis: int | None = None,
+              keepdims: bool = False) -> Array:
     return _quantile(a, 0.5, axis, "linear", keepdims, True, "nanmedian")
 
 
@@ -202,7 +212,8 @@ def _first_true(mask, size: int):
     return slots, ew.lt(np.arange(size), sum(mask))
 
 
-def nonzero(a, *, size=None, fill_value=None):
+def nonzero(a: ArrayLike, *, size: int | None = None,
+            fill_value: ArrayLike | None = None) -> tuple[Array, ...]:
     """numpy.nonzero; with `size`, the first `size` indices (filled with `fill_value`,
     0 by default), which traces."""
     a = operand(a)
@@ -215,11 +226,13 @@ def nonzero(a, *, size=None, fill_value=None):
     return tuple(where(filled, i, f) for i, f in zip(unravel_index(slots, shape), fills))
 
 
-def flatnonzero(a, *, size=None, fill_value=None):
+def flatnonzero(a: ArrayLike, *, size: int | None = None,
+                fill_value: ArrayLike | None = None) -> Array:
     return nonzero(ravel(a), size=size, fill_value=fill_value)[0]
 
 
-def argwhere(a, *, size=None, fill_value=None):
+def argwhere(a: ArrayLike, *, size: int | None = None,
+             fill_value: ArrayLike | None = None) -> Array:
     """numpy.argwhere: the indices of nonzero elements as rows."""
     a = operand(a)
     if get_aval(a).ndim == 0:
@@ -228,7 +241,7 @@ def argwhere(a, *, size=None, fill_value=None):
     return stack([operand(i) for i in indices], axis=-1)
 
 
-def unravel_index(indices, shape):
+def unravel_index(indices: ArrayLike, shape: Sequence[int]) -> tuple[Array, ...]:
     """numpy.unravel_index: the multi-index of each flat index, by integer division."""
     indices = operand(indices)
     out = []
@@ -238,7 +251,8 @@ def unravel_index(indices, shape):
     return tuple(out)
 
 
-def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+def ravel_multi_index(multi_index: ArrayLike, dims: Sequence[int], mode: str = "raise",
+                      order: str = "C") -> Array:
     """numpy.ravel_multi_index (C order): sum of index times stride; indices are
     clipped into range (JAX's behaviour under tracing) unless mode="wrap"."""
     if order != "C":
@@ -252,8 +266,10 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
     return flat
 
 
-def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
-           *, equal_nan=True, size=None, fill_value=None):
+def unique(ar: ArrayLike, return_index: bool = False, return_inverse: bool = False,
+           return_counts: bool = False, axis: int | None = None,
+           *, equal_nan: bool = True, size: int | None = None,
+           fill_value: ArrayLike | None = None) -> Array | tuple[Array, ...]:
     """numpy.unique of the flattened array; with `size`, the first `size` unique values
     (the rest `fill_value`, by default the smallest value), which traces."""
     if axis is not None:
@@ -304,7 +320,7 @@ def where(condition: ArrayLike, x: ArrayLike | None = None,  # noqa: F811
     return _ufuncs.where(condition, x, y)
 
 
-def lexsort(keys, axis=-1):
+def lexsort(keys: ArrayLike | Sequence[ArrayLike], axis: int = -1) -> Array:
     """numpy.lexsort: the permutation sorting by the last key, ties by the one before,
     and so on (stable sorts from the first key to the last)."""
     keys = [operand(k) for k in keys]
@@ -319,26 +335,31 @@ UniqueCounts = collections.namedtuple("UniqueCounts", "values counts")
 UniqueInverse = collections.namedtuple("UniqueInverse", "values inverse_indices")
 
 
-def unique_values(x, *, size=None, fill_value=None):
+def unique_values(x: ArrayLike, *, size: int | None = None,
+                  fill_value: ArrayLike | None = None) -> Array:
     return unique(x, size=size, fill_value=fill_value)
 
 
-def unique_counts(x, *, size=None, fill_value=None):
+def unique_counts(x: ArrayLike, *, size: int | None = None,
+                  fill_value: ArrayLike | None = None) -> tuple[Array, Array]:
     return UniqueCounts(*unique(x, return_counts=True, size=size, fill_value=fill_value))
 
 
-def unique_inverse(x, *, size=None, fill_value=None):
+def unique_inverse(x: ArrayLike, *, size: int | None = None,
+                   fill_value: ArrayLike | None = None) -> tuple[Array, Array]:
     values, inverse = unique(x, return_inverse=True, size=size, fill_value=fill_value)
     return UniqueInverse(values, reshape(inverse, get_aval(operand(x)).shape))
 
 
-def unique_all(x, *, size=None, fill_value=None):
+def unique_all(x: ArrayLike, *, size: int | None = None,
+               fill_value: ArrayLike | None = None) -> tuple[Array, Array, Array, Array]:
     values, index, inverse, counts = unique(x, True, True, True, size=size,
                                             fill_value=fill_value)
     return UniqueAll(values, index, reshape(inverse, get_aval(operand(x)).shape), counts)
 
 
-def bincount(x, weights=None, minlength=0, *, length=None):
+def bincount(x: ArrayLike, weights: ArrayLike | None = None, minlength: int = 0, *,
+             length: int | None = None) -> Array:
     """numpy.bincount of non-negative integers: counts (or weight sums) per value, a
     scatter-add; `length` (else known values) fixes the result's size."""
     x = ravel(x)

@@ -15,14 +15,16 @@ import numpy as np
 from ...core.avals import is_float
 from ...core.backends import is_backend_array
 from ...core.trace import Tracer, get_aval
+from ...core.typing import ArrayLike
 from ...primitives import elementwise as ew
 from ...primitives import reductions as red
 from ...primitives import special as sp
+from ._array import Array
 from ._arrays import astype, broadcast_shapes, broadcast_to, full_like, operand, promote
 
 
 def _ufunc(primitive, name: str):
-    def ufunc(*args):
+    def ufunc(*args: ArrayLike) -> Array:
         return primitive(*map(operand, args))
 
     ufunc.__name__ = ufunc.__qualname__ = name
@@ -76,11 +78,11 @@ bitwise_not = invert = _ufunc(ew.not_, "bitwise_not")
 stop_gradient = _ufunc(ew.stop_gradient, "stop_gradient")
 
 
-def positive(x):
+def positive(x: ArrayLike) -> Array:
     return operand(x)
 
 
-def power(x1, x2):
+def power(x1: ArrayLike, x2: ArrayLike) -> Array:
     """A Python integer exponent is an `integer_pow` (exact, and differentiable at
     x = 0); any other exponent is `pow`."""
     if type(x2) is int:
@@ -88,12 +90,12 @@ def power(x1, x2):
     return ew.pow(operand(x1), operand(x2))
 
 
-def reciprocal(x):
+def reciprocal(x: ArrayLike) -> Array:
     """1 / x. Unlike numpy (integer division), an integer input gives a float."""
     return ew.div(1, operand(x))
 
 
-def round(a, decimals=0):  # noqa: A001 — numpy's name
+def round(a: ArrayLike, decimals: int = 0) -> Array:  # noqa: A001 — numpy's name
     """numpy.round: halves to even; `decimals` scales by a power of ten."""
     a = operand(a)
     if decimals == 0 or not is_float(get_aval(a).dtype):
@@ -105,7 +107,7 @@ def round(a, decimals=0):  # noqa: A001 — numpy's name
 around = round
 
 
-def trunc(x):
+def trunc(x: ArrayLike) -> Array:
     x = operand(x)
     return where(ew.lt(x, 0), ew.ceil(x), ew.floor(x))
 
@@ -113,7 +115,7 @@ def trunc(x):
 fix = trunc
 
 
-def remainder(x1, x2):
+def remainder(x1: ArrayLike, x2: ArrayLike) -> Array:
     """numpy's `mod`: the sign of the divisor (floor division), from C's `rem`."""
     x1, x2 = promote(x1, x2)
     r = ew.rem(x1, x2)
@@ -124,19 +126,19 @@ def remainder(x1, x2):
 mod = remainder
 
 
-def floor_divide(x1, x2):
+def floor_divide(x1: ArrayLike, x2: ArrayLike) -> Array:
     return ew.floor_divide(*promote(x1, x2))
 
 
-def log2(x):
+def log2(x: ArrayLike) -> Array:
     return ew.div(ew.log(operand(x)), math.log(2.0))
 
 
-def log10(x):
+def log10(x: ArrayLike) -> Array:
     return ew.div(ew.log(operand(x)), math.log(10.0))
 
 
-def logaddexp(x1, x2):
+def logaddexp(x1: ArrayLike, x2: ArrayLike) -> Array:
     """log(exp(x1) + exp(x2)) without overflow; NaN only where an input is NaN. The
     shift by the larger input is a constant (stop_gradient), as in logsumexp, so the
     derivative is the softmax weights everywhere, ties included."""
@@ -148,35 +150,35 @@ def logaddexp(x1, x2):
     return where(isnan(delta), ew.add(x1, x2), stable)
 
 
-def hypot(x1, x2):
+def hypot(x1: ArrayLike, x2: ArrayLike) -> Array:
     x1, x2 = promote(x1, x2)
     return ew.sqrt(ew.add(ew.mul(x1, x1), ew.mul(x2, x2)))
 
 
-def deg2rad(x):
+def deg2rad(x: ArrayLike) -> Array:
     return ew.mul(operand(x), np.pi / 180)
 
 
-def rad2deg(x):
+def rad2deg(x: ArrayLike) -> Array:
     return ew.mul(operand(x), 180 / np.pi)
 
 
 radians, degrees = deg2rad, rad2deg
 
 
-def fmax(x1, x2):
+def fmax(x1: ArrayLike, x2: ArrayLike) -> Array:
     """maximum that ignores a NaN operand."""
     x1, x2 = promote(x1, x2)
     return where(isnan(x2), x1, where(isnan(x1), x2, ew.max(x1, x2)))
 
 
-def fmin(x1, x2):
+def fmin(x1: ArrayLike, x2: ArrayLike) -> Array:
     """minimum that ignores a NaN operand."""
     x1, x2 = promote(x1, x2)
     return where(isnan(x2), x1, where(isnan(x1), x2, ew.min(x1, x2)))
 
 
-def polyval(p, x):
+def polyval(p: ArrayLike, x: ArrayLike) -> Array:
     """numpy.polyval by Horner's rule; `p` holds the coefficients, highest power first."""
     out = 0
     for coefficient in p:
@@ -184,7 +186,9 @@ def polyval(p, x):
     return out
 
 
-def clip(a, a_min=None, a_max=None, *, min=None, max=None):  # noqa: A002 — numpy's names
+def clip(a: ArrayLike, a_min: ArrayLike | None = None, a_max: ArrayLike | None = None, *,
+         min: ArrayLike | None = None,
+         max: ArrayLike | None = None) -> Array:  # noqa: A002 — numpy's names
     """numpy.clip; `min`/`max` are numpy 2's (and JAX's) names for the bounds."""
     a_min = min if a_min is None else a_min
     a_max = max if a_max is None else a_max
@@ -208,38 +212,39 @@ def _as_bool(x):
     return x if get_aval(x).dtype == np.bool_ else ew.ne(x, 0)
 
 
-def logical_and(x1, x2):
+def logical_and(x1: ArrayLike, x2: ArrayLike) -> Array:
     return ew.and_(_as_bool(x1), _as_bool(x2))
 
 
-def logical_or(x1, x2):
+def logical_or(x1: ArrayLike, x2: ArrayLike) -> Array:
     return ew.or_(_as_bool(x1), _as_bool(x2))
 
 
-def logical_xor(x1, x2):
+def logical_xor(x1: ArrayLike, x2: ArrayLike) -> Array:
     return ew.xor(_as_bool(x1), _as_bool(x2))
 
 
-def logical_not(x):
+def logical_not(x: ArrayLike) -> Array:
     return ew.not_(_as_bool(x))
 
 
-def isnan(x):
+def isnan(x: ArrayLike) -> Array:
     x = operand(x)
     return ew.ne(x, x) if is_float(get_aval(x).dtype) else full_like(x, False, np.bool_)
 
 
-def isfinite(x):
+def isfinite(x: ArrayLike) -> Array:
     x = operand(x)
     return ew.is_finite(x) if is_float(get_aval(x).dtype) else full_like(x, True, np.bool_)
 
 
-def isinf(x):
+def isinf(x: ArrayLike) -> Array:
     x = operand(x)
     return ew.not_(ew.or_(isfinite(x), isnan(x)))
 
 
-def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+def isclose(a: ArrayLike, b: ArrayLike, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: bool = False) -> Array:
     """`|a - b| <= atol + rtol |b|`, as numpy.isclose: infinities are close to equal
     infinities only, NaNs to nothing (to NaNs with `equal_nan`)."""
     a, b = promote(a, b)
@@ -268,7 +273,7 @@ def where(condition, x=None, y=None):
 # More of numpy's elementwise functions
 
 
-def logaddexp2(x1, x2):
+def logaddexp2(x1: ArrayLike, x2: ArrayLike) -> Array:
     """log2(2^x1 + 2^x2), shifted by the maximum like logaddexp."""
     x1, x2 = promote(x1, x2)
     if not is_float(get_aval(x1).dtype):
@@ -276,13 +281,13 @@ def logaddexp2(x1, x2):
     return ew.div(logaddexp(ew.mul(x1, math.log(2.0)), ew.mul(x2, math.log(2.0))), math.log(2.0))
 
 
-def fabs(x):
+def fabs(x: ArrayLike) -> Array:
     """`|x|` as a float (numpy.fabs refuses nothing real; integers become float64)."""
     x = operand(x)
     return ew.abs(x if is_float(get_aval(x).dtype) else astype(x, np.float64))
 
 
-def heaviside(x1, x2):
+def heaviside(x1: ArrayLike, x2: ArrayLike) -> Array:
     """0 below 0, 1 above, x2 at 0 (its derivative in x1 is zero)."""
     x1, x2 = promote(x1, x2)
     return where(ew.lt(x1, 0), 0.0, where(ew.gt(x1, 0), 1.0, x2))
@@ -293,7 +298,7 @@ sinc = _ufunc(sp.sinc, "sinc")
 nextafter = _ufunc(ew.nextafter, "nextafter")
 
 
-def ldexp(x1, x2):
+def ldexp(x1: ArrayLike, x2: ArrayLike) -> Array:
     """x1 * 2^x2 for integer x2: the power of two is exact."""
     x1 = operand(x1)
     if not is_float(get_aval(x1).dtype):
@@ -305,17 +310,17 @@ def _is_complex(x) -> bool:
     return get_aval(x).dtype.kind == "c"
 
 
-def real(val):
+def real(val: ArrayLike) -> Array:
     val = operand(val)
     return ew.real(val) if _is_complex(val) else val
 
 
-def imag(val):
+def imag(val: ArrayLike) -> Array:
     val = operand(val)
     return ew.imag(val) if _is_complex(val) else full_like(val, 0)
 
 
-def conjugate(x):
+def conjugate(x: ArrayLike) -> Array:
     x = operand(x)
     return ew.conj(x) if _is_complex(x) else x
 
@@ -323,7 +328,7 @@ def conjugate(x):
 conj = conjugate
 
 
-def angle(z, deg=False):
+def angle(z: ArrayLike, deg: bool = False) -> Array:
     """The argument: atan2(imag, real) of a complex number; of a real one pi for
     negative ones, else 0 (zero derivative)."""
     z = operand(z)
@@ -334,7 +339,8 @@ def angle(z, deg=False):
     return ew.mul(turn, 180.0 / math.pi) if deg else turn
 
 
-def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+def nan_to_num(x: ArrayLike, copy: bool = True, nan: ArrayLike = 0.0,
+               posinf: ArrayLike | None = None, neginf: ArrayLike | None = None) -> Array:
     """NaN, inf and -inf replaced by finite numbers (the largest ones by default)."""
     x = operand(x)
     dtype = get_aval(x).dtype
@@ -352,11 +358,12 @@ def _reduce_all(mask):
     return red.reduce_and(mask, tuple(range(get_aval(mask).ndim)))
 
 
-def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+def allclose(a: ArrayLike, b: ArrayLike, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> Array:
     return _reduce_all(isclose(a, b, rtol, atol, equal_nan))
 
 
-def array_equal(a1, a2, equal_nan=False):
+def array_equal(a1: ArrayLike, a2: ArrayLike, equal_nan: bool = False) -> Array:
     """Same shape and equal elements (NaNs equal with `equal_nan`)."""
     a1, a2 = operand(a1), operand(a2)
     if get_aval(a1).shape != get_aval(a2).shape:
@@ -367,7 +374,7 @@ def array_equal(a1, a2, equal_nan=False):
     return _reduce_all(equal)
 
 
-def array_equiv(a1, a2):
+def array_equiv(a1: ArrayLike, a2: ArrayLike) -> Array:
     """Equal after broadcasting together."""
     a1, a2 = operand(a1), operand(a2)
     try:
@@ -377,7 +384,7 @@ def array_equiv(a1, a2):
     return _reduce_all(ew.eq(a1, a2))
 
 
-def signbit(x):
+def signbit(x: ArrayLike) -> Array:
     """Whether the sign bit is set (so -0.0 counts as negative): copysign's sign."""
     x = operand(x)
     if not is_float(get_aval(x).dtype):
@@ -385,23 +392,23 @@ def signbit(x):
     return ew.lt(ew.copysign(1.0, x), 0)
 
 
-def isposinf(x):
+def isposinf(x: ArrayLike) -> Array:
     return ew.eq(operand(x), np.inf)
 
 
-def isneginf(x):
+def isneginf(x: ArrayLike) -> Array:
     return ew.eq(operand(x), -np.inf)
 
 
-def isreal(x):
+def isreal(x: ArrayLike) -> Array:
     return ew.eq(imag(x), 0)
 
 
-def iscomplex(x):
+def iscomplex(x: ArrayLike) -> Array:
     return ew.ne(imag(x), 0)
 
 
-def real_if_close(a, tol=100):
+def real_if_close(a: ArrayLike, tol: float = 100) -> Array:
     """numpy.real_if_close: a complex `a` whose imaginary parts are all within `tol`
     machine epsilons of 0 (`tol` itself if below 1) as its real part, else `a`. The
     result's dtype depends on the values, so they must be known (eagerly, under grad);
@@ -416,37 +423,37 @@ def real_if_close(a, tol=100):
     return real(a) if np.all(np.abs(values) < (tol * eps if tol > 1 else tol)) else a
 
 
-def isrealobj(x):
+def isrealobj(x: ArrayLike) -> bool:
     return not iscomplexobj(x)
 
 
-def iscomplexobj(x):
+def iscomplexobj(x: ArrayLike) -> bool:
     return bool(np.issubdtype(get_aval(operand(x)).dtype, np.complexfloating))
 
 
-def isscalar(element):
+def isscalar(element: ArrayLike) -> bool:
     """A Python or numpy scalar, or a 0-d inert value (as JAX counts it)."""
     return np.isscalar(element) or (isinstance(element, Tracer) and get_aval(element).ndim == 0)
 
 
-def rint(x):
+def rint(x: ArrayLike) -> Array:
     """Round to the nearest integer, halves to even (a float, as numpy)."""
     x = operand(x)
     return ew.round(x if is_float(get_aval(x).dtype) else astype(x, np.float64))
 
 
-def modf(x):
+def modf(x: ArrayLike) -> tuple[Array, Array]:
     """(fractional part, integral part), both with x's sign."""
     x = operand(x)
     whole = trunc(x if is_float(get_aval(x).dtype) else astype(x, np.float64))
     return ew.sub(x, whole), whole
 
 
-def divmod(x1, x2):  # noqa: A001 — numpy's name
+def divmod(x1: ArrayLike, x2: ArrayLike) -> tuple[Array, Array]:  # noqa: A001 — numpy's name
     return floor_divide(x1, x2), remainder(x1, x2)
 
 
-def float_power(x1, x2):
+def float_power(x1: ArrayLike, x2: ArrayLike) -> Array:
     """x1 ** x2 in float64 at least."""
     x1, x2 = promote(x1, x2)
     dtype = np.promote_types(get_aval(x1).dtype, np.float64)
@@ -456,7 +463,7 @@ def float_power(x1, x2):
 i0 = _ufunc(sp.i0, "i0")
 
 
-def frexp(x):
+def frexp(x: ArrayLike) -> tuple[Array, Array]:
     """`(mantissa, exponent)` with `x = mantissa 2^exponent` and `1/2 <= |mantissa| < 1` (0,
     inf and nan keep exponent 0). The mantissa is x times a power of two: its
     derivative is that power; the exponent is an int32, as numpy's."""

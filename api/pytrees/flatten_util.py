@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import math
+from typing import Any, Callable
 
 import numpy as np
 
 from ...core.pytree import tree_flatten, tree_unflatten
 from ...core.trace import get_aval
+from ...core.typing import ArrayLike
 from .. import numpy as jnp
-from ..numpy._array import returned, returning_arrays
+from ..numpy._array import Array, returned, returning_arrays
 from ..numpy._arrays import shape_error
 
 
-def ravel_pytree(pytree):
+def ravel_pytree(pytree: Any) -> tuple[Array, Callable[[ArrayLike], Any]]:
     """`(flat, unravel)`: the leaves raveled and concatenated into one 1-D array (in
     their promoted dtype), and the function that rebuilds the pytree from such a
     vector (each leaf in its own shape and dtype). Both are compositions of inert.numpy

@@ -4,13 +4,16 @@ population."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
 from ...core.trace import get_aval
+from ...core.typing import ArrayLike, DTypeLike
 from ...primitives.control.scan import scan
 from ...primitives.random import keys as rk
 from .. import numpy as jnp
+from ..numpy._array import Array
 from ..numpy._arrays import shape_error
 from ._keys import check_key, count, dtype_error, output_shape, param_shape, shape_tuple
 from ._samplers import gumbel
@@ -19,7 +22,8 @@ from ._samplers import gumbel
 # Discrete choices
 
 
-def randint(key, shape, minval, maxval, dtype=int):
+def randint(key: ArrayLike, shape: int | Sequence[int], minval: ArrayLike, maxval: ArrayLike,
+            dtype: DTypeLike = int) -> Array:
     """Integers uniform on [minval, maxval) (minval where maxval <= minval)."""
     dtype = np.dtype(dtype)
     if dtype.kind not in "iu":
@@ -32,7 +36,8 @@ def randint(key, shape, minval, maxval, dtype=int):
     return jnp.astype(lo + jnp.astype(offset, np.int64), dtype)
 
 
-def categorical(key, logits, axis=-1, shape=None):
+def categorical(key: ArrayLike, logits: ArrayLike, axis: int = -1,
+                shape: int | Sequence[int] | None = None) -> Array:
     """Indices along `axis` drawn with probabilities softmax(logits): the argmax of
     logits plus Gumbel noise."""
     logits = jnp.moveaxis(jnp.asarray(logits), axis, -1)
@@ -42,7 +47,7 @@ def categorical(key, logits, axis=-1, shape=None):
     return jnp.argmax(logits + noise, axis=-1)
 
 
-def permutation(key, x, axis=0, independent=False):
+def permutation(key: ArrayLike, x: ArrayLike, axis: int = 0, independent: bool = False) -> Array:
     """A random permutation of `arange(x)` (an integer `x`) or of `x` along `axis`
     (each slice on its own if `independent`)."""
     check_key("permutation", key)
@@ -57,7 +62,8 @@ def permutation(key, x, axis=0, independent=False):
     return jnp.moveaxis(jnp.take_along_axis(moved, perms, -1), -1, axis)
 
 
-def choice(key, a, shape=(), replace=True, p=None, axis=0):
+def choice(key: ArrayLike, a: ArrayLike, shape: int | Sequence[int] = (), replace: bool = True,
+           p: ArrayLike | None = None, axis: int = 0) -> Array:
     """Elements of `a` along `axis` (or of `arange(a)` for an integer `a`), with or
     without replacement, uniformly or with probabilities `p`."""
     check_key("choice", key)

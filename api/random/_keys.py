@@ -4,14 +4,15 @@ uniform floats from a key's bits (`inert.random`'s module docstring says how).""
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from ...core.avals import is_float
 from ...core.errors import DTypeError
 from ...core.trace import get_aval, user_source_info
-from ...core.typing import ArrayLike
+from ...core.typing import ArrayLike, DTypeLike
 from ...primitives.random import keys as rk
 from .. import numpy as jnp
 from ..numpy._array import Array
@@ -69,17 +70,17 @@ def key(seed: ArrayLike, *, impl: Any = None) -> Array:
 PRNGKey = key
 
 
-def clone(key):
+def clone(key: ArrayLike) -> Array:
     """The key itself: inert's keys are values, never consumed."""
     return check_key("clone", key, batched=True)
 
 
-def key_data(keys):
+def key_data(keys: ArrayLike) -> Array:
     """The keys' words, shape `(..., 2)` (a key is its words here)."""
     return check_key("key_data", keys, batched=True)
 
 
-def wrap_key_data(key_bits_array, *, impl=None):
+def wrap_key_data(key_bits_array: ArrayLike, *, impl: Any = None) -> Array:
     """Keys from their words: a `uint32` array of shape `(..., 2)`."""
     del impl
     return check_key("wrap_key_data", key_bits_array, batched=True)
@@ -107,7 +108,7 @@ def split(key: ArrayLike, num: int | Sequence[int] = 2) -> Array:
     return jnp.asarray(rk.random_split(key, shape_tuple("split", num)))
 
 
-def fold_in(key, data):
+def fold_in(key: ArrayLike, data: ArrayLike) -> Array:
     """A new key from `key` and the integer `data` (taken modulo 2^32)."""
     check_key("fold_in", key)
     if get_aval(data).dtype.kind not in "iub":
@@ -116,7 +117,7 @@ def fold_in(key, data):
     return jnp.asarray(rk.random_fold_in(key, jnp.astype(data, rk.KEY_DTYPE)))
 
 
-def bits(key, shape=(), dtype=None):
+def bits(key: ArrayLike, shape: int | Sequence[int] = (), dtype: DTypeLike | None = None) -> Array:
     """Random unsigned integers, every bit uniform (uint32 by default)."""
     check_key("bits", key)
     dtype = np.dtype(np.uint32 if dtype is None else dtype)

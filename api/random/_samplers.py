@@ -60,21 +60,21 @@ def normal(key: ArrayLike, shape: Sequence[int] = (), dtype: DTypeLike = float) 
     return jnp.asarray(dtype.type(SQRT2) * erfinv(2 * u - 1))
 
 
-def exponential(key, shape=(), dtype=float):
+def exponential(key: ArrayLike, shape: int | Sequence[int] = (), dtype: DTypeLike = float) -> Array:
     """Standard exponential numbers (rate 1) of `shape` and float `dtype`, by inversion:
     -log1p(-u). The numbers differ from JAX's for the same key (numpy's Philox bits)."""
     dtype = float_dtype("exponential", dtype)
     return -jnp.log1p(-unit("exponential", key, shape, dtype))
 
 
-def gumbel(key, shape=(), dtype=float):
+def gumbel(key: ArrayLike, shape: int | Sequence[int] = (), dtype: DTypeLike = float) -> Array:
     """Standard Gumbel numbers of `shape` and float `dtype`, by inversion: -log(-log(u)). The
     numbers differ from JAX's for the same key (numpy's Philox bits)."""
     dtype = float_dtype("gumbel", dtype)
     return -jnp.log(-jnp.log(open_unit("gumbel", key, shape, dtype)))
 
 
-def laplace(key, shape=(), dtype=float):
+def laplace(key: ArrayLike, shape: int | Sequence[int] = (), dtype: DTypeLike = float) -> Array:
     """Standard Laplace numbers (scale 1) of `shape` and float `dtype`, by inversion. The
     numbers differ from JAX's for the same key (numpy's Philox bits)."""
     dtype = float_dtype("laplace", dtype)
@@ -82,7 +82,7 @@ def laplace(key, shape=(), dtype=float):
     return -jnp.sign(v) * jnp.log1p(-jnp.abs(v))
 
 
-def logistic(key, shape=(), dtype=float):
+def logistic(key: ArrayLike, shape: int | Sequence[int] = (), dtype: DTypeLike = float) -> Array:
     """Standard logistic numbers of `shape` and float `dtype`, by inversion: log(u) -
     log1p(-u). The numbers differ from JAX's for the same key (numpy's Philox bits)."""
     dtype = float_dtype("logistic", dtype)
@@ -90,21 +90,23 @@ def logistic(key, shape=(), dtype=float):
     return jnp.log(u) - jnp.log1p(-u)
 
 
-def cauchy(key, shape=(), dtype=float):
+def cauchy(key: ArrayLike, shape: int | Sequence[int] = (), dtype: DTypeLike = float) -> Array:
     """Standard Cauchy numbers of `shape` and float `dtype`, by inversion: tan(pi (u - 1/2)).
     The numbers differ from JAX's for the same key (numpy's Philox bits)."""
     dtype = float_dtype("cauchy", dtype)
     return jnp.tan(dtype.type(np.pi) * (open_unit("cauchy", key, shape, dtype) - 0.5))
 
 
-def lognormal(key, sigma=1.0, shape=None, dtype=float):
+def lognormal(key: ArrayLike, sigma: ArrayLike = 1.0, shape: int | Sequence[int] | None = None,
+              dtype: DTypeLike = float) -> Array:
     """exp(sigma * normal): differentiable in `sigma`."""
     dtype = float_dtype("lognormal", dtype)
     shape = param_shape("lognormal", shape, sigma)
     return jnp.exp(jnp.astype(sigma, dtype) * normal(key, shape, dtype))
 
 
-def weibull_min(key, scale, concentration, shape=(), dtype=float):
+def weibull_min(key: ArrayLike, scale: ArrayLike, concentration: ArrayLike,
+                shape: int | Sequence[int] = (), dtype: DTypeLike = float) -> Array:
     """scale * E^(1/concentration) of a standard exponential E > 0 (never 0, where the
     derivative in `concentration` would be 0 * log 0)."""
     dtype = float_dtype("weibull_min", dtype)
@@ -113,14 +115,16 @@ def weibull_min(key, scale, concentration, shape=(), dtype=float):
     return jnp.astype(scale, dtype) * e ** (1 / jnp.astype(concentration, dtype))
 
 
-def pareto(key, b, shape=None, dtype=float):
+def pareto(key: ArrayLike, b: ArrayLike, shape: int | Sequence[int] | None = None,
+           dtype: DTypeLike = float) -> Array:
     """Pareto of shape `b` on [1, inf): exp(E / b) of a standard exponential E."""
     dtype = float_dtype("pareto", dtype)
     shape = param_shape("pareto", shape, b)
     return jnp.exp(exponential(key, shape, dtype) / jnp.astype(b, dtype))
 
 
-def rayleigh(key, scale, shape=None, dtype=float):
+def rayleigh(key: ArrayLike, scale: ArrayLike, shape: int | Sequence[int] | None = None,
+             dtype: DTypeLike = float) -> Array:
     """scale * sqrt(-2 log u), by the inverse CDF."""
     dtype = float_dtype("rayleigh", dtype)
     shape = param_shape("rayleigh", shape, scale)
@@ -128,13 +132,14 @@ def rayleigh(key, scale, shape=None, dtype=float):
     return jnp.astype(scale, dtype) * jnp.sqrt(-2 * jnp.log(u))
 
 
-def maxwell(key, shape=(), dtype=float):
+def maxwell(key: ArrayLike, shape: int | Sequence[int] = (), dtype: DTypeLike = float) -> Array:
     """The length of a standard normal 3-vector."""
     z = normal(key, (*shape_tuple("maxwell", shape), 3), dtype)
     return jnp.sqrt(jnp.sum(z * z, axis=-1))
 
 
-def double_sided_maxwell(key, loc, scale, shape=(), dtype=float):
+def double_sided_maxwell(key: ArrayLike, loc: ArrayLike, scale: ArrayLike,
+                         shape: int | Sequence[int] = (), dtype: DTypeLike = float) -> Array:
     """loc + scale * S * M, a random sign S times a Maxwell M."""
     shape = param_shape("double_sided_maxwell", shape, loc, scale)
     key_m, key_s = split(key)
@@ -142,7 +147,8 @@ def double_sided_maxwell(key, loc, scale, shape=(), dtype=float):
     return jnp.astype(loc, dtype) + jnp.astype(scale, dtype) * signed
 
 
-def triangular(key, left, mode, right, shape=None, dtype=float):
+def triangular(key: ArrayLike, left: ArrayLike, mode: ArrayLike, right: ArrayLike,
+               shape: int | Sequence[int] | None = None, dtype: DTypeLike = float) -> Array:
     """The triangular distribution on [left, right] peaking at `mode`, by its inverse
     CDF; differentiable in all three."""
     dtype = float_dtype("triangular", dtype)
@@ -155,7 +161,8 @@ def triangular(key, left, mode, right, shape=None, dtype=float):
                      right - jnp.sqrt((1 - u) * width * (right - mode)))
 
 
-def truncated_normal(key, lower, upper, shape=None, dtype=float):
+def truncated_normal(key: ArrayLike, lower: ArrayLike, upper: ArrayLike,
+                     shape: int | Sequence[int] | None = None, dtype: DTypeLike = float) -> Array:
     """Normal restricted to (lower, upper), by the inverse CDF; differentiable in the
     bounds."""
     dtype = float_dtype("truncated_normal", dtype)
@@ -166,19 +173,21 @@ def truncated_normal(key, lower, upper, shape=None, dtype=float):
     return jnp.clip(SQRT2 * erfinv(u), lower, upper)
 
 
-def rademacher(key, shape=(), dtype=int):
+def rademacher(key: ArrayLike, shape: int | Sequence[int] = (), dtype: DTypeLike = int) -> Array:
     """-1 or 1, each with probability 1/2."""
     return jnp.astype(2 * jnp.astype(bernoulli(key, 0.5, shape), np.int64) - 1, dtype)
 
 
-def geometric(key, p, shape=None, dtype=int):
+def geometric(key: ArrayLike, p: ArrayLike, shape: int | Sequence[int] | None = None,
+              dtype: DTypeLike = int) -> Array:
     """The number of Bernoulli(p) trials up to and including the first success (>= 1)."""
     shape = param_shape("geometric", shape, p)
     u = open_unit("geometric", key, shape, np.dtype(np.float64))
     return jnp.astype(jnp.floor(jnp.log1p(-u) / jnp.log1p(-jnp.asarray(p))) + 1, dtype)
 
 
-def bernoulli(key, p=0.5, shape=None):
+def bernoulli(key: ArrayLike, p: ArrayLike = 0.5,
+              shape: int | Sequence[int] | None = None) -> Array:
     """Booleans, True with probability `p`.
 
     Example:
@@ -193,7 +202,8 @@ def bernoulli(key, p=0.5, shape=None):
 # Gamma and what is built on it
 
 
-def gamma(key, a, shape=None, dtype=float):
+def gamma(key: ArrayLike, a: ArrayLike, shape: int | Sequence[int] | None = None,
+          dtype: DTypeLike = float) -> Array:
     """Gamma(a, 1), differentiable in `a` (implicit reparameterisation)."""
     dtype = float_dtype("gamma", dtype)
     shape = param_shape("gamma", shape, a)
@@ -201,7 +211,8 @@ def gamma(key, a, shape=None, dtype=float):
     return jnp.asarray(dist.random_gamma(jnp.astype(a, dtype), u))
 
 
-def loggamma(key, a, shape=None, dtype=float):
+def loggamma(key: ArrayLike, a: ArrayLike, shape: int | Sequence[int] | None = None,
+             dtype: DTypeLike = float) -> Array:
     """log of a Gamma(a, 1) sample (the sample `gamma` gives for the same key), without
     underflow for small `a`: below `tiny^0.8` of the dtype, P(a, x) = x^a / Gamma(a + 1)
     to the last bit, so log x = (log u + gammaln(a + 1)) / a. Differentiable in `a`."""
@@ -215,7 +226,8 @@ def loggamma(key, a, shape=None, dtype=float):
     return jnp.where(tiny, log_small, jnp.log(jnp.where(tiny, 1, x)))
 
 
-def beta(key, a, b, shape=None, dtype=float):
+def beta(key: ArrayLike, a: ArrayLike, b: ArrayLike, shape: int | Sequence[int] | None = None,
+         dtype: DTypeLike = float) -> Array:
     """Beta(a, b) as X / (X + Y) of independent Gamma(a) and Gamma(b), in log space so
     that small `a` and `b` do not underflow to 0 / 0."""
     shape = param_shape("beta", shape, a, b)
@@ -224,7 +236,8 @@ def beta(key, a, b, shape=None, dtype=float):
     return jnp.exp(log_x - jnp.logaddexp(log_x, log_y))
 
 
-def dirichlet(key, alpha, shape=None, dtype=float):
+def dirichlet(key: ArrayLike, alpha: ArrayLike, shape: int | Sequence[int] | None = None,
+              dtype: DTypeLike = float) -> Array:
     """Dirichlet(alpha) over the last axis of `alpha`: normalised gammas (in log space)."""
     alpha_shape = get_aval(alpha).shape
     if not alpha_shape:
@@ -234,7 +247,8 @@ def dirichlet(key, alpha, shape=None, dtype=float):
     return jnp.exp(log_g - logsumexp(log_g, axis=-1, keepdims=True))
 
 
-def t(key, df, shape=(), dtype=float):
+def t(key: ArrayLike, df: ArrayLike, shape: int | Sequence[int] = (),
+      dtype: DTypeLike = float) -> Array:
     """Student's t with `df` degrees of freedom: normal / sqrt(chi2 / df)."""
     shape = param_shape("t", shape, df)
     key_n, key_g = split(key)
@@ -242,12 +256,14 @@ def t(key, df, shape=(), dtype=float):
     return normal(key_n, shape, dtype) * jnp.sqrt(half_df / gamma(key_g, half_df, shape, dtype))
 
 
-def chisquare(key, df, shape=None, dtype=float):
+def chisquare(key: ArrayLike, df: ArrayLike, shape: int | Sequence[int] | None = None,
+              dtype: DTypeLike = float) -> Array:
     """Chi-squared with `df` degrees of freedom: 2 Gamma(df / 2)."""
     return 2 * gamma(key, jnp.astype(df, dtype) / 2, shape, dtype)
 
 
-def f(key, dfnum, dfden, shape=None, dtype=float):
+def f(key: ArrayLike, dfnum: ArrayLike, dfden: ArrayLike, shape: int | Sequence[int] | None = None,
+      dtype: DTypeLike = float) -> Array:
     """Fisher's F: the ratio of two chi-squared variables over their degrees of freedom."""
     shape = param_shape("f", shape, dfnum, dfden)
     key_num, key_den = split(key)
@@ -255,7 +271,8 @@ def f(key, dfnum, dfden, shape=None, dtype=float):
     return num / (chisquare(key_den, dfden, shape, dtype) / jnp.astype(dfden, dtype))
 
 
-def generalized_normal(key, p, shape=(), dtype=float):
+def generalized_normal(key: ArrayLike, p: ArrayLike, shape: int | Sequence[int] = (),
+                       dtype: DTypeLike = float) -> Array:
     """Density proportional to `exp(-|x|^p)`: a random sign times `Gamma(1/p)^(1/p)`."""
     shape = param_shape("generalized_normal", shape, p)
     key_g, key_s = split(key)
@@ -263,7 +280,8 @@ def generalized_normal(key, p, shape=(), dtype=float):
     return rademacher(key_s, shape, dtype) * gamma(key_g, inv_p, shape, dtype) ** inv_p
 
 
-def wald(key, mean, shape=None, dtype=float):
+def wald(key: ArrayLike, mean: ArrayLike, shape: int | Sequence[int] | None = None,
+         dtype: DTypeLike = float) -> Array:
     """The Wald (inverse Gaussian) distribution of mean `mean` and shape 1, by the
     transformation of Michael, Schucany and Haas (1976)."""
     dtype = float_dtype("wald", dtype)
@@ -275,14 +293,16 @@ def wald(key, mean, shape=None, dtype=float):
     return jnp.where(uniform(key_u, shape, dtype) <= mu / (mu + x), x, mu * mu / x)
 
 
-def poisson(key, lam, shape=None, dtype=int):
+def poisson(key: ArrayLike, lam: ArrayLike, shape: int | Sequence[int] | None = None,
+            dtype: DTypeLike = int) -> Array:
     """Poisson(lam) counts, by the inverse CDF (not differentiable: integers)."""
     shape = param_shape("poisson", shape, lam)
     u = open_unit("poisson", key, shape, np.dtype(np.float64))
     return jnp.astype(dist.random_poisson(jnp.astype(lam, np.float64), u), dtype)
 
 
-def binomial(key, n, p, shape=None, dtype=float):
+def binomial(key: ArrayLike, n: ArrayLike, p: ArrayLike, shape: int | Sequence[int] | None = None,
+             dtype: DTypeLike = float) -> Array:
     """Binomial(n, p) counts, by the inverse CDF (not differentiable: integers)."""
     dtype = float_dtype("binomial", dtype)
     shape = param_shape("binomial", shape, n, p)
@@ -291,7 +311,9 @@ def binomial(key, n, p, shape=None, dtype=float):
                                            u), dtype)
 
 
-def multinomial(key, n, p, *, shape=None, dtype=float, unroll=1):
+def multinomial(key: ArrayLike, n: ArrayLike, p: ArrayLike, *,
+                shape: int | Sequence[int] | None = None, dtype: DTypeLike = float,
+                unroll: int = 1) -> Array:
     """Counts of `n` draws from the categories of the last axis of `p`: category by
     category, a binomial of what is left with the probability left (`unroll` is JAX's
     loop setting, here the loop is unrolled)."""
@@ -309,7 +331,9 @@ def multinomial(key, n, p, *, shape=None, dtype=float, unroll=1):
     return jnp.astype(jnp.stack(counts, axis=-1), dtype)
 
 
-def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky"):
+def multivariate_normal(key: ArrayLike, mean: ArrayLike, cov: ArrayLike,
+                        shape: int | Sequence[int] | None = None, dtype: DTypeLike | None = None,
+                        method: str = "cholesky") -> Array:
     """mean + A z for a standard normal z and A Aᵀ = cov (A from cov's Cholesky, eigh or
     svd factorisation); differentiable in `mean` and `cov`."""
     if method not in ("cholesky", "eigh", "svd"):
@@ -335,7 +359,8 @@ def multivariate_normal(key, mean, cov, shape=None, dtype=None, method="cholesky
     return mean + jnp.einsum("...ij,...j->...i", factor, z)
 
 
-def orthogonal(key, n: int, shape=(), dtype=float):
+def orthogonal(key: ArrayLike, n: int, shape: int | Sequence[int] = (),
+               dtype: DTypeLike = float) -> Array:
     """Haar-random orthogonal n x n matrices: the Q of a normal matrix's QR, its columns'
     signs fixed by R's diagonal."""
     dtype = float_dtype("orthogonal", dtype)

@@ -24,14 +24,19 @@ inert raises a NonDifferentiableError for a closed-over value being differentiat
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from ...core.avals import is_float
 from ...core.pytree import tree_flatten, tree_unflatten
 from ...core.trace import Tracer, get_aval
+from ...core.typing import ArrayLike
 from ...primitives.control.custom_vjp import custom_vjp
 from ...primitives.control.scan import scan
 from .. import numpy as inp
+from ..numpy._array import Array
 from ..transforms import vjp
 from ..vmap import vmap
 from ._dopri import solve
@@ -54,8 +59,9 @@ def _ravel(tree):
     return flat, unravel
 
 
-def odeint(func, y0, t, *args, rtol=1.4e-8, atol=1.4e-8, mxstep=np.inf, hmax=np.inf,
-           differentiation="adjoint"):
+def odeint(func: Callable[..., Any], y0: ArrayLike, t: ArrayLike, *args: Any, rtol: float = 1.4e-8,
+           atol: float = 1.4e-8, mxstep: float = np.inf, hmax: float = np.inf,
+           differentiation: str = "adjoint") -> Array:
     """`y(t)` for `dy/dt = func(y, t, *args)`, `y(t[0]) = y0`, at the increasing times `t`.
 
     `differentiation`: "adjoint" (reverse mode by the adjoint method, as JAX) or

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.trace import get_aval
+from ...core.typing import ArrayLike
 from ...primitives import elementwise as ew
 from ...primitives.linalg import cholesky as ch
 from ...primitives.linalg import eigh as eg
@@ -27,7 +28,7 @@ from ...primitives.linalg import lu as lu_prims
 from ...primitives.linalg import sylvester as sy
 from ...primitives.linalg.matrices import mH, mT, permutation_matrix, triu
 from ...primitives.shape import structural as st
-from ..numpy._array import return_arrays_from
+from ..numpy._array import Array, return_arrays_from
 from ..numpy._arrays import cast, concatenate, operand, shape_error, zeros
 from ..numpy._dot import matmul
 from ..numpy._ufuncs import where
@@ -62,19 +63,22 @@ def _restore(x, vector: bool):
     return st.reshape(x, get_aval(x).shape[:-1]) if vector else x
 
 
-def cholesky(a, lower=False, overwrite_a=False, check_finite=True):
+def cholesky(a: ArrayLike, lower: bool = False, overwrite_a: bool = False,
+             check_finite: bool = True) -> Array:
     """The Cholesky factor, upper (`a = Uᴴ U`, from the upper triangle) by default, as
     scipy; NaNs if `a` is not positive definite, as in JAX."""
     a = nl.float_matrices("cholesky", a, complex_ok=True)
     return ch.cholesky(a) if lower else mH(ch.cholesky(mH(a)))
 
 
-def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
+def cho_factor(a: ArrayLike, lower: bool = False, overwrite_a: bool = False,
+               check_finite: bool = True) -> tuple[Array, bool]:
     """`(c, lower)` for `cho_solve`; c is triangular (zeros in the other triangle)."""
     return cholesky(a, lower=lower), lower
 
 
-def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
+def cho_solve(c_and_lower: tuple[ArrayLike, bool], b: ArrayLike, overwrite_b: bool = False,
+              check_finite: bool = True) -> Array:
     """`x` with `a x = b` from `cho_factor(a)`: two triangular solves with the factor."""
     c, lower = c_and_lower
     c = nl.float_matrices("cho_solve", c, complex_ok=True)
@@ -88,8 +92,9 @@ def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
     return _restore(x, vector)
 
 
-def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
-                     debug=None, check_finite=True):
+def solve_triangular(a: ArrayLike, b: ArrayLike, trans: int = 0, lower: bool = False,
+                     unit_diagonal: bool = False, overwrite_b: bool = False,
+                     debug: None = None, check_finite: bool = True) -> Array:
     """`x` with `op(a) x = b` for the `lower` (else upper) triangle of `a`; `trans` 0
     or 'N' (op(a) = a), 1 or 'T' (aᵀ), 2 or 'C' (aᴴ)."""
     if trans not in (0, 1, 2, "N", "T", "C"):
@@ -102,7 +107,8 @@ def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_
     return _restore(x, vector)
 
 
-def lu(a, permute_l=False, overwrite_a=False, check_finite=True):
+def lu(a: ArrayLike, permute_l: bool = False, overwrite_a: bool = False,
+       check_finite: bool = True) -> tuple[Array, ...]:
     """`(p, l, u)` with `a = p @ l @ u` (`(p @ l, u)` if `permute_l`)."""
     a = nl.float_matrices("lu", a, complex_ok=True)
     factors, _, perm = lu_prims.lu(a)
@@ -113,14 +119,16 @@ def lu(a, permute_l=False, overwrite_a=False, check_finite=True):
     return p, lower, triu(factors)
 
 
-def lu_factor(a, overwrite_a=False, check_finite=True):
+def lu_factor(a: ArrayLike, overwrite_a: bool = False,
+              check_finite: bool = True) -> tuple[Array, Array]:
     """`(lu, piv)`: L and U packed, and LAPACK's row swaps, as scipy."""
     a = nl.float_matrices("lu_factor", a, complex_ok=True)
     factors, pivots, _ = lu_prims.lu(a)
     return factors, pivots
 
 
-def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
+def lu_solve(lu_and_piv: tuple[ArrayLike, ArrayLike], b: ArrayLike, trans: int = 0,
+             overwrite_b: bool = False, check_finite: bool = True) -> Array:
     """`x` with `a x = b` (`aᵀ x = b` for trans 1, `aᴴ x = b` for 2) from
     `lu_factor(a)`: conj(a)'s factors are the conjugates of a's."""
     factors, piv = lu_and_piv
@@ -136,8 +144,9 @@ _GENERAL = ("gen", "general", "sym", "symmetric", "her", "hermitian")
 _POSITIVE = ("pos", "positive definite")
 
 
-def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, debug=None,
-          check_finite=True, assume_a="gen", transposed=False):
+def solve(a: ArrayLike, b: ArrayLike, lower: bool = False, overwrite_a: bool = False,
+          overwrite_b: bool = False, debug: None = None,
+          check_finite: bool = True, assume_a: str = "gen", transposed: bool = False) -> Array:
     """`x` with `a x = b` (`aᵀ x = b` if `transposed`): by LU for a general or
     symmetric matrix, by Cholesky for `assume_a='pos'` (from its `lower` triangle,
     else the upper one)."""
@@ -153,22 +162,24 @@ def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, debug=None,
     return _restore(nl.solve(a, columns), vector)
 
 
-def inv(a, overwrite_a=False, check_finite=True):
+def inv(a: ArrayLike, overwrite_a: bool = False, check_finite: bool = True) -> Array:
     """The inverse of a square matrix (or a stack), as scipy's; `overwrite_a` and
     `check_finite` are accepted and change nothing (inert's arrays are immutable). A
     singular matrix raises `LinAlgError`."""
     return nl.inv(a)
 
 
-def det(a, overwrite_a=False, check_finite=True):
+def det(a: ArrayLike, overwrite_a: bool = False, check_finite: bool = True) -> Array:
     """The determinant of a square matrix (or a stack), by LU as scipy's; `overwrite_a` and
     `check_finite` are accepted and change nothing."""
     return nl.det(a)
 
 
-def eigh(a, b=None, lower=True, eigvals_only=False, overwrite_a=False, overwrite_b=False,
-         type=1, check_finite=True, subset_by_index=None, subset_by_value=None,  # noqa: A002
-         driver=None):
+def eigh(a: ArrayLike, b: ArrayLike | None = None, lower: bool = True, eigvals_only: bool = False,
+         overwrite_a: bool = False, overwrite_b: bool = False,
+         type: int = 1, check_finite: bool = True, subset_by_index: None = None,
+         subset_by_value: None = None,  # noqa: A002
+         driver: str | None = None) -> Array | tuple[Array, Array]:
     """`(w, v)` (or `w` alone) of a symmetric matrix, from its `lower` triangle (else
     the upper one). The eigenvalues alone have a derivative free of gap divisions."""
     if b is not None or subset_by_index is not None or subset_by_value is not None:
@@ -180,14 +191,16 @@ def eigh(a, b=None, lower=True, eigvals_only=False, overwrite_a=False, overwrite
     return w, v
 
 
-def svd(a, full_matrices=True, compute_uv=True, overwrite_a=False, check_finite=True,
-        lapack_driver="gesdd"):
+def svd(a: ArrayLike, full_matrices: bool = True, compute_uv: bool = True,
+        overwrite_a: bool = False, check_finite: bool = True,
+        lapack_driver: str = "gesdd") -> Array | tuple[Array, Array, Array]:
     """`(U, s, Vh)`, or `s` alone without `compute_uv`."""
     out = nl.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
     return tuple(out) if compute_uv else out
 
 
-def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_finite=True):
+def qr(a: ArrayLike, overwrite_a: bool = False, lwork: None = None, mode: str = "full",
+       pivoting: bool = False, check_finite: bool = True) -> tuple[Array, ...]:
     """`(Q, R)` for mode 'full' (complete) or 'economic' (reduced); `(R,)` for 'r',
     the complete R: the reduced one and rows of zeros, so differentiable."""
     if pivoting or mode not in ("full", "economic", "r"):
@@ -200,34 +213,36 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_fini
     return (concatenate([r, zeros((*batch, m - k, n), get_aval(r).dtype)], axis=-2),)
 
 
-def expm(A, *, upper_triangular=False, max_squarings=16):  # noqa: N803 — scipy's name
+def expm(A: ArrayLike, *, upper_triangular: bool = False, max_squarings: int = 16) -> Array:  # noqa: N803 — scipy's name
     """The matrix exponential (scipy's Padé approximation with scaling and squaring);
     its derivative is the exact Fréchet derivative, and it keeps only `A`."""
     return ex.expm(nl.float_matrices("expm", A, complex_ok=True))
 
 
-def expm_frechet(A, E, method=None, compute_expm=True, check_finite=True):  # noqa: N803
+def expm_frechet(A: ArrayLike, E: ArrayLike, method: str | None = None, compute_expm: bool = True,
+                 check_finite: bool = True) -> Array | tuple[Array, Array]:  # noqa: N803
     """`(expm(A), L(A, E))`, or the Fréchet derivative `L(A, E)` alone."""
     A, E = nl.float_matrices("expm_frechet", A, E, complex_ok=True)  # noqa: N806
     frechet = ex.expm_frechet(A, E)
     return (ex.expm(A), frechet) if compute_expm else frechet
 
 
-def sqrtm(A, disp=True, blocksize=64):  # noqa: N803 — scipy's name
+def sqrtm(A: ArrayLike, disp: bool = True, blocksize: int = 64) -> Array:  # noqa: N803 — scipy's name
     """The principal square root (scipy's); its derivative solves X Ẋ + Ẋ X = Ȧ, so the
     backward pass keeps the root alone. A matrix without a real root (an eigenvalue
     below 0) raises LinAlgError: complex results are not supported."""
     return sy.sqrtm(nl.float_matrices("sqrtm", A))
 
 
-def solve_sylvester(a, b, q):
+def solve_sylvester(a: ArrayLike, b: ArrayLike, q: ArrayLike) -> Array:
     """X with a X + X b = q (scipy's Bartels–Stewart), differentiable in all three."""
     a, b = nl.float_matrices("solve_sylvester", a, b)
     q = nl.float_matrices("solve_sylvester", q, square=False)
     return sy.solve_sylvester(a, b, q)
 
 
-def solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_finite=True):
+def solve_banded(l_and_u: tuple[int, int], ab: ArrayLike, b: ArrayLike, overwrite_ab: bool = False,
+                 overwrite_b: bool = False, check_finite: bool = True) -> Array:
     """x with a x = b for the banded a that scipy's `ab` stores (`ab[u + i - j, j] ==
     a[i, j]`): the dense matrix is gathered from the bands and solved by LU, so it
     costs O(n^3) (scipy's banded solver O(n (l + u)^2)); the derivative reaches `ab`
@@ -245,7 +260,7 @@ def solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_fi
     return solve(dense, b)
 
 
-def block_diag(*arrs):
+def block_diag(*arrs: ArrayLike) -> Array:
     """The arrays on the diagonal of a matrix of zeros (scalars and vectors as 1-row
     matrices, as scipy)."""
     if not arrs:

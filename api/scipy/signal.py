@@ -9,16 +9,18 @@ default zero-filled boundary only.
 from __future__ import annotations
 
 from ...core.trace import get_aval
+from ...core.typing import ArrayLike
+from ..numpy._array import Array
 from ..numpy._arrays import operand, shape_error
 from ..numpy._convolve import correlate_nd
 
 
-def convolve(in1, in2, mode="full", method="auto"):
+def convolve(in1: ArrayLike, in2: ArrayLike, mode: str = "full", method: str = "auto") -> Array:
     """scipy.signal.convolve: the N-d convolution, modes full, same and valid."""
     return correlate_nd("convolve", in1, in2, mode, flip=True)
 
 
-def correlate(in1, in2, mode="full", method="auto"):
+def correlate(in1: ArrayLike, in2: ArrayLike, mode: str = "full", method: str = "auto") -> Array:
     """scipy.signal.correlate: `z[k] = sum_l in1[l + k - K] * in2[l]` (real inputs)."""
     return correlate_nd("correlate", in1, in2, mode, flip=False)
 
@@ -32,14 +34,16 @@ def _two_d(name: str, in1, in2, boundary: str, fillvalue) -> None:
             raise shape_error(f"{name}: inputs must be 2-d, not {get_aval(operand(x)).shape}")
 
 
-def convolve2d(in1, in2, mode="full", boundary="fill", fillvalue=0):
+def convolve2d(in1: ArrayLike, in2: ArrayLike, mode: str = "full", boundary: str = "fill",
+               fillvalue: float = 0) -> Array:
     """The 2-d convolution of `in1` with `in2`, as scipy.signal.convolve2d (`mode` full, same
     or valid); only `boundary='fill'` with `fillvalue=0` is supported, as in JAX."""
     _two_d("convolve2d", in1, in2, boundary, fillvalue)
     return correlate_nd("convolve2d", in1, in2, mode, flip=True)
 
 
-def correlate2d(in1, in2, mode="full", boundary="fill", fillvalue=0):
+def correlate2d(in1: ArrayLike, in2: ArrayLike, mode: str = "full", boundary: str = "fill",
+                fillvalue: float = 0) -> Array:
     """The 2-d cross-correlation of `in1` with `in2`, as scipy.signal.correlate2d (`mode` full,
     same or valid); only `boundary='fill'` with `fillvalue=0` is supported, as in JAX."""
     _two_d("correlate2d", in1, in2, boundary, fillvalue)

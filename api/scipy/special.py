@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import math
 import operator
+from collections.abc import Sequence
 
 import numpy as np
 import scipy.special as sc
 
+from ...core.typing import ArrayLike
 from ...primitives import elementwise as ew
 from ...primitives.special import (
     beta,
@@ -74,7 +76,7 @@ from ...primitives.special import (
 from ...primitives.special import igamma as gammainc
 from ...primitives.special import igammac as gammaincc
 from .. import numpy as inp
-from ..numpy._array import return_arrays_from
+from ..numpy._array import Array, return_arrays_from
 
 psi = digamma
 expit = ew.logistic
@@ -90,7 +92,8 @@ def _max_shift(a, axis):
     return inp.where(inp.isfinite(shift), shift, 0)
 
 
-def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
+def logsumexp(a: ArrayLike, axis: int | Sequence[int] | None = None, b: ArrayLike | None = None,
+              keepdims: bool = False, return_sign: bool = False) -> Array | tuple[Array, Array]:
     """`log(sum(b * exp(a)))` over `axis`; with `return_sign`, `(log|sum|, sign(sum))`.
 
     Example:
@@ -109,24 +112,24 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     return inp.add(inp.log(total), shift)
 
 
-def softmax(x, axis=None):
+def softmax(x: ArrayLike, axis: int | Sequence[int] | None = None) -> Array:
     """exp(x) / sum(exp(x)) over `axis` (None: over all of x, as in scipy)."""
     exps = inp.exp(inp.subtract(x, _max_shift(x, axis)))
     return inp.divide(exps, inp.sum(exps, axis=axis, keepdims=True))
 
 
-def log_softmax(x, axis=None):
+def log_softmax(x: ArrayLike, axis: int | Sequence[int] | None = None) -> Array:
     """x - logsumexp(x) over `axis` (None: over all of x, as in scipy)."""
     shifted = inp.subtract(x, _max_shift(x, axis))
     return inp.subtract(shifted, inp.log(inp.sum(inp.exp(shifted), axis=axis, keepdims=True)))
 
 
-def bernoulli(n):
+def bernoulli(n: int) -> Array:
     """The Bernoulli numbers B_0 ... B_n (n a concrete int): scipy's, as an array."""
     return np.asarray(sc.bernoulli(operator.index(n)))
 
 
-def factorial(n, exact=False):
+def factorial(n: ArrayLike, exact: bool = False) -> Array:
     """Gamma(n + 1), and 0 for n < 0, as scipy's factorial with exact=False."""
     if exact:
         raise ValueError("factorial: exact=True is not supported (it needs integers)")
@@ -134,7 +137,7 @@ def factorial(n, exact=False):
     return inp.where(n < 0, 0.0, gamma(inp.where(n < 0, 0.0, n) + 1.0))
 
 
-def comb(N, k, exact=False, repetition=False):  # noqa: N803 — scipy's names
+def comb(N: ArrayLike, k: ArrayLike, exact: bool = False, repetition: bool = False) -> Array:  # noqa: N803 — scipy's names
     """The number of combinations of k of N things (real N and k, by binom); 0 unless
     0 <= k <= N. With `repetition`, combinations with repetition."""
     if exact:
@@ -146,7 +149,7 @@ def comb(N, k, exact=False, repetition=False):  # noqa: N803 — scipy's names
     return inp.where(valid, binom(N, k), 0.0)
 
 
-def multigammaln(a, d):
+def multigammaln(a: ArrayLike, d: int) -> Array:
     """log of the multivariate gamma function of dimension `d` (a Python int):
     d(d-1)/4 log(pi) + sum over j < d of gammaln(a - j/2)."""
     if not isinstance(d, int) or isinstance(d, bool) or d < 1:

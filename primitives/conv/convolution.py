@@ -24,7 +24,8 @@ gathered patches with the kernel in one matmul per group.
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -37,6 +38,7 @@ from ...core.trace import (
     impl_rules,
     user_source_info,
 )
+from ...core.typing import ArrayLike, DTypeLike
 from ...interpreters.ad import defjvp
 from ...interpreters.batching import batch_rules
 from ...interpreters.transpose import is_linear, transpose_rules
@@ -63,7 +65,8 @@ class ConvDimensionNumbers(NamedTuple):
     out_spec: tuple
 
 
-def conv_dimension_numbers(lhs_shape, rhs_shape, dimension_numbers) -> ConvDimensionNumbers:
+def conv_dimension_numbers(lhs_shape: Sequence[int], rhs_shape: Sequence[int],
+                           dimension_numbers: Any) -> ConvDimensionNumbers:
     """lax's spellings: None (NC..., OI..., NC...), a ConvDimensionNumbers, or three
     strings like `('NHWC', 'HWIO', 'NHWC')` whose spatial letters pair up by name."""
     ndim = len(lhs_shape)
@@ -97,9 +100,13 @@ def _spec_error(message: str) -> ShapeError:
 conv_general_dilated_p = Primitive("conv_general_dilated", operand_names=("lhs", "rhs"))
 
 
-def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
-                         rhs_dilation=None, dimension_numbers=None, feature_group_count=1,
-                         batch_group_count=1, precision=None, preferred_element_type=None):
+def conv_general_dilated(lhs: ArrayLike, rhs: ArrayLike, window_strides: Sequence[int],
+                         padding: str | Sequence[tuple[int, int]],
+                         lhs_dilation: Sequence[int] | None = None,
+                         rhs_dilation: Sequence[int] | None = None, dimension_numbers: Any = None,
+                         feature_group_count: int = 1,
+                         batch_group_count: int = 1, precision: Any = None,
+                         preferred_element_type: DTypeLike | None = None) -> np.ndarray:
     """jax.lax.conv_general_dilated (`precision` is accepted and has no effect). Its
     operands must have one dtype, as in JAX (`inert.numpy.convolve` promotes first)."""
     lhs_shape, rhs_shape = get_aval(lhs).shape, get_aval(rhs).shape

@@ -10,6 +10,8 @@ numpy values, the padded operand and the strided view of its windows (no copy).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
@@ -28,7 +30,8 @@ def window_count(size: int, span: int, stride: int) -> int:
     return max(0, (size - span) // stride + 1)
 
 
-def padtype_to_pads(in_shape, window_shape, strides, padding: str,
+def padtype_to_pads(in_shape: Sequence[int], window_shape: Sequence[int],
+                    strides: Sequence[int], padding: str,
                     name: str = "padtype_to_pads") -> tuple:
     """`(low, high)` per axis for a padding name, as lax computes it: `'SAME'` keeps
     `ceil(n / stride)` outputs, the odd element of padding at the high end

@@ -21,6 +21,7 @@ from ...core.backends import operator_impl
 from ...core.errors import DTypeError
 from ...core.ir import Literal, Var
 from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
+from ...core.typing import ArrayLike
 from ...interpreters.ad import jvp_rules
 from ...interpreters.batching import defvectorized
 from ...interpreters.cse import simplify_rules
@@ -43,7 +44,7 @@ from .ufunc_rules import (
 neg_p = Primitive("neg")
 
 
-def neg(x):
+def neg(x: ArrayLike) -> np.ndarray:
     return neg_p.bind(x)
 
 
@@ -59,7 +60,7 @@ def_recomputable(neg_p)
 add_p = Primitive("add")
 
 
-def add(x, y):
+def add(x: ArrayLike, y: ArrayLike) -> np.ndarray:
     return add_p.bind(x, y)
 
 
@@ -84,7 +85,7 @@ def_recomputable(add_p)
 sub_p = Primitive("sub")
 
 
-def sub(x, y):
+def sub(x: ArrayLike, y: ArrayLike) -> np.ndarray:
     return sub_p.bind(x, y)
 
 
@@ -109,7 +110,7 @@ def_recomputable(sub_p)
 mul_p = Primitive("mul")
 
 
-def mul(x, y):
+def mul(x: ArrayLike, y: ArrayLike) -> np.ndarray:
     return mul_p.bind(x, y)
 
 
@@ -160,7 +161,7 @@ simplify_rules[mul_p] = mul_simplify
 div_p = Primitive("div")
 
 
-def div(x, y):
+def div(x: ArrayLike, y: ArrayLike) -> np.ndarray:
     return div_p.bind(x, y)
 
 
@@ -185,7 +186,7 @@ def_recomputable(div_p)
 rem_p = Primitive("rem")
 
 
-def rem(x, y):
+def rem(x: ArrayLike, y: ArrayLike) -> np.ndarray:
     """The remainder of truncated division, with x's sign (C's fmod, like jax.lax.rem)."""
     return rem_p.bind(x, y)
 
@@ -206,7 +207,7 @@ def_recomputable(rem_p)
 square_p = Primitive("square")
 
 
-def square(x):
+def square(x: ArrayLike) -> np.ndarray:
     return square_p.bind(x)
 
 
@@ -220,7 +221,7 @@ def_recomputable(square_p)
 integer_pow_p = Primitive("integer_pow")
 
 
-def integer_pow(x, y: int):
+def integer_pow(x: ArrayLike, y: int) -> np.ndarray:
     """`x ** y` for a constant integer `y` (a parameter, so never differentiated)."""
     return integer_pow_p.bind(x, y=operator.index(y))
 
@@ -270,7 +271,7 @@ def_recomputable(integer_pow_p)
 abs_p = Primitive("abs")
 
 
-def abs(x):  # noqa: A001 — lax's name
+def abs(x: ArrayLike) -> np.ndarray:  # noqa: A001 — lax's name
     return abs_p.bind(x)
 
 
@@ -318,7 +319,7 @@ def _extremum_jvp(prim: Primitive, x_wins):
 max_p = Primitive("max")
 
 
-def max(x, y):  # noqa: A001 — lax's name
+def max(x: ArrayLike, y: ArrayLike) -> np.ndarray:  # noqa: A001 — lax's name
     return max_p.bind(x, y)
 
 
@@ -332,7 +333,7 @@ def_recomputable(max_p)
 min_p = Primitive("min")
 
 
-def min(x, y):  # noqa: A001 — lax's name
+def min(x: ArrayLike, y: ArrayLike) -> np.ndarray:  # noqa: A001 — lax's name
     return min_p.bind(x, y)
 
 
@@ -346,7 +347,7 @@ def_recomputable(min_p)
 clamp_p = Primitive("clamp", operand_names=("min", "x", "max"))
 
 
-def clamp(lo, x, hi):
+def clamp(lo: ArrayLike, x: ArrayLike, hi: ArrayLike) -> np.ndarray:
     """`min(max(x, lo), hi)`, like jax.lax.clamp (but broadcasting like numpy)."""
     return clamp_p.bind(lo, x, hi)
 

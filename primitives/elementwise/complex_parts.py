@@ -22,6 +22,7 @@ import numpy as np
 from ...core.avals import ShapedArray, canonical
 from ...core.errors import DTypeError
 from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
+from ...core.typing import ArrayLike
 from ...interpreters.ad import deflinear
 from ...interpreters.batching import defvectorized
 from ...interpreters.partial_eval import def_recomputable
@@ -63,7 +64,7 @@ def complex_dtype(dtype: np.dtype) -> np.dtype:
 real_p = Primitive("real")
 
 
-def real(x):
+def real(x: ArrayLike) -> np.ndarray:
     return real_p.bind(x)
 
 
@@ -77,7 +78,7 @@ def_recomputable(real_p)
 imag_p = Primitive("imag")
 
 
-def imag(x):
+def imag(x: ArrayLike) -> np.ndarray:
     return imag_p.bind(x)
 
 
@@ -91,7 +92,7 @@ def_recomputable(imag_p)
 conj_p = Primitive("conj")
 
 
-def conj(x):
+def conj(x: ArrayLike) -> np.ndarray:
     return conj_p.bind(x)
 
 
@@ -112,7 +113,7 @@ def_recomputable(conj_p)
 complex_p = Primitive("complex", operand_names=("x", "y"))
 
 
-def complex(x, y):  # noqa: A001 — lax's name
+def complex(x: ArrayLike, y: ArrayLike) -> np.ndarray:  # noqa: A001 — lax's name
     """`x + i y` from real parts, broadcasting like numpy (exact: no `1j * y`, which
     turns an infinite `y` into a NaN real part)."""
     return complex_p.bind(x, y)

@@ -22,6 +22,7 @@ from ...core.avals import ShapedArray, is_float, result_dtype
 from ...core.backends import array_api_impls, to_backend
 from ...core.errors import DTypeError, ShapeError
 from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
+from ...core.typing import ArrayLike
 from ...interpreters.ad import defjvp_zero, jvp_rules
 from ...interpreters.batching import defvectorized
 from ...interpreters.fusion import deffused, deffused_ufunc
@@ -78,59 +79,59 @@ floor_divide_p = def_piecewise_constant("floor_divide", np.floor_divide)
 nextafter_p = def_piecewise_constant("nextafter", np.nextafter)  # zero derivative, as asked
 
 
-def eq(x, y):
+def eq(x: ArrayLike, y: ArrayLike) -> np.ndarray:
     return eq_p.bind(x, y)
 
 
-def ne(x, y):
+def ne(x: ArrayLike, y: ArrayLike) -> np.ndarray:
     return ne_p.bind(x, y)
 
 
-def lt(x, y):
+def lt(x: ArrayLike, y: ArrayLike) -> np.ndarray:
     return lt_p.bind(x, y)
 
 
-def le(x, y):
+def le(x: ArrayLike, y: ArrayLike) -> np.ndarray:
     return le_p.bind(x, y)
 
 
-def gt(x, y):
+def gt(x: ArrayLike, y: ArrayLike) -> np.ndarray:
     return gt_p.bind(x, y)
 
 
-def ge(x, y):
+def ge(x: ArrayLike, y: ArrayLike) -> np.ndarray:
     return ge_p.bind(x, y)
 
 
-def is_finite(x):
+def is_finite(x: ArrayLike) -> np.ndarray:
     return is_finite_p.bind(x)
 
 
-def and_(x, y):
+def and_(x: ArrayLike, y: ArrayLike) -> np.ndarray:
     return and_p.bind(x, y)
 
 
-def or_(x, y):
+def or_(x: ArrayLike, y: ArrayLike) -> np.ndarray:
     return or_p.bind(x, y)
 
 
-def xor(x, y):
+def xor(x: ArrayLike, y: ArrayLike) -> np.ndarray:
     return xor_p.bind(x, y)
 
 
-def not_(x):
+def not_(x: ArrayLike) -> np.ndarray:
     return not_p.bind(x)
 
 
-def sign(x):
+def sign(x: ArrayLike) -> np.ndarray:
     return sign_p.bind(x)
 
 
-def floor(x):
+def floor(x: ArrayLike) -> np.ndarray:
     return floor_p.bind(x)
 
 
-def ceil(x):
+def ceil(x: ArrayLike) -> np.ndarray:
     return ceil_p.bind(x)
 
 
@@ -154,7 +155,8 @@ class RoundingMethod(enum.IntEnum):
 round_p = Primitive("round")
 
 
-def round(x, rounding_method=RoundingMethod.TO_NEAREST_EVEN):  # noqa: A001 — lax's name
+def round(x: ArrayLike,
+          rounding_method: RoundingMethod = RoundingMethod.TO_NEAREST_EVEN) -> np.ndarray:  # noqa: A001 — lax's name
     """Round to integral values; ties to even by default, as numpy.round does (note
     that jax.lax.round's default is AWAY_FROM_ZERO). Integers are returned as they are."""
     return round_p.bind(x, rounding_method=RoundingMethod(rounding_method))
@@ -205,7 +207,7 @@ def_recomputable(round_p)
 select_n_p = Primitive("select_n", operand_names=("which",))
 
 
-def select_n(which, *cases):
+def select_n(which: ArrayLike, *cases: ArrayLike) -> np.ndarray:
     """`cases[which]` elementwise, like jax.lax.select_n: `which` is boolean (at most
     two cases: False picks the first) or integer; all operands broadcast like numpy
     and the cases' dtypes promote like numpy's."""

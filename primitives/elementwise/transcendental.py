@@ -20,6 +20,7 @@ import numpy as np
 import scipy.special
 
 from ...core.trace import Primitive, abstract_eval_rules, impl_rules
+from ...core.typing import ArrayLike
 from ...interpreters.batching import defvectorized
 from ...interpreters.fusion import deffused, deffused_ufunc
 from .arithmetic import (
@@ -47,7 +48,7 @@ from .ufunc_rules import (
 sin_p = Primitive("sin")
 
 
-def sin(x):
+def sin(x: ArrayLike) -> np.ndarray:
     return sin_p.bind(x)
 
 
@@ -60,7 +61,7 @@ defvectorized(sin_p)
 cos_p = Primitive("cos")
 
 
-def cos(x):
+def cos(x: ArrayLike) -> np.ndarray:
     return cos_p.bind(x)
 
 
@@ -73,7 +74,7 @@ defvectorized(cos_p)
 tan_p = Primitive("tan")
 
 
-def tan(x):
+def tan(x: ArrayLike) -> np.ndarray:
     return tan_p.bind(x)
 
 
@@ -86,7 +87,7 @@ defvectorized(tan_p)
 asin_p = Primitive("asin")
 
 
-def asin(x):
+def asin(x: ArrayLike) -> np.ndarray:
     return asin_p.bind(x)
 
 
@@ -99,7 +100,7 @@ defvectorized(asin_p)
 acos_p = Primitive("acos")
 
 
-def acos(x):
+def acos(x: ArrayLike) -> np.ndarray:
     return acos_p.bind(x)
 
 
@@ -112,7 +113,7 @@ defvectorized(acos_p)
 atan_p = Primitive("atan")
 
 
-def atan(x):
+def atan(x: ArrayLike) -> np.ndarray:
     return atan_p.bind(x)
 
 
@@ -125,7 +126,7 @@ defvectorized(atan_p)
 atan2_p = Primitive("atan2")
 
 
-def atan2(x, y):
+def atan2(x: ArrayLike, y: ArrayLike) -> np.ndarray:
     """The angle of the point (y, x): arctan(x / y) in the right quadrant."""
     return atan2_p.bind(x, y)
 
@@ -150,7 +151,7 @@ defbroadcasting(atan2_p)
 sinh_p = Primitive("sinh")
 
 
-def sinh(x):
+def sinh(x: ArrayLike) -> np.ndarray:
     return sinh_p.bind(x)
 
 
@@ -163,7 +164,7 @@ defvectorized(sinh_p)
 cosh_p = Primitive("cosh")
 
 
-def cosh(x):
+def cosh(x: ArrayLike) -> np.ndarray:
     return cosh_p.bind(x)
 
 
@@ -176,7 +177,7 @@ defvectorized(cosh_p)
 tanh_p = Primitive("tanh")
 
 
-def tanh(x):
+def tanh(x: ArrayLike) -> np.ndarray:
     return tanh_p.bind(x)
 
 
@@ -189,7 +190,7 @@ defvectorized(tanh_p)
 asinh_p = Primitive("asinh")
 
 
-def asinh(x):
+def asinh(x: ArrayLike) -> np.ndarray:
     return asinh_p.bind(x)
 
 
@@ -202,7 +203,7 @@ defvectorized(asinh_p)
 acosh_p = Primitive("acosh")
 
 
-def acosh(x):
+def acosh(x: ArrayLike) -> np.ndarray:
     return acosh_p.bind(x)
 
 
@@ -216,7 +217,7 @@ defvectorized(acosh_p)
 atanh_p = Primitive("atanh")
 
 
-def atanh(x):
+def atanh(x: ArrayLike) -> np.ndarray:
     return atanh_p.bind(x)
 
 
@@ -232,7 +233,7 @@ defvectorized(atanh_p)
 exp_p = Primitive("exp")
 
 
-def exp(x):
+def exp(x: ArrayLike) -> np.ndarray:
     return exp_p.bind(x)
 
 
@@ -245,7 +246,7 @@ defvectorized(exp_p)
 exp2_p = Primitive("exp2")
 
 
-def exp2(x):
+def exp2(x: ArrayLike) -> np.ndarray:
     return exp2_p.bind(x)
 
 
@@ -260,7 +261,7 @@ defvectorized(exp2_p)
 expm1_p = Primitive("expm1")
 
 
-def expm1(x):
+def expm1(x: ArrayLike) -> np.ndarray:
     return expm1_p.bind(x)
 
 
@@ -273,7 +274,7 @@ defvectorized(expm1_p)
 log_p = Primitive("log")
 
 
-def log(x):
+def log(x: ArrayLike) -> np.ndarray:
     return log_p.bind(x)
 
 
@@ -286,7 +287,7 @@ defvectorized(log_p)
 log1p_p = Primitive("log1p")
 
 
-def log1p(x):
+def log1p(x: ArrayLike) -> np.ndarray:
     return log1p_p.bind(x)
 
 
@@ -299,7 +300,7 @@ defvectorized(log1p_p)
 logistic_p = Primitive("logistic")
 
 
-def logistic(x):
+def logistic(x: ArrayLike) -> np.ndarray:
     """1 / (1 + exp(-x)), without overflow (scipy.special.expit)."""
     return logistic_p.bind(x)
 
@@ -316,7 +317,7 @@ defvectorized(logistic_p)
 sqrt_p = Primitive("sqrt")
 
 
-def sqrt(x):
+def sqrt(x: ArrayLike) -> np.ndarray:
     return sqrt_p.bind(x)
 
 
@@ -329,7 +330,7 @@ defvectorized(sqrt_p)
 rsqrt_p = Primitive("rsqrt")
 
 
-def rsqrt(x):
+def rsqrt(x: ArrayLike) -> np.ndarray:
     return rsqrt_p.bind(x)
 
 
@@ -343,7 +344,7 @@ defvectorized(rsqrt_p)
 cbrt_p = Primitive("cbrt")
 
 
-def cbrt(x):
+def cbrt(x: ArrayLike) -> np.ndarray:
     return cbrt_p.bind(x)
 
 
@@ -356,7 +357,7 @@ defvectorized(cbrt_p)
 pow_p = Primitive("pow")
 
 
-def pow(x, y):  # noqa: A001 — lax's name
+def pow(x: ArrayLike, y: ArrayLike) -> np.ndarray:  # noqa: A001 — lax's name
     """x ** y for arrays x and y (integer_pow for a constant integer exponent)."""
     return pow_p.bind(x, y)
 

@@ -5,11 +5,14 @@ block's index arrays (`gather_scatter`)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from ...core.avals import ShapedArray
 from ...core.errors import DTypeError, ShapeError
 from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
+from ...core.typing import ArrayLike
 from ...interpreters.ad import zeros
 from ...interpreters.batching import batch_rules, batch_size
 from ...interpreters.transpose import is_linear, transpose_rules
@@ -67,7 +70,8 @@ def _unbatched_shape(x, dim: int | None) -> tuple[int, ...]:
 dynamic_slice_p = Primitive("dynamic_slice", operand_names=("operand",))
 
 
-def dynamic_slice(x, start_indices, slice_sizes):
+def dynamic_slice(x: ArrayLike, start_indices: Sequence[ArrayLike],
+                  slice_sizes: Sequence[int]) -> np.ndarray:
     """jax.lax.dynamic_slice: the block of `slice_sizes` at (traced) `start_indices`."""
     return dynamic_slice_p.bind(x, *start_indices,
                                 slice_sizes=tuple(int(k) for k in slice_sizes))
@@ -118,7 +122,8 @@ batch_rules[dynamic_slice_p] = dynamic_slice_batch
 dynamic_update_slice_p = Primitive("dynamic_update_slice", operand_names=("operand", "update"))
 
 
-def dynamic_update_slice(x, update, start_indices):
+def dynamic_update_slice(x: ArrayLike, update: ArrayLike,
+                         start_indices: Sequence[ArrayLike]) -> np.ndarray:
     """jax.lax.dynamic_update_slice: `x` with the block at `start_indices` replaced."""
     return dynamic_update_slice_p.bind(x, update, *start_indices)
 

@@ -29,6 +29,7 @@ from ...core.activity import Zero
 from ...core.avals import ShapedArray, result_dtype, tangent_aval
 from ...core.errors import LinAlgError, ShapeError
 from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
+from ...core.typing import ArrayLike
 from ...interpreters import vector_math
 from ...interpreters.ad import defjvp_zero, jvp_rules
 from ...interpreters.batching import batch_rules, batch_size
@@ -54,7 +55,7 @@ from .matrices import (
 lu_p = Primitive("lu", multiple_results=True)
 
 
-def lu(a):
+def lu(a: ArrayLike) -> list[np.ndarray]:
     """`(lu, pivots, permutation)` of each matrix: `lu` holds L (unit diagonal, below)
     and U (on and above the diagonal), `pivots` the row swaps LAPACK made, and
     `permutation` their result: `a[permutation] = L U` (jax.lax.linalg.lu)."""
@@ -139,7 +140,7 @@ def lu_solve(factors, perm, b, trans: int = 0):
 lu_pivots_to_permutation_p = Primitive("lu_pivots_to_permutation")
 
 
-def lu_pivots_to_permutation(pivots, permutation_size: int):
+def lu_pivots_to_permutation(pivots: ArrayLike, permutation_size: int) -> np.ndarray:
     """The permutation that `lu`'s row swaps make (jax.lax.linalg's function), for
     `lu_solve` from scipy's `(lu, piv)` pair."""
     return lu_pivots_to_permutation_p.bind(pivots, permutation_size=int(permutation_size))

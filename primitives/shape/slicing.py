@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -18,6 +19,7 @@ from ...core.avals import ShapedArray, result_dtype
 from ...core.backends import array_api_impls, as_array, to_backend
 from ...core.errors import DTypeError, ShapeError
 from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
+from ...core.typing import ArrayLike
 from ...interpreters.ad import add_tangents, deflinear, instantiate_zeros, jvp_rules
 from ...interpreters.batching import batch_rules, batch_size, batched_axis
 from ...interpreters.fusion import deffused_gather
@@ -40,7 +42,7 @@ from .structural import (
 concatenate_p = Primitive("concatenate")
 
 
-def concatenate(operands, dimension):
+def concatenate(operands: Sequence[ArrayLike], dimension: int) -> np.ndarray:
     """Join arrays of one dtype along axis `dimension` (their other axes must agree)."""
     operands = list(operands)
     if len(operands) == 1:
@@ -115,7 +117,8 @@ native_rules[concatenate_p] = concatenate_native
 pad_p = Primitive("pad")
 
 
-def pad(x, padding_value, padding_config):
+def pad(x: ArrayLike, padding_value: ArrayLike,
+        padding_config: Sequence[tuple[int, int, int]]) -> np.ndarray:
     """lax.pad: `(low, high, interior)` per axis puts `interior` padding values between
     neighbours and `low`/`high` ones at the ends; a negative `low`/`high` crops."""
     padding_config = tuple(tuple(int(p) for p in c) for c in padding_config)
@@ -287,7 +290,8 @@ def_recomputable(pad_p)
 slice_p = Primitive("slice")
 
 
-def slice(x, start_indices, limit_indices, strides=None):  # noqa: A001 — lax's name
+def slice(x: ArrayLike, start_indices: Sequence[int], limit_indices: Sequence[int],
+          strides: Sequence[int] | None = None) -> np.ndarray:  # noqa: A001 — lax's name
     """`x[start:limit:stride]` along every axis (lax.slice); the indices must be in range."""
     start_indices = tuple(int(i) for i in start_indices)
     limit_indices = tuple(int(i) for i in limit_indices)
@@ -299,7 +303,8 @@ def slice(x, start_indices, limit_indices, strides=None):  # noqa: A001 — lax'
                         strides=strides)
 
 
-def slice_in_dim(x, start_index, limit_index, stride=1, axis=0):
+def slice_in_dim(x: ArrayLike, start_index: int, limit_index: int, stride: int = 1,
+                 axis: int = 0) -> np.ndarray:
     """`slice` along one axis only (lax.slice_in_dim)."""
     shape = get_aval(x).shape
     starts, limits, strides = [0] * len(shape), list(shape), [1] * len(shape)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -20,6 +21,7 @@ from ...core.avals import ShapedArray, is_float, tangent_aval
 from ...core.backends import array_api_impls, backend_dtype
 from ...core.errors import ShapeError
 from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules, user_source_info
+from ...core.typing import ArrayLike, DTypeLike
 from ...interpreters.ad import (
     add_any_p,
     defjvp_zero,
@@ -81,7 +83,8 @@ def aval_of(x) -> ShapedArray:
 broadcast_in_dim_p = Primitive("broadcast_in_dim")
 
 
-def broadcast_in_dim(x, shape, broadcast_dimensions):
+def broadcast_in_dim(x: ArrayLike, shape: Sequence[int],
+                     broadcast_dimensions: Sequence[int]) -> np.ndarray:
     """Broadcast `x` to `shape`; axis i of `x` becomes axis `broadcast_dimensions[i]`."""
     return broadcast_in_dim_p.bind(x, shape=tuple(shape),
                                    broadcast_dimensions=tuple(broadcast_dimensions))
@@ -158,7 +161,7 @@ def_recomputable(broadcast_in_dim_p)
 reshape_p = Primitive("reshape")
 
 
-def reshape(x, new_sizes):
+def reshape(x: ArrayLike, new_sizes: Sequence[int]) -> np.ndarray:
     """lax.reshape: every size given (numpy's -1 is inert.numpy.reshape's)."""
     new_sizes = tuple(int(d) for d in new_sizes)
     if any(d < 0 for d in new_sizes):
@@ -212,7 +215,7 @@ def_recomputable(reshape_p)
 reduce_sum_p = Primitive("reduce_sum")
 
 
-def reduce_sum(x, axes):
+def reduce_sum(x: ArrayLike, axes: Sequence[int]) -> np.ndarray:
     return reduce_sum_p.bind(x, axes=canonical_axes(axes, get_aval(x).ndim))
 
 
@@ -253,7 +256,7 @@ defreducer(reduce_sum_p)
 convert_element_type_p = Primitive("convert_element_type")
 
 
-def convert_element_type(x, new_dtype):
+def convert_element_type(x: ArrayLike, new_dtype: DTypeLike) -> np.ndarray:
     new_dtype = np.dtype(new_dtype)
     aval = get_aval(x)
     if aval.dtype == new_dtype and not aval.weak_type:
@@ -301,7 +304,7 @@ defvectorized(convert_element_type_p)
 transpose_p = Primitive("transpose")
 
 
-def transpose(x, permutation):
+def transpose(x: ArrayLike, permutation: Sequence[int]) -> np.ndarray:
     """Axis i of the result is axis `permutation[i]` of `x` (numpy's `transpose`)."""
     permutation = tuple(int(p) for p in permutation)
     if permutation == tuple(range(get_aval(x).ndim)):
@@ -341,7 +344,7 @@ def_recomputable(transpose_p)
 squeeze_p = Primitive("squeeze")
 
 
-def squeeze(x, dimensions):
+def squeeze(x: ArrayLike, dimensions: Sequence[int]) -> np.ndarray:
     """Drop the given axes, each of size 1."""
     return squeeze_p.bind(x, dimensions=canonical_axes(dimensions, get_aval(x).ndim))
 
@@ -379,7 +382,7 @@ def_recomputable(squeeze_p)
 expand_dims_p = Primitive("expand_dims")
 
 
-def expand_dims(x, dimensions):
+def expand_dims(x: ArrayLike, dimensions: Sequence[int]) -> np.ndarray:
     """Insert axes of size 1; `dimensions` are their positions in the result."""
     ndim = get_aval(x).ndim + len(dimensions)
     return expand_dims_p.bind(x, dimensions=canonical_axes(dimensions, ndim))
@@ -430,7 +433,7 @@ def_recomputable(expand_dims_p)
 rev_p = Primitive("rev")
 
 
-def rev(x, dimensions):
+def rev(x: ArrayLike, dimensions: Sequence[int]) -> np.ndarray:
     """Reverse the order of the elements along the given axes (numpy's `flip`)."""
     dimensions = canonical_axes(dimensions, get_aval(x).ndim)
     return rev_p.bind(x, dimensions=dimensions) if dimensions else x
@@ -465,7 +468,7 @@ def_recomputable(rev_p)
 iota_p = Primitive("iota")
 
 
-def iota(dtype, shape, dimension):
+def iota(dtype: DTypeLike, shape: Sequence[int], dimension: int) -> np.ndarray:
     """0, 1, 2, ... along axis `dimension`, broadcast to `shape` (lax.broadcasted_iota)."""
     return iota_p.bind(dtype=np.dtype(dtype), shape=tuple(int(d) for d in shape),
                        dimension=int(dimension))

@@ -17,6 +17,7 @@ import numpy as np
 import scipy.special as sc
 
 from ...core.trace import Primitive, abstract_eval_rules, impl_rules
+from ...core.typing import ArrayLike
 from ...interpreters.batching import defvectorized
 from ..elementwise import abs, add, cos, div, exp, log, lt, mul, neg, select_n, sin, sub
 from ..elementwise.ufunc_rules import defbroadcasting, defjvp_elementwise, ufunc_abstract_eval
@@ -26,7 +27,7 @@ from .common import def_unary, param_like, real_function_impl
 spence_p = def_unary("spence", sc.spence, lambda z, out: div(log(z), sub(1.0, z)))
 
 
-def spence(z):
+def spence(z: ArrayLike) -> np.ndarray:
     """The dilogarithm: the integral from 1 to z of log t / (1 - t)."""
     return spence_p.bind(z)
 
@@ -34,7 +35,7 @@ def spence(z):
 expi_p = def_unary("expi", sc.expi, lambda x, out: div(exp(x), x))
 
 
-def expi(x):
+def expi(x: ArrayLike) -> np.ndarray:
     """The exponential integral Ei(x)."""
     return expi_p.bind(x)
 
@@ -42,7 +43,7 @@ def expi(x):
 exp1_p = def_unary("exp1", sc.exp1, lambda x, out: neg(div(exp(neg(x)), x)))
 
 
-def exp1(x):
+def exp1(x: ArrayLike) -> np.ndarray:
     """The exponential integral E1(x), the integral from x to inf of e^-t / t."""
     return exp1_p.bind(x)
 
@@ -50,7 +51,7 @@ def exp1(x):
 cosm1_p = def_unary("cosm1", sc.cosm1, lambda x, out: neg(sin(x)))
 
 
-def cosm1(x):
+def cosm1(x: ArrayLike) -> np.ndarray:
     """cos(x) - 1, accurate near 0."""
     return cosm1_p.bind(x)
 
@@ -58,7 +59,7 @@ def cosm1(x):
 expn_p = Primitive("expn", operand_names=("n", "x"))
 
 
-def expn(n, x):
+def expn(n: ArrayLike, x: ArrayLike) -> np.ndarray:
     """The generalized exponential integral E_n(x); E_n' = -E_(n-1)."""
     return expn_p.bind(n, x)
 
@@ -72,7 +73,7 @@ defbroadcasting(expn_p)
 hyp1f1_p = Primitive("hyp1f1", operand_names=("a", "b", "x"))
 
 
-def hyp1f1(a, b, x):
+def hyp1f1(a: ArrayLike, b: ArrayLike, x: ArrayLike) -> np.ndarray:
     """Kummer's confluent hypergeometric function; d/dx = a/b 1F1(a+1; b+1; x)."""
     return hyp1f1_p.bind(a, b, x)
 
@@ -93,7 +94,7 @@ defbroadcasting(hyp1f1_p)
 hyp2f1_p = Primitive("hyp2f1", operand_names=("a", "b", "c", "x"))
 
 
-def hyp2f1(a, b, c, x):
+def hyp2f1(a: ArrayLike, b: ArrayLike, c: ArrayLike, x: ArrayLike) -> np.ndarray:
     """Gauss's hypergeometric function; d/dx = ab/c 2F1(a+1, b+1; c+1; x)."""
     return hyp2f1_p.bind(a, b, c, x)
 
@@ -130,7 +131,7 @@ def def_boxcox(name: str, fn, shift: float) -> Primitive:
 boxcox_p = def_boxcox("boxcox", sc.boxcox, 0.0)
 
 
-def boxcox(x, lmbda):
+def boxcox(x: ArrayLike, lmbda: ArrayLike) -> np.ndarray:
     """(x^lmbda - 1) / lmbda, log x at lmbda = 0."""
     return boxcox_p.bind(x, lmbda)
 
@@ -138,7 +139,7 @@ def boxcox(x, lmbda):
 boxcox1p_p = def_boxcox("boxcox1p", sc.boxcox1p, 1.0)
 
 
-def boxcox1p(x, lmbda):
+def boxcox1p(x: ArrayLike, lmbda: ArrayLike) -> np.ndarray:
     """boxcox of 1 + x, accurate for small x."""
     return boxcox1p_p.bind(x, lmbda)
 
@@ -160,7 +161,7 @@ def _sinc_slope(x, out):
 sinc_p = Primitive("sinc")
 
 
-def sinc(x):
+def sinc(x: ArrayLike) -> np.ndarray:
     """sin(pi x) / (pi x), and 1 at 0 (numpy's normalised sinc)."""
     return sinc_p.bind(x)
 

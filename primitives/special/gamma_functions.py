@@ -11,9 +11,11 @@ function's shapes, the order of polygamma and `x` of zeta have no derivative her
 
 from __future__ import annotations
 
+import numpy as np
 import scipy.special as sc
 
 from ...core.trace import Primitive, abstract_eval_rules, impl_rules
+from ...core.typing import ArrayLike
 from ...interpreters.ad import defjvp_zero
 from ...interpreters.batching import defvectorized
 from ..elementwise import add, exp, log, mul, neg, sub
@@ -26,7 +28,7 @@ from .logarithmic import xlog1py, xlogy
 gammaln_p = def_unary("gammaln", sc.gammaln, lambda x, out: digamma(x))
 
 
-def gammaln(x):
+def gammaln(x: ArrayLike) -> np.ndarray:
     """`log |Gamma(x)|`."""
     return gammaln_p.bind(x)
 
@@ -34,7 +36,7 @@ def gammaln(x):
 loggamma_p = def_unary("loggamma", sc.loggamma, lambda x, out: digamma(x))
 
 
-def loggamma(x):
+def loggamma(x: ArrayLike) -> np.ndarray:
     """log Gamma(x) for real x > 0 (nan elsewhere, as scipy's real loggamma)."""
     return loggamma_p.bind(x)
 
@@ -42,14 +44,14 @@ def loggamma(x):
 gamma_p = def_unary("gamma", sc.gamma, lambda x, out: mul(out, digamma(x)))
 
 
-def gamma(x):
+def gamma(x: ArrayLike) -> np.ndarray:
     return gamma_p.bind(x)
 
 
 rgamma_p = def_unary("rgamma", sc.rgamma, lambda x, out: neg(mul(out, digamma(x))))
 
 
-def rgamma(x):
+def rgamma(x: ArrayLike) -> np.ndarray:
     """1 / Gamma(x): entire, 0 at the poles of Gamma."""
     return rgamma_p.bind(x)
 
@@ -57,7 +59,7 @@ def rgamma(x):
 gammasgn_p = Primitive("gammasgn")
 
 
-def gammasgn(x):
+def gammasgn(x: ArrayLike) -> np.ndarray:
     """The sign of Gamma(x): piecewise constant, so its derivative is zero."""
     return gammasgn_p.bind(x)
 
@@ -70,7 +72,7 @@ defvectorized(gammasgn_p)
 digamma_p = def_unary("digamma", sc.digamma, lambda x, out: polygamma(1, x))
 
 
-def digamma(x):
+def digamma(x: ArrayLike) -> np.ndarray:
     return digamma_p.bind(x)
 
 
@@ -80,7 +82,7 @@ def digamma(x):
 polygamma_p = Primitive("polygamma", operand_names=("n", "x"))
 
 
-def polygamma(n, x):
+def polygamma(n: ArrayLike, x: ArrayLike) -> np.ndarray:
     return polygamma_p.bind(n, x)
 
 
@@ -100,7 +102,7 @@ def _beta_slope(a, b):
 betaln_p = Primitive("betaln", operand_names=("a", "b"))
 
 
-def betaln(a, b):
+def betaln(a: ArrayLike, b: ArrayLike) -> np.ndarray:
     """`log |B(a, b)|`."""
     return betaln_p.bind(a, b)
 
@@ -115,7 +117,7 @@ defbroadcasting(betaln_p)
 beta_p = Primitive("beta", operand_names=("a", "b"))
 
 
-def beta(a, b):
+def beta(a: ArrayLike, b: ArrayLike) -> np.ndarray:
     """B(a, b) = Gamma(a) Gamma(b) / Gamma(a + b)."""
     return beta_p.bind(a, b)
 
@@ -131,7 +133,7 @@ defbroadcasting(beta_p)
 poch_p = Primitive("poch", operand_names=("z", "m"))
 
 
-def poch(z, m):
+def poch(z: ArrayLike, m: ArrayLike) -> np.ndarray:
     """The rising factorial Gamma(z + m) / Gamma(z), accurate where the two gammas are
     huge (scipy computes it without forming them)."""
     return poch_p.bind(z, m)
@@ -148,7 +150,7 @@ defbroadcasting(poch_p)
 binom_p = Primitive("binom", operand_names=("n", "k"))
 
 
-def binom(n, k):
+def binom(n: ArrayLike, k: ArrayLike) -> np.ndarray:
     """The binomial coefficient of real n and k, Gamma(n+1) / (Gamma(k+1) Gamma(n-k+1))."""
     return binom_p.bind(n, k)
 
@@ -171,7 +173,7 @@ def _gamma_density(a, x, out):
 igamma_p = Primitive("igamma", operand_names=("a", "x"))
 
 
-def igamma(a, x):
+def igamma(a: ArrayLike, x: ArrayLike) -> np.ndarray:
     """The regularized lower incomplete gamma function, scipy's `gammainc`."""
     return igamma_p.bind(a, x)
 
@@ -185,7 +187,7 @@ defbroadcasting(igamma_p)
 igammac_p = Primitive("igammac", operand_names=("a", "x"))
 
 
-def igammac(a, x):
+def igammac(a: ArrayLike, x: ArrayLike) -> np.ndarray:
     """The regularized upper incomplete gamma function, scipy's `gammaincc`."""
     return igammac_p.bind(a, x)
 
@@ -199,7 +201,7 @@ defbroadcasting(igammac_p)
 igamma_grad_a_p = Primitive("igamma_grad_a", operand_names=("a", "x"))
 
 
-def igamma_grad_a(a, x):
+def igamma_grad_a(a: ArrayLike, x: ArrayLike) -> np.ndarray:
     """d gammainc(a, x) / da (JAX's `lax.igamma_grad_a`); d gammaincc / da is its negative."""
     return igamma_grad_a_p.bind(a, x)
 
@@ -224,7 +226,7 @@ def _beta_density(a, b, x, out):
 betainc_p = Primitive("betainc", operand_names=("a", "b", "x"))
 
 
-def betainc(a, b, x):
+def betainc(a: ArrayLike, b: ArrayLike, x: ArrayLike) -> np.ndarray:
     """The regularized incomplete beta function."""
     return betainc_p.bind(a, b, x)
 
@@ -238,7 +240,7 @@ defbroadcasting(betainc_p)
 zeta_p = Primitive("zeta", operand_names=("x", "q"))
 
 
-def zeta(x, q):
+def zeta(x: ArrayLike, q: ArrayLike) -> np.ndarray:
     """The Hurwitz zeta function: sum over k >= 0 of (k + q)^-x."""
     return zeta_p.bind(x, q)
 

@@ -8,9 +8,11 @@ x = y = 0 (as in JAX): the function is flat there along y, but not differentiabl
 
 from __future__ import annotations
 
+import numpy as np
 import scipy.special as sc
 
 from ...core.trace import Primitive, abstract_eval_rules, impl_rules
+from ...core.typing import ArrayLike
 from ...interpreters.batching import defvectorized
 from ...interpreters.transpose import is_linear, transpose_rules
 from ..elementwise import add, div, log, mul, neg, sub
@@ -35,7 +37,7 @@ def _transpose_linear_in_x(fn):
 xlogy_p = Primitive("xlogy", operand_names=("x", "y"))
 
 
-def xlogy(x, y):
+def xlogy(x: ArrayLike, y: ArrayLike) -> np.ndarray:
     """x * log(y), and 0 where x is 0."""
     return xlogy_p.bind(x, y)
 
@@ -51,7 +53,7 @@ defbroadcasting(xlogy_p)
 xlog1py_p = Primitive("xlog1py", operand_names=("x", "y"))
 
 
-def xlog1py(x, y):
+def xlog1py(x: ArrayLike, y: ArrayLike) -> np.ndarray:
     """x * log1p(y), and 0 where x is 0."""
     return xlog1py_p.bind(x, y)
 
@@ -68,7 +70,7 @@ defbroadcasting(xlog1py_p)
 entr_p = Primitive("entr")
 
 
-def entr(x):
+def entr(x: ArrayLike) -> np.ndarray:
     """-x log x for x > 0, 0 at 0, -inf below."""
     return entr_p.bind(x)
 
@@ -81,7 +83,7 @@ defvectorized(entr_p)
 rel_entr_p = Primitive("rel_entr", operand_names=("x", "y"))
 
 
-def rel_entr(x, y):
+def rel_entr(x: ArrayLike, y: ArrayLike) -> np.ndarray:
     """x log(x / y) for x, y > 0, 0 at x = 0, inf elsewhere."""
     return rel_entr_p.bind(x, y)
 
@@ -96,7 +98,7 @@ defbroadcasting(rel_entr_p)
 kl_div_p = Primitive("kl_div", operand_names=("x", "y"))
 
 
-def kl_div(x, y):
+def kl_div(x: ArrayLike, y: ArrayLike) -> np.ndarray:
     """x log(x / y) - x + y for x, y > 0, y at x = 0, inf elsewhere."""
     return kl_div_p.bind(x, y)
 
@@ -111,7 +113,7 @@ defbroadcasting(kl_div_p)
 logit_p = Primitive("logit")
 
 
-def logit(x):
+def logit(x: ArrayLike) -> np.ndarray:
     """log(x / (1 - x)), the inverse of expit."""
     return logit_p.bind(x)
 

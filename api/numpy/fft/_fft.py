@@ -7,17 +7,20 @@ direction swapped, as numpy defines them."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
 from ....core.errors import DTypeError
 from ....core.trace import get_aval
+from ....core.typing import ArrayLike, DTypeLike
 from ....primitives import elementwise as ew
 from ....primitives.elementwise.complex_parts import real_dtype
 from ....primitives.fft import FftType
 from ....primitives.fft import fft as fft_primitive
 from ....primitives.shape.slicing import pad, slice_in_dim
 from ....primitives.shape.structural import transpose
+from .._array import Array
 from .._arrays import astype, conj_if_complex, operand
 from .._shape import roll
 
@@ -104,71 +107,79 @@ def _one(n, axis):
     return None if n is None else [n], [axis]
 
 
-def fft(a, n=None, axis=-1, norm=None):
+def fft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = None) -> Array:
     return _transform(a, *_one(n, axis), norm, FftType.FFT, "fft")
 
 
-def ifft(a, n=None, axis=-1, norm=None):
+def ifft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = None) -> Array:
     return _transform(a, *_one(n, axis), norm, FftType.IFFT, "ifft")
 
 
-def rfft(a, n=None, axis=-1, norm=None):
+def rfft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = None) -> Array:
     return _transform(a, *_one(n, axis), norm, FftType.RFFT, "rfft")
 
 
-def irfft(a, n=None, axis=-1, norm=None):
+def irfft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = None) -> Array:
     return _transform(a, *_one(n, axis), norm, FftType.IRFFT, "irfft")
 
 
-def hfft(a, n=None, axis=-1, norm=None):
+def hfft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = None) -> Array:
     """The real spectrum of a signal with Hermitian symmetry, given its first half."""
     return _transform(conj_if_complex(operand(a)), *_one(n, axis), _swapped(norm),
                       FftType.IRFFT, "hfft")
 
 
-def ihfft(a, n=None, axis=-1, norm=None):
+def ihfft(a: ArrayLike, n: int | None = None, axis: int = -1, norm: str | None = None) -> Array:
     return conj_if_complex(_transform(a, *_one(n, axis), _swapped(norm), FftType.RFFT, "ihfft"))
 
 
-def fftn(a, s=None, axes=None, norm=None):
+def fftn(a: ArrayLike, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+         norm: str | None = None) -> Array:
     return _transform(a, s, axes, norm, FftType.FFT, "fftn")
 
 
-def ifftn(a, s=None, axes=None, norm=None):
+def ifftn(a: ArrayLike, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+          norm: str | None = None) -> Array:
     return _transform(a, s, axes, norm, FftType.IFFT, "ifftn")
 
 
-def rfftn(a, s=None, axes=None, norm=None):
+def rfftn(a: ArrayLike, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+          norm: str | None = None) -> Array:
     return _transform(a, s, axes, norm, FftType.RFFT, "rfftn")
 
 
-def irfftn(a, s=None, axes=None, norm=None):
+def irfftn(a: ArrayLike, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+           norm: str | None = None) -> Array:
     return _transform(a, s, axes, norm, FftType.IRFFT, "irfftn")
 
 
-def fft2(a, s=None, axes=(-2, -1), norm=None):
+def fft2(a: ArrayLike, s: Sequence[int] | None = None, axes: Sequence[int] | None = (-2, -1),
+         norm: str | None = None) -> Array:
     return _transform(a, s, axes, norm, FftType.FFT, "fft2")
 
 
-def ifft2(a, s=None, axes=(-2, -1), norm=None):
+def ifft2(a: ArrayLike, s: Sequence[int] | None = None, axes: Sequence[int] | None = (-2, -1),
+          norm: str | None = None) -> Array:
     return _transform(a, s, axes, norm, FftType.IFFT, "ifft2")
 
 
-def rfft2(a, s=None, axes=(-2, -1), norm=None):
+def rfft2(a: ArrayLike, s: Sequence[int] | None = None, axes: Sequence[int] | None = (-2, -1),
+          norm: str | None = None) -> Array:
     return _transform(a, s, axes, norm, FftType.RFFT, "rfft2")
 
 
-def irfft2(a, s=None, axes=(-2, -1), norm=None):
+def irfft2(a: ArrayLike, s: Sequence[int] | None = None, axes: Sequence[int] | None = (-2, -1),
+           norm: str | None = None) -> Array:
     return _transform(a, s, axes, norm, FftType.IRFFT, "irfft2")
 
 
-def fftfreq(n, d=1.0, *, dtype=None):
+def fftfreq(n: int, d: ArrayLike = 1.0, *, dtype: DTypeLike | None = None) -> Array:
     """numpy's sample frequencies (constants: nothing to differentiate unless `d` is)."""
     freqs = np.fft.fftfreq(int(n), 1.0)
     return _per_spacing(freqs, d, dtype)
 
 
-def rfftfreq(n, d=1.0, *, dtype=None):
+def rfftfreq(n: int, d: ArrayLike = 1.0, *, dtype: DTypeLike | None = None) -> Array:
     freqs = np.fft.rfftfreq(int(n), 1.0)
     return _per_spacing(freqs, d, dtype)
 
@@ -181,12 +192,12 @@ def _per_spacing(freqs, d, dtype):
     return freqs if dtype is None else astype(freqs, dtype)
 
 
-def fftshift(x, axes=None):
+def fftshift(x: ArrayLike, axes: Sequence[int] | None = None) -> Array:
     """The zero frequency moved to the middle: a roll by n // 2 along each axis."""
     return _shifted(x, axes, 1)
 
 
-def ifftshift(x, axes=None):
+def ifftshift(x: ArrayLike, axes: Sequence[int] | None = None) -> Array:
     return _shifted(x, axes, -1)
 
 

@@ -15,12 +15,14 @@ functions whose rules do not take them yet (`tensorsolve`, `tensorinv`).
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from ....core.errors import DTypeError
 from ....core.trace import get_aval, user_source_info
+from ....core.typing import ArrayLike, DTypeLike
 from ....primitives import elementwise as ew
 from ....primitives import reductions as red
 from ....primitives.linalg import cholesky as ch
@@ -32,6 +34,7 @@ from ....primitives.linalg.matrices import diagonal as diagonals
 from ....primitives.linalg.matrices import mH, mT, symmetrize
 from ....primitives.linalg.qr import qr as qr_prim
 from ....primitives.shape import structural as st
+from .._array import Array
 from .._arrays import (
     abs_squared,
     broadcast_shapes,
@@ -51,29 +54,29 @@ from .._shape import diagonal as _diagonal
 
 
 class SlogdetResult(NamedTuple):
-    sign: object
-    logabsdet: object
+    sign: Array
+    logabsdet: Array
 
 
 class EighResult(NamedTuple):
-    eigenvalues: object
-    eigenvectors: object
+    eigenvalues: Array
+    eigenvectors: Array
 
 
 class EigResult(NamedTuple):
-    eigenvalues: object
-    eigenvectors: object
+    eigenvalues: Array
+    eigenvectors: Array
 
 
 class SVDResult(NamedTuple):
-    U: object  # noqa: N815 — numpy's field names
-    S: object  # noqa: N815
-    Vh: object  # noqa: N815
+    U: Array  # noqa: N815 — numpy's field names
+    S: Array  # noqa: N815
+    Vh: Array  # noqa: N815
 
 
 class QRResult(NamedTuple):
-    Q: object  # noqa: N815
-    R: object  # noqa: N815
+    Q: Array  # noqa: N815
+    R: Array  # noqa: N815
 
 
 def float_matrices(name: str, *arrays, square: bool = True, min_ndim: int = 2,
@@ -126,7 +129,7 @@ def real_or_complex_matrices(name: str, a, square: bool = True):
     return a
 
 
-def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
+def cholesky(a: ArrayLike, *, upper: bool = False, symmetrize_input: bool = True) -> Array:
     """The lower Cholesky factor (upper: its conjugate transpose) of each matrix of
     (a + aᴴ)/2, real or complex Hermitian; NaNs for a matrix that is not positive
     definite, as in JAX."""
@@ -135,7 +138,8 @@ def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
     return mH(factor) if upper else factor
 
 
-def eigh(a, UPLO=None, symmetrize_input: bool = True):  # noqa: N803 — numpy's name
+def eigh(a: ArrayLike, UPLO: str | None = None,  # noqa: N803 — numpy's name
+         symmetrize_input: bool = True) -> EighResult:
     """Eigenvalues (ascending, real) and eigenvectors of each symmetric or Hermitian
     matrix."""
     a = real_or_complex_matrices("eigh", a)
@@ -143,13 +147,13 @@ def eigh(a, UPLO=None, symmetrize_input: bool = True):  # noqa: N803 — numpy's
     return EighResult(w, v)
 
 
-def eigvalsh(a, UPLO="L", *, symmetrize_input: bool = True):  # noqa: N803
+def eigvalsh(a: ArrayLike, UPLO: str | None = "L", *, symmetrize_input: bool = True) -> Array:  # noqa: N803
     """The eigenvalues alone: their derivative never divides by eigenvalue gaps."""
     a = real_or_complex_matrices("eigvalsh", a)
     return eg.eigvalsh(symmetrize(a) if symmetrize_input else a, lower=_lower(UPLO))
 
 
-def eig(a):
+def eig(a: ArrayLike) -> EigResult:
     """Eigenvalues and eigenvectors (unit columns) of each square matrix, complex also
     for real input (as JAX's; numpy's are real where they can be). Differentiable:
     the eigenvectors' derivative means something only for functions invariant under
@@ -158,12 +162,13 @@ def eig(a):
     return EigResult(w, v)
 
 
-def eigvals(a):
+def eigvals(a: ArrayLike) -> Array:
     """The eigenvalues of each square matrix, complex (see `eig`)."""
     return eig(a).eigenvalues
 
 
-def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False):
+def svd(a: ArrayLike, full_matrices: bool = True, compute_uv: bool = True,
+        hermitian: bool = False) -> Array | SVDResult:
     """`SVDResult(U, S, Vh)` with `a = U diag(S) Vh`, or S alone without `compute_uv`.
     `hermitian` changes nothing here: the general SVD of a symmetric matrix is one."""
     del hermitian
@@ -174,11 +179,11 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool 
     return SVDResult(u, s, vh)
 
 
-def svdvals(x):
+def svdvals(x: ArrayLike) -> Array:
     return svd(x, compute_uv=False)
 
 
-def qr(a, mode: str = "reduced"):
+def qr(a: ArrayLike, mode: str = "reduced") -> Array | QRResult:
     """`QRResult(Q, R)` ('reduced' or 'complete'), or R alone for mode 'r'."""
     if mode not in ("reduced", "complete", "r"):
         raise NotImplementedError(f"qr: mode {mode!r} is not supported ('reduced', "
@@ -192,7 +197,7 @@ def qr(a, mode: str = "reduced"):
 # Solves, inverses and determinants
 
 
-def solve(a, b):
+def solve(a: ArrayLike, b: ArrayLike) -> Array:
     """`x` with `a @ x = b`: `b` is a vector (n,) if 1-d, else a stack of (n, k)
     matrices; leading axes broadcast. One LU factorisation (kept as the only
     residual when `a` is inactive), and LinAlgError for a singular matrix."""
@@ -211,7 +216,7 @@ def solve(a, b):
     return st.reshape(x, get_aval(x).shape[:-1]) if vector else x
 
 
-def inv(a):
+def inv(a: ArrayLike) -> Array:
     """The inverse of each matrix, as the solution of `a x = I`."""
     a = float_matrices("inv", a, complex_ok=True)
     shape = get_aval(a).shape
@@ -227,7 +232,7 @@ def _lu_diagonal_and_parity(a):
     return diagonals(factors), parity
 
 
-def det(a):
+def det(a: ArrayLike) -> Array:
     """The determinant: the sign of the pivoting times the product of U's diagonal
     (a product whose derivative divides by nothing). Differentiating it at an exactly
     singular matrix raises LinAlgError (the LU's derivative solves with U)."""
@@ -236,7 +241,7 @@ def det(a):
     return ew.mul(parity, red.reduce_prod(d, (get_aval(d).ndim - 1,)))
 
 
-def slogdet(a, *, method=None):
+def slogdet(a: ArrayLike, *, method: str | None = None) -> SlogdetResult:
     """`SlogdetResult(sign, logabsdet)`: 0 and -inf for a singular matrix, no warning."""
     del method
     a = float_matrices("slogdet", a, complex_ok=True)
@@ -263,7 +268,7 @@ def _largest(s):
     return st.expand_dims(red.reduce_max(s, (axis,)), (axis,))
 
 
-def pinv(a, rtol=None, hermitian: bool = False):
+def pinv(a: ArrayLike, rtol: float | None = None, hermitian: bool = False) -> Array:
     """The pseudo-inverse from the reduced SVD: singular values below `rtol` times the
     largest are taken as 0 (by default 10·max(m, n)·eps, as in JAX). Differentiable
     where the rank is constant."""
@@ -277,7 +282,8 @@ def pinv(a, rtol=None, hermitian: bool = False):
     return matmul(ew.mul(mH(vh), st.expand_dims(s_inv, (aval.ndim - 2,))), mH(u))
 
 
-def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
+def lstsq(a: ArrayLike, b: ArrayLike, rcond: float | None = None, *,
+          numpy_resid: bool = False) -> tuple[Array, Array, Array, Array]:
     """`(x, residuals, rank, s)` minimising `|a x - b|`, through the SVD of `a` (one
     matrix (m, n); `b` (m,) or (m, k)). Singular values below `rcond` times the largest
     (by default max(m, n)·eps, as numpy) are taken as 0. `residuals` are the squared
@@ -304,7 +310,7 @@ def lstsq(a, b, rcond=None, *, numpy_resid: bool = False):
     return x, resid, rank, s
 
 
-def matrix_power(a, n: int):
+def matrix_power(a: ArrayLike, n: int) -> Array:
     """`a` multiplied by itself `n` times (by repeated squaring; the inverse's powers
     for negative `n`, the identity for 0)."""
     a = float_matrices("matrix_power", a, complex_ok=True)
@@ -324,7 +330,7 @@ def matrix_power(a, n: int):
         else result
 
 
-def multi_dot(arrays, *, precision=None):
+def multi_dot(arrays: Sequence[ArrayLike], *, precision: Any = None) -> Array:
     """The product of a chain of matrices in the cheapest order (numpy's dynamic
     programme over the chain's shapes); the first may be a row vector, the last a
     column vector."""
@@ -366,7 +372,7 @@ def _chain_product(arrays, split, i: int, j: int):
     return matmul(_chain_product(arrays, split, i, k), _chain_product(arrays, split, k + 1, j))
 
 
-def tensorsolve(a, b, axes=None):
+def tensorsolve(a: ArrayLike, b: ArrayLike, axes: Sequence[int] | None = None) -> Array:
     """`x` with `tensordot(a, x, x.ndim) = b`, as one matrix solve."""
     a, b = float_matrices("tensorsolve", a, b, min_ndim=0)
     if axes is not None:
@@ -383,7 +389,7 @@ def tensorsolve(a, b, axes=None):
     return st.reshape(x, x_shape)
 
 
-def tensorinv(a, ind: int = 2):
+def tensorinv(a: ArrayLike, ind: int = 2) -> Array:
     """The inverse of `a` seen as a matrix of its first `ind` axes by the rest."""
     a = float_matrices("tensorinv", a, min_ndim=0)
     shape = get_aval(a).shape
@@ -398,25 +404,25 @@ def tensorinv(a, ind: int = 2):
 # The array API's functions of numpy.linalg (stacks of matrices, the last two axes)
 
 
-def matrix_transpose(x, /):
+def matrix_transpose(x: ArrayLike, /) -> Array:
     return mT(operand(x))
 
 
-def diagonal(x, /, *, offset=0):
+def diagonal(x: ArrayLike, /, *, offset: int = 0) -> Array:
     return _diagonal(x, offset, -2, -1)
 
 
-def trace(x, /, *, offset=0, dtype=None):
+def trace(x: ArrayLike, /, *, offset: int = 0, dtype: DTypeLike | None = None) -> Array:
     return _sum(diagonal(x, offset=offset), axis=-1, dtype=dtype)
 
 
-def outer(x1, x2, /):
+def outer(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """The outer product of two vectors."""
     if ndim(x1) != 1 or ndim(x2) != 1:
         raise shape_error(f"outer: needs two vectors, got shapes {shape(x1)} and {shape(x2)}")
     return _outer(x1, x2)
 
 
-def vecdot(x1, x2, /, *, axis=-1):
+def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1) -> Array:
     """The dot products of the vectors along `axis` (real: no conjugate)."""
     return _sum(ew.mul(*promote(x1, x2)), axis=axis)

@@ -7,19 +7,25 @@ reductions of absolute values.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from ....core.avals import is_float
 from ....core.trace import get_aval
+from ....core.typing import ArrayLike
 from ....primitives import elementwise as ew
 from ....primitives.elementwise.complex_parts import real_dtype
 from .. import _reductions as nr
+from .._array import Array
 from .._arrays import abs_squared, cast, normalize_axes, operand, shape_error
 from .._shape import expand_dims, moveaxis, squeeze
 from ._linalg import float_matrices, inv, svdvals
 
 
-def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 — numpy's signature
+def norm(x: ArrayLike, ord: int | float | str | None = None,
+         axis: int | Sequence[int] | None = None,
+         keepdims: bool = False) -> Array:  # noqa: A002 — numpy's signature
     """numpy.linalg.norm: a vector norm over one axis, a matrix norm over two (the
     Frobenius norm by default). Integer inputs are converted to float64 first."""
     x = operand(x)
@@ -80,12 +86,14 @@ def _matrix_norm(x, ord, axes, keepdims: bool):  # noqa: A002
     return out if keepdims else squeeze(out, axes)
 
 
-def matrix_norm(x, /, *, keepdims=False, ord="fro"):  # noqa: A002 — the array API's
+def matrix_norm(x: ArrayLike, /, *, keepdims: bool = False,
+                ord: int | float | str | None = "fro") -> Array:  # noqa: A002 — the array API's
     """The norm of each matrix of a stack (the last two axes)."""
     return norm(x, ord, axis=(-2, -1), keepdims=keepdims)
 
 
-def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
+def vector_norm(x: ArrayLike, /, *, axis: int | Sequence[int] | None = None,
+                keepdims: bool = False, ord: int | float | str | None = 2) -> Array:  # noqa: A002
     """A vector norm over `axis` (all of `x`, flattened, if None)."""
     x = operand(x)  # complex too: every order is of absolute values
     if not is_float(get_aval(x).dtype):
@@ -95,7 +103,7 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
     return _vector_norm(x, ord, axes, keepdims)
 
 
-def matrix_rank(M, rtol=None, *, tol=None):  # noqa: N803 — JAX's name
+def matrix_rank(M: ArrayLike, rtol: float | None = None, *, tol: float | None = None) -> Array:  # noqa: N803 — JAX's name
     """How many singular values exceed `tol` (by default `rtol` times the largest,
     `rtol` by default max(m, n)·eps); a vector has rank 1 unless it is all zeros."""
     M = float_matrices("matrix_rank", M, min_ndim=0, complex_ok=True)  # noqa: N806
@@ -111,7 +119,7 @@ def matrix_rank(M, rtol=None, *, tol=None):  # noqa: N803 — JAX's name
     return nr.sum(cast(ew.gt(s, tol), np.int32), -1)
 
 
-def cond(x, p=None):
+def cond(x: ArrayLike, p: int | float | str | None = None) -> Array:
     """The condition number: the ratio of the extreme singular values (p None, 2,
     -2), else `norm(x, p) * norm(inv(x), p)`."""
     x = float_matrices("cond", x, square=p not in (None, 2, -2), complex_ok=True)

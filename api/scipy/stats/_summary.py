@@ -12,7 +12,9 @@ import collections
 import numpy as np
 
 from ....core.trace import get_aval
+from ....core.typing import ArrayLike
 from ... import numpy as inp
+from ...numpy._array import Array
 
 ModeResult = collections.namedtuple("ModeResult", "mode count")
 _RANK_METHODS = ("average", "min", "max", "dense", "ordinal")
@@ -29,7 +31,8 @@ def _pairwise(compare, a):
     return inp.sum(compare(inp.expand_dims(a, -1), inp.expand_dims(a, -2)), axis=-1)
 
 
-def rankdata(a, method="average", *, axis=None, nan_policy="propagate"):
+def rankdata(a: ArrayLike, method: str = "average", *, axis: int | None = None,
+             nan_policy: str = "propagate") -> Array:
     """Ranks from 1, ties by `method` (average ranks are floats, the others ints)."""
     if method not in _RANK_METHODS:
         raise ValueError(f"rankdata: method must be one of {_RANK_METHODS}, got {method!r}")
@@ -57,7 +60,8 @@ def rankdata(a, method="average", *, axis=None, nan_policy="propagate"):
     return ranks if axis is None else inp.moveaxis(ranks, -1, axis)
 
 
-def mode(a, axis=0, nan_policy="propagate", keepdims=False):
+def mode(a: ArrayLike, axis: int = 0, nan_policy: str = "propagate",
+         keepdims: bool = False) -> tuple[Array, Array]:
     """The most frequent value along `axis` (the smallest of equally frequent ones) and
     its count."""
     if nan_policy != "propagate":
@@ -72,7 +76,7 @@ def mode(a, axis=0, nan_policy="propagate", keepdims=False):
     return ModeResult(value[..., 0], count[..., 0])
 
 
-def sem(a, axis=0, ddof=1, nan_policy="propagate"):
+def sem(a: ArrayLike, axis: int = 0, ddof: int = 1, nan_policy: str = "propagate") -> Array:
     """The standard error of the mean: std(ddof) / sqrt(count), NaNs omitted with
     nan_policy="omit"."""
     if nan_policy not in ("propagate", "omit"):

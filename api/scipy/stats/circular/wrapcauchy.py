@@ -7,11 +7,13 @@ import math
 
 import numpy as np
 
+from .....core.typing import ArrayLike
 from .... import numpy as inp
+from ....numpy._array import Array
 from .._common import all_of, floats, inside, nan_unless
 
 
-def logpdf(x, c):
+def logpdf(x: ArrayLike, c: ArrayLike) -> Array:
     """log((1 - c^2) / (2 pi (1 + c^2 - 2 c cos x))) on [0, 2 pi], -inf off it."""
     x, c = floats(x, c)
     valid = all_of(inp.greater(c, 0), inp.less(c, 1))
@@ -22,7 +24,7 @@ def logpdf(x, c):
     return nan_unless(valid, inp.where(support, density, -np.inf))
 
 
-def pdf(x, c):
+def pdf(x: ArrayLike, c: ArrayLike) -> Array:
     return inp.exp(logpdf(x, c))
 
 

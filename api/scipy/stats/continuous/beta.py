@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .....core.typing import ArrayLike
 from .... import numpy as inp
+from ....numpy._array import Array
 from ...special import betainc, betaln, xlog1py, xlogy
 from .._common import all_of, floats, inside, location_scale, log_probability, nan_unless
 
@@ -25,32 +27,37 @@ def _standardized(x, a, b, loc, scale):
     return z, log_scale, a, b, all_of(valid, shapes_valid), support
 
 
-def logpdf(x, a, b, loc=0, scale=1):
+def logpdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0,
+           scale: ArrayLike = 1) -> Array:
     z, log_scale, a, b, valid, support = _standardized(x, a, b, loc, scale)
     z = inside(support, z, 0.5)
     density = xlog1py(b - 1.0, -z) + xlogy(a - 1.0, z) - betaln(a, b) - log_scale
     return nan_unless(valid, inp.where(support, density, -np.inf))
 
 
-def pdf(x, a, b, loc=0, scale=1):
+def pdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0,
+        scale: ArrayLike = 1) -> Array:
     return inp.exp(logpdf(x, a, b, loc, scale))
 
 
-def cdf(x, a, b, loc=0, scale=1):
+def cdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0,
+        scale: ArrayLike = 1) -> Array:
     z, _, a, b, valid, _ = _standardized(x, a, b, loc, scale)
     return nan_unless(valid, betainc(a, b, inp.clip(z, 0.0, 1.0)))
 
 
-def logcdf(x, a, b, loc=0, scale=1):
+def logcdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0,
+           scale: ArrayLike = 1) -> Array:
     return log_probability(cdf(x, a, b, loc, scale), sf(x, a, b, loc, scale))
 
 
-def sf(x, a, b, loc=0, scale=1):
+def sf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     z, _, a, b, valid, _ = _standardized(x, a, b, loc, scale)
     return nan_unless(valid, betainc(b, a, 1.0 - inp.clip(z, 0.0, 1.0)))
 
 
-def logsf(x, a, b, loc=0, scale=1):
+def logsf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0,
+          scale: ArrayLike = 1) -> Array:
     return log_probability(sf(x, a, b, loc, scale), cdf(x, a, b, loc, scale))
 
 

@@ -10,35 +10,37 @@ import math
 
 import numpy as np
 
+from .....core.typing import ArrayLike
 from .... import numpy as inp
+from ....numpy._array import Array
 from .._common import all_of, floats, inside, location_scale, log_probability, nan_unless
 
 
-def logpdf(x, loc=0, scale=1):
+def logpdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     z, log_scale, valid = location_scale(x, loc, scale)
     return nan_unless(valid, -inp.add(inp.add(inp.log1p(inp.square(z)), log_scale),
                                       math.log(math.pi)))
 
 
-def pdf(x, loc=0, scale=1):
+def pdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     return inp.exp(logpdf(x, loc, scale))
 
 
-def cdf(x, loc=0, scale=1):
+def cdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     z, _, valid = location_scale(x, loc, scale)
     return nan_unless(valid, inp.arctan2(1.0, -z) / math.pi)
 
 
-def logcdf(x, loc=0, scale=1):
+def logcdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     return log_probability(cdf(x, loc, scale), sf(x, loc, scale))
 
 
-def sf(x, loc=0, scale=1):
+def sf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     z, _, valid = location_scale(x, loc, scale)
     return nan_unless(valid, inp.arctan2(1.0, z) / math.pi)
 
 
-def logsf(x, loc=0, scale=1):
+def logsf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     return log_probability(sf(x, loc, scale), cdf(x, loc, scale))
 
 
@@ -55,11 +57,11 @@ def _quantile(q, loc, scale, sign):
     return nan_unless(valid, loc + sign * inside(valid, scale, 1.0) * standard)
 
 
-def ppf(q, loc=0, scale=1):
+def ppf(q: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     return _quantile(q, loc, scale, 1.0)
 
 
-def isf(q, loc=0, scale=1):
+def isf(q: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     return _quantile(q, loc, scale, -1.0)
 
 

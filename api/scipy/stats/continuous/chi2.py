@@ -3,12 +3,14 @@ shape df / 2 and twice the scale, which is how its functions are computed."""
 
 from __future__ import annotations
 
+from .....core.typing import ArrayLike
 from .... import numpy as inp
+from ....numpy._array import Array
 from . import gamma
 
 
 def _as_gamma(fn):
-    def of_chi2(x, df, loc=0, scale=1):
+    def of_chi2(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
         return fn(x, inp.multiply(0.5, df), loc, inp.multiply(2.0, scale))
 
     of_chi2.__name__ = of_chi2.__qualname__ = fn.__name__

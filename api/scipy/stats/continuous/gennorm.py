@@ -8,7 +8,9 @@ in its `a` = 1/beta too (`igamma_grad_a`). |z|^beta is e^(beta log|z|), 0 at z =
 
 from __future__ import annotations
 
+from .....core.typing import ArrayLike
 from .... import numpy as inp
+from ....numpy._array import Array
 from ...special import gammaincc, gammaln
 from .._common import all_of, floats, inside, location_scale, nan_unless
 
@@ -24,17 +26,17 @@ def _standardized(x, beta, loc, scale):
     return power, inp.sign(z), beta, log_scale, all_of(valid, beta_valid)
 
 
-def logpdf(x, beta, loc=0, scale=1):
+def logpdf(x: ArrayLike, beta: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     power, _, beta, log_scale, valid = _standardized(x, beta, loc, scale)
     log_norm = inp.log(0.5 * beta) - gammaln(1.0 / beta)
     return nan_unless(valid, log_norm - power - log_scale)
 
 
-def pdf(x, beta, loc=0, scale=1):
+def pdf(x: ArrayLike, beta: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     return inp.exp(logpdf(x, beta, loc, scale))
 
 
-def cdf(x, beta, loc=0, scale=1):
+def cdf(x: ArrayLike, beta: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """(1/2 + c) - c gammaincc(1/beta, |z|^beta) with c = sign(z) / 2, as scipy."""
     power, sign, beta, _, valid = _standardized(x, beta, loc, scale)
     c = 0.5 * sign

@@ -7,7 +7,9 @@ import math
 
 import numpy as np
 
+from .....core.typing import ArrayLike
 from .... import numpy as inp
+from ....numpy._array import Array
 from ...special import ndtr
 from .._common import all_of, floats, inside, location_scale, nan_unless
 
@@ -24,17 +26,17 @@ def _standardized(x, s, loc, scale):
     return log_z, log_scale, inside(s_valid, s, 1.0), all_of(valid, s_valid), support
 
 
-def logpdf(x, s, loc=0, scale=1):
+def logpdf(x: ArrayLike, s: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     log_z, log_scale, s, valid, support = _standardized(x, s, loc, scale)
     density = -inp.square(log_z) / (2.0 * inp.square(s)) - (inp.log(s) + log_z + _LOG_SQRT_2PI)
     return nan_unless(valid, inp.where(support, density - log_scale, -np.inf))
 
 
-def pdf(x, s, loc=0, scale=1):
+def pdf(x: ArrayLike, s: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     return inp.exp(logpdf(x, s, loc, scale))
 
 
-def cdf(x, s, loc=0, scale=1):
+def cdf(x: ArrayLike, s: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     log_z, _, s, valid, support = _standardized(x, s, loc, scale)
     return nan_unless(valid, inp.where(support, ndtr(log_z / s), 0.0))
 

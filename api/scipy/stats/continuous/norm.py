@@ -8,38 +8,40 @@ from __future__ import annotations
 
 import math
 
+from .....core.typing import ArrayLike
 from .... import numpy as inp
+from ....numpy._array import Array
 from ...special import log_ndtr, ndtr, ndtri
 from .._common import floats, location_scale, nan_unless
 
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 
 
-def logpdf(x, loc=0, scale=1):
+def logpdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     z, log_scale, valid = location_scale(x, loc, scale)
     return nan_unless(valid, -0.5 * inp.square(z) - (log_scale + _LOG_SQRT_2PI))
 
 
-def pdf(x, loc=0, scale=1):
+def pdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     return inp.exp(logpdf(x, loc, scale))
 
 
-def cdf(x, loc=0, scale=1):
+def cdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     z, _, valid = location_scale(x, loc, scale)
     return nan_unless(valid, ndtr(z))
 
 
-def logcdf(x, loc=0, scale=1):
+def logcdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     z, _, valid = location_scale(x, loc, scale)
     return nan_unless(valid, log_ndtr(z))
 
 
-def sf(x, loc=0, scale=1):
+def sf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     z, _, valid = location_scale(x, loc, scale)
     return nan_unless(valid, ndtr(-z))
 
 
-def logsf(x, loc=0, scale=1):
+def logsf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     z, _, valid = location_scale(x, loc, scale)
     return nan_unless(valid, log_ndtr(-z))
 
@@ -52,12 +54,12 @@ def _quantile(q, loc, scale, sign):
     return nan_unless(valid, loc + sign * inp.where(valid, scale, 1.0) * ndtri(q))
 
 
-def ppf(q, loc=0, scale=1):
+def ppf(q: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The quantile function: -inf at 0, inf at 1, nan outside [0, 1]."""
     return _quantile(q, loc, scale, 1.0)
 
 
-def isf(q, loc=0, scale=1):
+def isf(q: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """The inverse of the survival function."""
     return _quantile(q, loc, scale, -1.0)
 

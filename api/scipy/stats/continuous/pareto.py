@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .....core.typing import ArrayLike
 from .... import numpy as inp
+from ....numpy._array import Array
 from .._common import (
     all_of,
     floats,
@@ -27,35 +29,35 @@ def _standardized(x, b, loc, scale):
     return log_tail, b, log_scale, all_of(valid, b_valid), support
 
 
-def logpdf(x, b, loc=0, scale=1):
+def logpdf(x: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     log_tail, b, log_scale, valid, support = _standardized(x, b, loc, scale)
     density = inp.log(b) + log_tail * (b + 1.0) / b - log_scale
     return nan_unless(valid, inp.where(support, density, -np.inf))
 
 
-def pdf(x, b, loc=0, scale=1):
+def pdf(x: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     return inp.exp(logpdf(x, b, loc, scale))
 
 
-def cdf(x, b, loc=0, scale=1):
+def cdf(x: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     log_tail, _, _, valid, _ = _standardized(x, b, loc, scale)
     return nan_unless(valid, -inp.expm1(log_tail))
 
 
-def logsf(x, b, loc=0, scale=1):
+def logsf(x: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     log_tail, _, _, valid, _ = _standardized(x, b, loc, scale)
     return nan_unless(valid, log_tail)
 
 
-def sf(x, b, loc=0, scale=1):
+def sf(x: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     return inp.exp(logsf(x, b, loc, scale))
 
 
-def logcdf(x, b, loc=0, scale=1):
+def logcdf(x: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     return log_probability(cdf(x, b, loc, scale), sf(x, b, loc, scale))
 
 
-def ppf(q, b, loc=0, scale=1):
+def ppf(q: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """(1 - q)^(-1/b), scaled: 1 at q = 0, inf at 1, nan outside [0, 1]."""
     q, b, loc, scale = floats(q, b, loc, scale)
     valid = all_of(inp.greater(b, 0), inp.greater(scale, 0), inp.greater_equal(q, 0),

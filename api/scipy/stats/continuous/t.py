@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import math
 
+from .....core.typing import ArrayLike
 from .... import numpy as inp
+from ....numpy._array import Array
 from ...special import betainc, poch
 from .._common import all_of, floats, location_scale, nan_unless
 
@@ -24,14 +26,14 @@ def _standardized(x, df, loc, scale):
     return z, log_scale, inp.where(df_valid, df, 1.0), all_of(valid, df_valid)
 
 
-def logpdf(x, df, loc=0, scale=1):
+def logpdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     z, log_scale, df, valid = _standardized(x, df, loc, scale)
     constant = inp.log(poch(0.5 * df, 0.5)) - 0.5 * (inp.log(df) + math.log(math.pi))
     tail = 0.5 * (df + 1.0) * inp.log1p(inp.square(z) / df)
     return nan_unless(valid, constant - (tail + log_scale))
 
 
-def pdf(x, df, loc=0, scale=1):
+def pdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     return inp.exp(logpdf(x, df, loc, scale))
 
 
@@ -41,24 +43,24 @@ def _tail(x, df, loc, scale):
     return 0.5 * betainc(0.5 * df, 0.5, df / (df + inp.square(z))), inp.less(z, 0), valid
 
 
-def cdf(x, df, loc=0, scale=1):
+def cdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     tail, left, valid = _tail(x, df, loc, scale)
     return nan_unless(valid, inp.where(left, tail, 1.0 - tail))
 
 
-def sf(x, df, loc=0, scale=1):
+def sf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     tail, left, valid = _tail(x, df, loc, scale)
     return nan_unless(valid, inp.where(left, 1.0 - tail, tail))
 
 
-def logcdf(x, df, loc=0, scale=1):
+def logcdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """log of the cdf: of the tail itself on the left, log1p(-tail) on the right, so
     neither end loses its digits (scipy's log(cdf) is -0 past z ~ 1e8, this is not)."""
     tail, left, valid = _tail(x, df, loc, scale)
     return nan_unless(valid, inp.where(left, inp.log(tail), inp.log1p(-tail)))
 
 
-def logsf(x, df, loc=0, scale=1):
+def logsf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     tail, left, valid = _tail(x, df, loc, scale)
     return nan_unless(valid, inp.where(left, inp.log1p(-tail), inp.log(tail)))
 

@@ -13,7 +13,9 @@ import math
 
 import numpy as np
 
+from .....core.typing import ArrayLike
 from .... import numpy as inp
+from ....numpy._array import Array
 from .._common import all_of, floats, inside, location_scale, log_diff_ndtr, nan_unless
 
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
@@ -29,7 +31,8 @@ def _standardized(x, a, b, loc, scale):
     return z, log_scale, a, b, all_of(valid, bounds_valid), log_diff_ndtr(a, b)
 
 
-def logpdf(x, a, b, loc=0, scale=1):
+def logpdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0,
+           scale: ArrayLike = 1) -> Array:
     z, log_scale, a, b, valid, log_mass = _standardized(x, a, b, loc, scale)
     support = all_of(inp.greater_equal(z, a), inp.less_equal(z, b))
     z = inside(support, z, _interior_point(a, b))
@@ -37,7 +40,8 @@ def logpdf(x, a, b, loc=0, scale=1):
     return nan_unless(valid, inp.where(support, density, -np.inf))
 
 
-def pdf(x, a, b, loc=0, scale=1):
+def pdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0,
+        scale: ArrayLike = 1) -> Array:
     return inp.exp(logpdf(x, a, b, loc, scale))
 
 
@@ -74,19 +78,22 @@ def _log_cdf_and_sf(x, a, b, loc, scale):
     return nan_unless(valid, log_cdf), nan_unless(valid, log_sf)
 
 
-def logcdf(x, a, b, loc=0, scale=1):
+def logcdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0,
+           scale: ArrayLike = 1) -> Array:
     return _log_cdf_and_sf(x, a, b, loc, scale)[0]
 
 
-def cdf(x, a, b, loc=0, scale=1):
+def cdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0,
+        scale: ArrayLike = 1) -> Array:
     return inp.exp(logcdf(x, a, b, loc, scale))
 
 
-def logsf(x, a, b, loc=0, scale=1):
+def logsf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0,
+          scale: ArrayLike = 1) -> Array:
     return _log_cdf_and_sf(x, a, b, loc, scale)[1]
 
 
-def sf(x, a, b, loc=0, scale=1):
+def sf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     return inp.exp(logsf(x, a, b, loc, scale))
 
 

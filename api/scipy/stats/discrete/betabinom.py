@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from .....core.typing import ArrayLike
 from .... import numpy as inp
+from ....numpy._array import Array
 from ...special import betaln
 from .._common import all_of, floats, inside, lattice, nan_unless
 
 
-def logpmf(k, n, a, b, loc=0):
+def logpmf(k: ArrayLike, n: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0) -> Array:
     k, n, a, b, loc = floats(k, n, a, b, loc)
     k, support = lattice(k, loc, 0)
     valid = all_of(inp.greater_equal(n, 0), inp.equal(n, inp.floor(n)), inp.greater(a, 0),
@@ -23,7 +25,7 @@ def logpmf(k, n, a, b, loc=0):
     return nan_unless(valid, inp.where(support, log_pmf, -np.inf))
 
 
-def pmf(k, n, a, b, loc=0):
+def pmf(k: ArrayLike, n: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0) -> Array:
     return inp.exp(logpmf(k, n, a, b, loc))
 
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from .....core.typing import ArrayLike
 from .... import numpy as inp
+from ....numpy._array import Array
 from ...special import gammaln, xlog1py, xlogy
 from .._common import all_of, floats, inside, lattice, nan_unless, probability
 
 
-def logpmf(k, n, p, loc=0):
+def logpmf(k: ArrayLike, n: ArrayLike, p: ArrayLike, loc: ArrayLike = 0) -> Array:
     k, n, p, loc = floats(k, n, p, loc)
     k, support = lattice(k, loc, 0)
     k = inside(support, k, 0.0)
@@ -21,7 +23,7 @@ def logpmf(k, n, p, loc=0):
     return nan_unless(all_of(n_valid, p_valid), inp.where(support, log_pmf, -np.inf))
 
 
-def pmf(k, n, p, loc=0):
+def pmf(k: ArrayLike, n: ArrayLike, p: ArrayLike, loc: ArrayLike = 0) -> Array:
     return inp.exp(logpmf(k, n, p, loc))
 
 

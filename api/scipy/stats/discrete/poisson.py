@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from .....core.typing import ArrayLike
 from .... import numpy as inp
+from ....numpy._array import Array
 from ...special import gammaincc, gammaln, xlogy
 from .._common import floats, inside, lattice, nan_unless
 
 
-def logpmf(k, mu, loc=0):
+def logpmf(k: ArrayLike, mu: ArrayLike, loc: ArrayLike = 0) -> Array:
     k, mu, loc = floats(k, mu, loc)
     k, support = lattice(k, loc, 0)
     valid = inp.greater_equal(mu, 0)
@@ -18,11 +20,11 @@ def logpmf(k, mu, loc=0):
     return nan_unless(valid, inp.where(support, log_pmf, -np.inf))
 
 
-def pmf(k, mu, loc=0):
+def pmf(k: ArrayLike, mu: ArrayLike, loc: ArrayLike = 0) -> Array:
     return inp.exp(logpmf(k, mu, loc))
 
 
-def cdf(k, mu, loc=0):
+def cdf(k: ArrayLike, mu: ArrayLike, loc: ArrayLike = 0) -> Array:
     """P(K <= k) = gammaincc(floor(k) + 1, mu): differentiable in mu."""
     k, mu, loc = floats(k, mu, loc)
     k = inp.floor(k - loc)

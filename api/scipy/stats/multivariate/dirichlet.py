@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .....core.typing import ArrayLike
 from .... import numpy as inp
+from ....numpy._array import Array
 from ....numpy._arrays import shape_error
 from ...special import gammaln, xlogy
 from .._common import all_of, floats, inside, nan_unless
@@ -15,7 +17,7 @@ from .._common import all_of, floats, inside, nan_unless
 _SIMPLEX_TOLERANCE = 1e-9
 
 
-def logpdf(x, alpha):
+def logpdf(x: ArrayLike, alpha: ArrayLike) -> Array:
     x, alpha = floats(x, alpha)
     if inp.ndim(alpha) != 1 or inp.ndim(x) < 1 or inp.shape(x)[0] != inp.shape(alpha)[0]:
         raise shape_error(f"dirichlet.logpdf: alpha must have shape (K,) and x (K, ...), got "
@@ -31,7 +33,7 @@ def logpdf(x, alpha):
     return nan_unless(valid, inp.where(on_simplex, density, -np.inf))
 
 
-def pdf(x, alpha):
+def pdf(x: ArrayLike, alpha: ArrayLike) -> Array:
     return inp.exp(logpdf(x, alpha))
 
 

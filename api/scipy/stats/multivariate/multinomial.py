@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from .....core.typing import ArrayLike
 from .... import numpy as inp
+from ....numpy._array import Array
 from ...special import gammaln, xlogy
 from .._common import all_of, floats, inside, nan_unless
 
 
-def logpmf(x, n, p):
+def logpmf(x: ArrayLike, n: ArrayLike, p: ArrayLike) -> Array:
     x, n, p = floats(x, n, p)
     n_valid = all_of(inp.greater_equal(n, 0), inp.equal(n, inp.floor(n)))
     p_valid = all_of(inp.all(inp.greater_equal(p, 0), axis=-1),
@@ -25,7 +27,7 @@ def logpmf(x, n, p):
     return nan_unless(all_of(n_valid, p_valid), inp.where(counts, log_pmf, -np.inf))
 
 
-def pmf(x, n, p):
+def pmf(x: ArrayLike, n: ArrayLike, p: ArrayLike) -> Array:
     return inp.exp(logpmf(x, n, p))
 
 

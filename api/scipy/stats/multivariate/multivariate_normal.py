@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .....core.typing import ArrayLike
 from .... import numpy as inp
+from ....numpy._array import Array
 from ....numpy._arrays import shape_error
 from ...linalg import solve_triangular
 from .._common import floats
@@ -19,7 +21,8 @@ from .._common import floats
 _LOG_2PI = float(np.log(2.0 * np.pi))
 
 
-def logpdf(x, mean, cov, allow_singular=None):
+def logpdf(x: ArrayLike, mean: ArrayLike, cov: ArrayLike,
+           allow_singular: bool | None = None) -> Array:
     """log N(x; mean, cov) for each point, the last axis of x its coordinates."""
     x, mean, cov = floats(x, mean, cov)
     diff = x - mean
@@ -61,11 +64,12 @@ def _degenerate_logpdf(diff, cov):
     return inp.where(off_range < cutoff, out, -inp.inf)
 
 
-def pdf(x, mean, cov, allow_singular=None):
+def pdf(x: ArrayLike, mean: ArrayLike, cov: ArrayLike, allow_singular: bool | None = None) -> Array:
     return inp.exp(logpdf(x, mean, cov, allow_singular))
 
 
-def entropy(mean=None, cov=1, allow_singular=False):
+def entropy(mean: ArrayLike | None = None, cov: ArrayLike = 1,
+            allow_singular: bool = False) -> Array:
     """scipy's differential entropy, (n/2)(1 + log 2 pi) + (1/2) log det cov, the
     determinant from the Cholesky factor (the pseudo-determinant over the rank with
     `allow_singular`); `mean` does not enter."""
