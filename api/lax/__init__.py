@@ -3,7 +3,8 @@
 Each name is a primitive's bind wrapper with jax.lax's signature, so it stages
 exactly one equation (no numpy-style broadcasting or promotion beyond what the
 primitive itself does); plus the few jax.lax conveniences that are one primitive
-with its arguments rearranged (`select`, `full`, `dot`, `broadcast`).
+with its arguments rearranged (`select`, `full`, `dot`, `broadcast`), and `div`, whose
+integers round towards zero as JAX's do (three primitives: numpy's `//` floors).
 """
 
 # ruff: noqa: F401 — this module is a namespace of re-exports
@@ -19,6 +20,7 @@ import scipy.special as sc
 
 from ...core.trace import get_aval
 from ...core.typing import ArrayLike, DTypeLike
+from ...primitives import elementwise
 from ...primitives.collectives import all_gather, axis_index, pmax, pmean, pmin, psum
 from ...primitives.control.cond import cond, switch
 from ...primitives.control.scan import scan
@@ -42,12 +44,12 @@ from ...primitives.elementwise import (
     conj,
     cos,
     cosh,
-    div,
     eq,
     exp,
     exp2,
     expm1,
     floor,
+    floor_divide,
     ge,
     gt,
     imag,
@@ -142,6 +144,15 @@ from ._convolution import (
     reduce_window_shape_tuple,
 )
 from ._scans import associative_scan, map
+
+
+def div(x: ArrayLike, y: ArrayLike) -> Array:
+    """x / y element-wise, as jax.lax.div: integers rounded towards zero (C's division,
+    `-7 / 2` is -3; numpy's `//` floors), floats divided truly. An integer division by
+    zero gives 0 (JAX leaves its value to the backend)."""
+    if get_aval(x).dtype.kind in "iu" and get_aval(y).dtype.kind in "iu":
+        return floor_divide(sub(x, rem(x, y)), y)  # exact: x - rem(x, y) is a multiple of y
+    return elementwise.div(x, y)
 
 
 def select(pred: ArrayLike, on_true: ArrayLike, on_false: ArrayLike) -> Array:
@@ -281,9 +292,6 @@ _DOCS = {
     "cumprod": f"The cumulative product {_CUMULATIVE}.",
     "cummax": f"The cumulative maximum {_CUMULATIVE}.",
     "cummin": f"The cumulative minimum {_CUMULATIVE}.",
-    "div": "x / y element-wise. Unlike JAX's lax.div, integer operands are divided as "
-           "numpy's true_divide does (a float result), not rounded towards zero: use "
-           "`jnp.floor_divide` or `lax.rem` for integer arithmetic.",
     "reduce_sum": f"The sum {_REDUCED.format('sum')}.",
     "reduce_prod": f"The product {_REDUCED.format('prod')}.",
     "reduce_max": f"The maximum {_REDUCED.format('max')}.",

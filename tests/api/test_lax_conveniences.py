@@ -85,3 +85,24 @@ def test_dynamic_slices_in_one_dimension_clamp_their_start_as_jax_does():
     np.testing.assert_array_equal(updated, want)
     f = inert.jit(lambda x, i: lax.dynamic_slice_in_dim(x, i, 2) * 2.0)
     np.testing.assert_array_equal(f(x, 5), x[1:] * 2)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint8, np.uint64])
+def test_div_of_integers_rounds_towards_zero_as_jax_does(dtype):
+    x = np.array([7, -7, 7, -7, 6, 0, 1, -1], np.int64)
+    y = np.array([2, 2, -2, -2, -4, 3, 5, -5], np.int64)
+    if np.dtype(dtype).kind == "u":
+        x, y = np.abs(x), np.abs(y)
+    x, y = x.astype(dtype), y.astype(dtype)
+    want = (np.abs(x.astype(np.int64)) // np.abs(y.astype(np.int64))
+            * np.sign(x.astype(np.int64)) * np.sign(y.astype(np.int64))).astype(dtype)
+    for f in [lax.div, inert.jit(lax.div, backend="numpy"), inert.jit(lax.div, backend="numba")]:
+        got = f(x, y)
+        assert got.dtype == dtype
+        np.testing.assert_array_equal(got, want)
+
+
+def test_div_of_floats_divides_truly_and_differentiates():
+    x, y = np.array([7.0, -7.0]), np.array([2.0, 4.0])
+    np.testing.assert_array_equal(lax.div(x, y), x / y)
+    np.testing.assert_allclose(inert.grad(lambda a: jnp.sum(lax.div(a, y)))(x), 1 / y)
