@@ -346,6 +346,8 @@ class StagingTrace(Trace):
             # loop that prints runs now (partial evaluation would run it only if needed)
             builder.values_of(outvars, free=False)
         tracer = self.tracer_type
+        if not prim.multiple_results:  # the usual case again, without a comprehension
+            return [tracer(self, avals_out[0], outvars[0], is_known)]
         return [tracer(self, v.aval, v, is_known) for v in outvars]
 
     def _discharge(self, prim, tracers, params):

@@ -361,9 +361,10 @@ def bind(prim: Primitive, args, params, source: SourceInfo | None = None):
         state.source = _walk_to_user_frame()
     state.ceiling = main.level
     try:
-        # operands of the top trace already (the common case) need no raising
-        tracers = [a if isinstance(a, Tracer) and a._trace is trace else full_raise(trace, a)
-                   for a in args]
+        tracers = []  # a loop: a comprehension's own call costs more than its work here
+        for a in args:  # operands of the top trace already (the common case) need no raising
+            tracers.append(a if isinstance(a, Tracer) and a._trace is trace else
+                           full_raise(trace, a))
         outs = trace.process_primitive(prim, tracers, params)
     finally:
         state.source = outer_source
@@ -472,11 +473,10 @@ _NUMPY_SCALARS = (np.float64, np.int64, np.complex128)
 
 def abstract_eval(prim: Primitive, avals, params):
     """The output avals (always a list), with the user's line on a rule's error."""
-    if prim.effect is None and AbstractRef in map(type, avals):
-        i = [type(a) for a in avals].index(AbstractRef)
-        raise DTypeError(f"{prim.name}: {prim.operand_name(i)} is a ref "
-                         f"{avals[i].str_short()}, not an array: read it first "
-                         "(ref[...] or inert.freeze(ref))").with_source(user_source_info())
+    if prim.effect is None:
+        for a in avals:  # a loop: cheaper than `in map(...)`, and this runs per equation
+            if type(a) is AbstractRef:
+                raise _ref_operand_error(prim, avals)
     try:
         out = abstract_eval_rules[prim](*avals, **params)
     except InertError as e:
@@ -489,6 +489,13 @@ def abstract_eval(prim: Primitive, avals, params):
                          f"tuple, not a list), got {params[unhashable[0]]!r:.60}"
                          ).with_source(user_source_info()) from None
     return out if prim.multiple_results else [out]
+
+
+def _ref_operand_error(prim: Primitive, avals) -> DTypeError:
+    i = [type(a) for a in avals].index(AbstractRef)
+    return DTypeError(f"{prim.name}: {prim.operand_name(i)} is a ref {avals[i].str_short()}, "
+                      "not an array: read it first (ref[...] or inert.freeze(ref))"
+                      ).with_source(user_source_info())
 
 
 def _hashable(value) -> bool:
@@ -515,13 +522,14 @@ def _walk_to_user_frame() -> SourceInfo | None:
     """The innermost frame that is not inert's. The frame above is `bind` or
     `user_source_info`, never the user's: the walk starts at their caller."""
     frame = sys._getframe(2)
-    internal = _internal_code
+    kinds = _code_is_internal
     while frame is not None:
         code = frame.f_code
-        if id(code) not in internal:
-            if not is_internal(code):
-                return _user_source_info(code, frame.f_lineno)
-            _remember(internal, id(code), code)
+        entry = kinds.get(id(code))
+        if entry is None:
+            entry = _remember(kinds, id(code), code, is_internal(code))
+        if not entry[1]:
+            return _user_source_info(code, frame.f_lineno)
         frame = frame.f_back
     return None
 
@@ -534,7 +542,7 @@ def _user_source_info(code, line: int) -> SourceInfo:
     return entry[1]
 
 
-def _remember(cache: dict, key, code, value=None) -> tuple:
+def _remember(cache: dict, key, code, value) -> tuple:
     """Cache `value` for `code` under a key made of the code object's *identity*: code
     objects compare equal by content, so two identical functions compiled from
     different files would share an entry and name the wrong file. Each entry keeps its
@@ -546,7 +554,7 @@ def _remember(cache: dict, key, code, value=None) -> tuple:
     return entry
 
 
-_internal_code: dict = {}  # id(code) -> (code, None) for inert's own code: frames repeat
+_code_is_internal: dict = {}  # id(code) -> (code, is_internal(code)): frames repeat
 _source_infos: dict = {}  # (id(code), line) -> (code, SourceInfo): a loop's eqns share one
 
 

@@ -238,6 +238,9 @@ class JVPTrace(Trace):
             raise inactive_ref_write(self.main, get_aval(primals[0]),
                                      "differentiates the value written here", "argument")
         primals_out, tangents_out = jvp_rules[prim](primals, tangents, **params)
+        if not prim.multiple_results:  # the usual case, without a comprehension's cost
+            (p,), (t,) = primals_out, tangents_out
+            return [p if type(t) is Zero else JVPTracer(self, p, t)]
         return [p if type(t) is Zero else JVPTracer(self, p, t)
                 for p, t in zip(primals_out, tangents_out)]
 
