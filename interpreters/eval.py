@@ -138,8 +138,14 @@ matmul), registered beside them; an elementwise ufunc's results are new too."""
 
 
 def impl_step(eqn) -> Step:
+    """`eqn` as a step calling its impl. An arithmetic impl chooses per call between
+    numpy's scalar arithmetic and the ufunc (`core.backends.operator_impl`); where the
+    result has a shape, an operand is an array, the choice is made, and the step calls
+    what the impl would (`on_arrays`): a Python call less per equation."""
     fn = _impl_with_params(eqn)
     ufunc = _plain_ufunc(eqn, fn)
+    if ufunc is not None and eqn.outputs[0].aval.shape:
+        fn = getattr(fn, "on_arrays", fn)
     return Step(eqn.inputs, eqn.outputs, fn, eqn.primitive.multiple_results,
                 fresh=ufunc is not None or eqn.primitive in new_array_results, ufunc=ufunc)
 
