@@ -34,7 +34,7 @@ def cse_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
     producers: dict[Var, object] = {}
     eqns = []
     for i, eqn in enumerate(jaxpr.eqns):
-        if renamed:
+        if renamed and not renamed.keys().isdisjoint(eqn.inputs):
             eqn = attrs.evolve(eqn, inputs=tuple(renamed.get(a, a) for a in eqn.inputs))
         same = simplify_rules[eqn.primitive](eqn, producers) \
             if eqn.primitive in simplify_rules else None
