@@ -300,7 +300,7 @@ class _NumpyThenNumba:
 
     def __call__(self, consts, args) -> list:
         run = self.run
-        if self.spent is None or not all(type(a) in _ARRAY_TYPES for a in args):
+        if self.spent is None or not _ARRAY_TYPES.issuperset(map(type, args)):
             if self.failure is not None:
                 self._report_failure()
             return run(consts, args)  # (Dask's, CuPy's or masked arrays: numba's code
