@@ -28,6 +28,7 @@ from ..core.ir import ClosedJaxpr, does_io
 from ..core.pytree import tree_flatten, tree_unflatten
 from ..core.trace import Tracer, current_dynamic, get_aval
 from ..core.traceback_util import filtered, mark_boundary, outermost
+from ..interpreters.cse import cse_jaxpr
 from ..interpreters.dce import dce_jaxpr
 from ..interpreters.eval import compile_jaxpr, eval_jaxpr
 from ..interpreters.fusion import (
@@ -154,12 +155,14 @@ def _run_entry(entry: tuple, leaves: list):
 
 def _first_call(f: Callable, backend: str, cache: dict, key, call: Callable, args: tuple,
                 positions: frozenset, leaves: list):
-    """A signature's first call: trace, compile for `backend`, run (numba compiles its
-    kernels in their first call) and log it (`inert_log_compiles`)."""
+    """A signature's first call: trace, simplify (common subexpressions merged, products
+    with a broadcast one dropped: `cse_jaxpr`, as a replayed grad's program is; the
+    backward pass of a sum makes such products), compile for `backend`, run (numba
+    compiles its kernels in their first call) and log it (`inert_log_compiles`)."""
     name = getattr(f, "__name__", repr(f))
     start = time.perf_counter()
     closed, out_store = trace_to_closed_jaxpr(call, args, positions)
-    jaxpr, _ = dce_jaxpr(closed.jaxpr, [True] * len(closed.jaxpr.outvars))
+    jaxpr, _ = dce_jaxpr(cse_jaxpr(closed.jaxpr), [True] * len(closed.jaxpr.outvars))
     traced = time.perf_counter()
     with counting_kernels() as count:
         entry = cache[key] = (ClosedJaxpr(jaxpr, closed.consts), out_store,
@@ -297,7 +300,7 @@ class _NumpyThenNumba:
 
     def __call__(self, consts, args) -> list:
         run = self.run
-        if self.spent is None or not all(type(a) in _ARRAY_TYPES for a in args):
+        if self.spent is None or not _ARRAY_TYPES.issuperset(map(type, args)):
             if self.failure is not None:
                 self._report_failure()
             return run(consts, args)  # (Dask's, CuPy's or masked arrays: numba's code

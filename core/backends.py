@@ -193,6 +193,7 @@ def operator_impl(ufunc: np.ufunc, operator_fn):
         return operator_fn(x, y)
 
     impl.ufunc = ufunc  # what a backend's namespace is searched for
+    impl.on_arrays = operator_fn  # what it calls when an operand is an array (`impl_step`)
     impl.__name__ = ufunc.__name__
     return impl
 

@@ -53,7 +53,8 @@ _INTERNAL = (
     os.path.join(_PACKAGE_ROOT, "__init__.py"),
     contextlib.__file__,
     "<attrs generated",
-)
+    np.errstate()(lambda: None).__code__.co_filename,  # numpy's errstate as a decorator,
+)  # which `core.trace.quietly` calls through
 
 NOTE = ("(inert removed its internal frames from this traceback; "
         "inert.config.update('inert_traceback_filtering', 'off') shows them)")
@@ -101,7 +102,7 @@ def ignoring_warnings(fn, *args):
 
 def is_internal(code: types.CodeType) -> bool:
     """Whether `code` is inert's own (or the glue it runs through: contextlib, attrs'
-    generated methods) rather than the user's."""
+    generated methods, numpy's errstate decorator) rather than the user's."""
     return code.co_filename.startswith(_INTERNAL)
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import attrs
 
-from ..core.ir import Jaxpr, Var
+from ..core.ir import Jaxpr, Var, does_io
 from ..core.rules import RuleTable
 
 SMALL = 1 << 16  # bytes: a value this small may live longer to save its recomputation
@@ -34,7 +34,7 @@ def cse_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
     producers: dict[Var, object] = {}
     eqns = []
     for i, eqn in enumerate(jaxpr.eqns):
-        if renamed:
+        if renamed and not renamed.keys().isdisjoint(eqn.inputs):
             eqn = attrs.evolve(eqn, inputs=tuple(renamed.get(a, a) for a in eqn.inputs))
         same = simplify_rules[eqn.primitive](eqn, producers) \
             if eqn.primitive in simplify_rules else None
@@ -73,10 +73,11 @@ def _last_uses(jaxpr: Jaxpr) -> dict[Var, int]:
 
 
 def _key(eqn) -> tuple | None:
-    """What makes two equations the same computation, or None (an effect, a param
-    that cannot be a key). Literals by type and value, and `repr` for the sign of a
-    zero; params by type and value (`0` is not `False`)."""
-    if eqn.primitive.effect is not None:
+    """What makes two equations the same computation, or None (an effect, its own or
+    a sub-program's: a loop that prints; a param that cannot be a key). Literals by
+    type and value, and `repr` for the sign of a zero; params by type and value (`0`
+    is not `False`)."""
+    if eqn.primitive.effect is not None or does_io(eqn):
         return None
     key = (eqn.primitive,
            tuple(a if type(a) is Var else (type(a.val), repr(a.val)) for a in eqn.inputs),

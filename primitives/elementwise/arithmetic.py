@@ -137,8 +137,13 @@ def_recomputable(mul_p)
 
 def mul_simplify(eqn, producers):
     """`x * 1` is `x`, bit for bit (nan, inf and -0.0 too): the backward pass of a sum
-    multiplies its cotangent, a broadcast 1, into each coefficient."""
+    multiplies its cotangent, a broadcast 1, into each coefficient. A signaling NaN
+    would come out quieted (no arithmetic makes one; XLA drops `x * 1` too). Not for
+    complex numbers: `(a + bi)(1 + 0i)` computes `b * 0`, a NaN where `b` is infinite,
+    and its real part `-0.0 * 1 - (-0.0) * 0` is +0.0."""
     (out,) = eqn.outputs
+    if out.aval.dtype.kind == "c":
+        return None
     x, y = eqn.inputs
     for one, other in ((x, y), (y, x)):
         if type(other) is Var and other.aval == out.aval and _is_one(one, producers):

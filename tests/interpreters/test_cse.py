@@ -1,11 +1,13 @@
 """Common-subexpression elimination (interpreters/cse.py): repeats go, nothing else."""
 
+import attrs
 import numpy as np
 from numpy.testing import assert_array_equal
 
 import inert
 import inert.numpy as inp
 from inert import lax
+from inert.core.ir import Var
 from inert.interpreters.cse import SMALL, cse_jaxpr
 from inert.interpreters.eval import eval_jaxpr
 
@@ -88,3 +90,40 @@ def test_a_product_with_a_broadcast_one_is_its_other_operand_bit_for_bit():
     for got, want in zip(eval_jaxpr(simpler, consts, args), eval_jaxpr(jaxpr, consts, args)):
         assert_array_equal(got, want)
         assert np.signbit(got).tolist() == np.signbit(want).tolist()
+
+
+def test_a_complex_product_with_a_one_stays():
+    """`(a + bi)(1 + 0i)` is not `a + bi`: `b * 0` is NaN where `b` is infinite, and
+    the real part of `-0 - 0i` times one is +0."""
+    def f(x):
+        return x * lax.broadcast_in_dim(1.0 + 0.0j, x.shape, ()), x * 1.0
+
+    x = np.array([complex(1.0, np.inf), complex(-0.0, -0.0), complex(np.nan, 2.0)])
+    jaxpr, consts = jaxpr_of(f, x)
+    simpler = cse_jaxpr(jaxpr)
+    assert primitives(simpler).count("mul") == 2
+    for got, want in zip(eval_jaxpr(simpler, consts, [x]), eval_jaxpr(jaxpr, consts, [x])):
+        assert got.tobytes() == want.tobytes() != x.tobytes()
+
+
+def test_a_loop_that_calls_back_is_never_merged_with_its_repeat():
+    """Two equal loops whose body prints print twice (the second equation is the first
+    with new outputs: the same body, the same operands)."""
+    seen = []
+
+    def f(x):
+        def body(i, c):
+            inert.debug.callback(seen.append, i)
+            return c * 2.0
+        return lax.fori_loop(0, 2, body, x)
+
+    x = np.ones(2)
+    jaxpr, consts = jaxpr_of(f, x)
+    (loop,) = [e for e in jaxpr.eqns if e.primitive.name == "scan"]
+    again = attrs.evolve(loop, outputs=tuple(Var(v.aval) for v in loop.outputs))
+    twice = attrs.evolve(jaxpr, eqns=(*jaxpr.eqns, again),
+                         outvars=(*jaxpr.outvars, *again.outputs))
+    simpler = cse_jaxpr(twice)
+    assert primitives(simpler).count("scan") == 2
+    eval_jaxpr(simpler, consts, [x])
+    assert len(seen) == 4

@@ -1,6 +1,7 @@
 """The eval interpreter's caches hold nothing beyond the programs still in use."""
 
 import gc
+import operator
 import tracemalloc
 
 import numpy as np
@@ -9,6 +10,7 @@ import pytest
 import inert
 import inert.numpy as inp
 from inert import lax
+from inert.core.trace import impl_rules
 from inert.interpreters import eval as eval_interpreter
 from inert.primitives.elementwise import piecewise
 from inert.primitives.shape.slicing import slice_impl
@@ -109,3 +111,40 @@ def test_an_elementwise_step_writes_into_a_large_intermediate_it_reads_last():
     got = inert.jit(layer)(x, w, b)
     np.testing.assert_array_equal(got, np.tanh(x @ w + b))
     assert np.all(x == 1) and np.all(b == 1)
+
+
+OPERAND_PAIRS = [  # an array beside each kind of operand the impl tells apart
+    (np.array([1.5, -0.0, np.inf]), np.array([2.0, 3.0, np.inf])),
+    (np.array([1.5, -0.0, np.inf], np.float32), 2.0),  # a Python number, weakly typed
+    (np.float64(-0.0), np.array([3.0, np.nan])),  # a numpy float scalar
+    (np.array([100, -128], np.int8), np.int8(3)),  # a numpy integer scalar: wraps
+    (np.array(2.5), np.array([[1.0], [0.0]])),  # a 0-d array
+]
+
+
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "div"])
+@pytest.mark.parametrize("x, y", OPERAND_PAIRS)
+def test_an_arithmetic_step_with_an_array_result_calls_the_operator_as_its_impl_would(op, x, y):
+    """The impl picks numpy's scalar arithmetic or the ufunc per call; a step whose
+    result has a shape calls Python's operator, the impl's choice there, directly: the
+    same bits, dtype and type as the interpreter's."""
+    f = {"add": lambda x, y: x + y, "sub": lambda x, y: x - y,
+         "mul": lambda x, y: x * y, "div": lambda x, y: x / y}[op]
+    closed = inert.make_jaxpr(f)(x, y)
+    (eqn,) = closed.jaxpr.eqns
+    assert eval_interpreter.impl_step(eqn).fn is getattr(operator, "truediv" if op == "div"
+                                                         else op)
+    (want,) = inert.eval_jaxpr(closed.jaxpr, closed.consts, [x, y])
+    (got,) = eval_interpreter.compile_jaxpr(closed.jaxpr)(closed.consts, [x, y])
+    assert (type(got), got.dtype, got.tobytes()) == (type(want), want.dtype, want.tobytes())
+
+
+def test_an_arithmetic_step_with_a_scalar_result_keeps_its_impl():
+    """Two numpy scalars: the impl chooses per call (a numpy integer's operator warns
+    on overflow, where the ufunc wraps), so the step calls the impl."""
+    closed = inert.make_jaxpr(lambda x, y: x * y)(np.int8(100), np.int8(3))
+    (eqn,) = closed.jaxpr.eqns
+    assert eval_interpreter.impl_step(eqn).fn is impl_rules[eqn.primitive]
+    (got,) = eval_interpreter.compile_jaxpr(closed.jaxpr)(closed.consts, [np.int8(100),
+                                                                          np.int8(3)])
+    assert got == np.int8(44) and got.dtype == np.int8

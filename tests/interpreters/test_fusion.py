@@ -345,7 +345,7 @@ def test_a_program_of_kernels_runs_without_an_errstate_and_warns_nothing():
     with_numpy = lambda x: inp.log(x)
     for f, warns in ((kernels_only, False), (with_numpy, True)):
         jaxpr = inert.make_jaxpr(f)(x).jaxpr
-        assert compile_jaxpr_numba(jaxpr).keywords["warns"] is warns
+        assert compile_jaxpr_numba(jaxpr).args[2] is warns  # `_run(generated, jaxpr, warns)`
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             inert.jit(f, backend="numba")(x)
