@@ -33,12 +33,13 @@ from __future__ import annotations
 from typing import Callable
 
 import attrs
+import numpy as np
 
 from ...core.activity import Zero
 from ...core.avals import AbstractRef
 from ...core.errors import EscapedTracerError, NonDifferentiableError
 from ...core.pytree import PyTreeDef, tree_flatten, tree_unflatten
-from ...core.staging import StagingTrace, stage_with_known
+from ...core.staging import StagingTrace, may_change, snapshot, stage_with_known
 from ...core.trace import (
     Primitive,
     Tracer,
@@ -99,7 +100,7 @@ class CustomRule:
         non-differentiated arguments), for arguments of the same structure. A replay
         compares rules so (`interpreters.replay`): what a rule computes is then what
         it computed when the recording was differentiated, unless it reads something
-        else that changed (a global it names), as under `jit`."""
+        else that changed (a global a helper it calls reads), as under `jit`."""
         return type(other) is type(self) and self.in_tree == other.in_tree and \
             _same_objects(self.origin, other.origin)
 
@@ -120,26 +121,48 @@ class CustomRule:
 def origin_of(custom, functions: tuple, nondiff: tuple) -> tuple:
     """A `CustomRule`'s origin: the custom function, its body and rules with what each
     reads besides its arguments (what it closes over, the globals its code names, as
-    they are now: a rebound global is another rule), and the non-differentiated
-    arguments."""
-    return (custom, *((fn, *_reads(fn)) for fn in functions), *nondiff)
+    they are now: a rebound global is another rule, and so is an array written in
+    place), and the non-differentiated arguments."""
+    return (custom, *((fn, *_reads(fn)) for fn in functions), *map(_read, nondiff))
 
 
 def _reads(fn) -> tuple:
-    cells = tuple(c.cell_contents for c in getattr(fn, "__closure__", None) or ())
+    cells = tuple(_read(c.cell_contents) for c in getattr(fn, "__closure__", None) or ())
     code, names = getattr(fn, "__code__", None), getattr(fn, "__globals__", {})
-    named = tuple(names.get(n) for n in code.co_names) if code is not None else ()
+    named = tuple(_read(names.get(n)) for n in code.co_names) if code is not None else ()
     return cells, named
 
 
+@attrs.frozen(eq=False)
+class _ArrayRead:
+    """An array a rule reads whose contents can change (`may_change`), with its contents
+    when the rule was made: a replayed rule does not run again, so an array written in
+    place between two calls must make them different rules."""
+
+    array: np.ndarray
+    contents: np.ndarray
+
+    def same_as(self, other: _ArrayRead) -> bool:
+        equal_nan = self.contents.dtype.kind in "fc"
+        return self.array is other.array and np.array_equal(self.contents, other.contents,
+                                                            equal_nan=equal_nan)
+
+
+def _read(value):
+    return _ArrayRead(value, snapshot(value)) if may_change(value) else value
+
+
 def _same_objects(a, b) -> bool:
-    """The same objects, or equal ints, strings and tuples of them (vmap's axes)."""
+    """The same objects, or equal ints, strings and tuples of them (vmap's axes), or the
+    same array with the same contents."""
     if a is b:
         return True
-    if type(a) is not type(b) or type(a) not in (int, str, tuple):
+    if type(a) is not type(b) or type(a) not in (int, str, tuple, _ArrayRead):
         return False
     if type(a) is tuple:
         return len(a) == len(b) and all(map(_same_objects, a, b))
+    if type(a) is _ArrayRead:
+        return a.same_as(b)
     return a == b
 
 

@@ -224,6 +224,28 @@ def test_custom_vjp_replays_and_keeps_its_rule():
     assert log == ["r", "m", "m"]
 
 
+SCALE = np.array([2.0])  # read by a custom rule, written in place between calls
+
+
+def test_a_custom_rule_reading_an_array_written_in_place_sees_each_calls_contents():
+    @inert.custom_vjp
+    def double(x):
+        return x * 2.0
+
+    double.defvjp(lambda x: (double(x), None), lambda _, g: (g * SCALE,))
+    closed = np.array([1.0])
+
+    @inert.custom_vjp
+    def triple(x):
+        return x * 3.0
+
+    triple.defvjp(lambda x: (triple(x), None), lambda _, g: (g * closed,))
+    for k in range(6):
+        SCALE[0], closed[0] = k, -k
+        assert inert.grad(lambda x: inp.sum(double(x) + triple(x)))(np.ones(3))[0] == 0.0
+        assert inert.grad(lambda x: inp.sum(double(x)))(np.ones(3))[0] == k
+
+
 def test_an_inner_function_closing_over_an_outer_value_replays_too():
     """`grad(lambda x: f(x, y))` inside a jvp in `y`: the outer value is a constant of
     the inner recording, passed on each call."""
