@@ -30,6 +30,7 @@ the rule), it is an error naming the function.
 
 from __future__ import annotations
 
+import types
 from typing import Callable
 
 import attrs
@@ -100,7 +101,8 @@ class CustomRule:
         non-differentiated arguments), for arguments of the same structure. A replay
         compares rules so (`interpreters.replay`): what a rule computes is then what
         it computed when the recording was differentiated, unless it reads something
-        else that changed (a global a helper it calls reads), as under `jit`."""
+        else that changed (a global of another module's function it calls), as under
+        `jit`."""
         return type(other) is type(self) and self.in_tree == other.in_tree and \
             _same_objects(self.origin, other.origin)
 
@@ -120,17 +122,29 @@ class CustomRule:
 
 def origin_of(custom, functions: tuple, nondiff: tuple) -> tuple:
     """A `CustomRule`'s origin: the custom function, its body and rules with what each
-    reads besides its arguments (what it closes over, the globals its code names, as
-    they are now: a rebound global is another rule, and so is an array written in
-    place), and the non-differentiated arguments."""
-    return (custom, *((fn, *_reads(fn)) for fn in functions), *map(_read, nondiff))
+    reads besides its arguments (what it closes over, the globals its code and its
+    module's helpers name, as they are now: a rebound global is another rule, and so
+    is an array written in place), and the non-differentiated arguments."""
+    return (custom, *((fn, _reads(fn)) for fn in functions), *map(_read, nondiff))
 
 
 def _reads(fn) -> tuple:
-    cells = tuple(_read(c.cell_contents) for c in getattr(fn, "__closure__", None) or ())
-    code, names = getattr(fn, "__code__", None), getattr(fn, "__globals__", {})
-    named = tuple(_read(names.get(n)) for n in code.co_names) if code is not None else ()
-    return cells, named
+    """What `fn` closes over and the globals its code names, and so on through the
+    functions of its own module among them (a helper reading a global array): one
+    tuple, in the order met, each function once."""
+    reads, seen, pending = [], {id(fn)}, [fn]
+    while pending:
+        f = pending.pop()
+        code, names = getattr(f, "__code__", None), getattr(f, "__globals__", {})
+        values = [c.cell_contents for c in getattr(f, "__closure__", None) or ()]
+        values += [names.get(n) for n in code.co_names] if code is not None else []
+        for value in values:
+            reads.append(_read(value))
+            if type(value) is types.FunctionType and value.__globals__ is names and \
+                    id(value) not in seen:
+                seen.add(id(value))
+                pending.append(value)
+    return tuple(reads)
 
 
 @attrs.frozen(eq=False)

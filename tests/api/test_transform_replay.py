@@ -240,10 +240,20 @@ def test_a_custom_rule_reading_an_array_written_in_place_sees_each_calls_content
         return x * 3.0
 
     triple.defvjp(lambda x: (triple(x), None), lambda _, g: (g * closed,))
+    @inert.custom_vjp
+    def helped(x):
+        return x * 2.0
+
+    helped.defvjp(lambda x: (helped(x), None), lambda _, g: (scaled(g),))
     for k in range(6):
         SCALE[0], closed[0] = k, -k
         assert inert.grad(lambda x: inp.sum(double(x) + triple(x)))(np.ones(3))[0] == 0.0
         assert inert.grad(lambda x: inp.sum(double(x)))(np.ones(3))[0] == k
+        assert inert.grad(lambda x: inp.sum(helped(x)))(np.ones(3))[0] == k
+
+
+def scaled(g):  # a helper of a rule, reading the global array
+    return g * SCALE
 
 
 def test_an_inner_function_closing_over_an_outer_value_replays_too():
