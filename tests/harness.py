@@ -162,3 +162,19 @@ def printed_by_a_new_process(script: str, cache_dir) -> list[str]:
     env = dict(os.environ, INERT_CACHE_DIR=str(cache_dir))
     return subprocess.run([sys.executable, "-c", script], env=env, check=True,
                           capture_output=True, text=True).stdout.split()
+
+
+def checkpoint_policies(cp) -> dict:
+    """Every checkpoint policy, by a name, from `cp` (inert's `checkpoint_policies` or
+    JAX's): the table the policy tests share."""
+    return {
+        "nothing_saveable": cp.nothing_saveable,
+        "everything_saveable": cp.everything_saveable,
+        "dots_saveable": cp.dots_saveable,
+        "dots_with_no_batch_dims_saveable": cp.dots_with_no_batch_dims_saveable,
+        "save_only_these_names('a')": cp.save_only_these_names("a"),
+        "save_any_names_but_these('a')": cp.save_any_names_but_these("a"),
+        "save_anything_except_these_names('a')": cp.save_anything_except_these_names("a"),
+        "both(dots_with_no_batch_dims, only('b'))": cp.save_from_both_policies(
+            cp.dots_with_no_batch_dims_saveable, cp.save_only_these_names("b")),
+    }

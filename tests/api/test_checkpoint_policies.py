@@ -10,7 +10,7 @@ tangent through unnamed. JAX is not installed, so they are written as data.
 
 import numpy as np
 import pytest
-from harness import assert_allclose, check_grads
+from harness import assert_allclose, check_grads, checkpoint_policies
 
 import inert
 import inert.numpy as inp
@@ -43,17 +43,7 @@ MLP_SAVED = {
     # both dots may be saved, but b's name makes the second dot unnecessary
     "both(dots_with_no_batch_dims, only('b'))": [("dot_general", (4,)), ("name", (4,))],
 }
-POLICIES = {
-    "nothing_saveable": cp.nothing_saveable,
-    "everything_saveable": cp.everything_saveable,
-    "dots_saveable": cp.dots_saveable,
-    "dots_with_no_batch_dims_saveable": cp.dots_with_no_batch_dims_saveable,
-    "save_only_these_names('a')": cp.save_only_these_names("a"),
-    "save_any_names_but_these('a')": cp.save_any_names_but_these("a"),
-    "save_anything_except_these_names('a')": cp.save_anything_except_these_names("a"),
-    "both(dots_with_no_batch_dims, only('b'))": cp.save_from_both_policies(
-        cp.dots_with_no_batch_dims_saveable, cp.save_only_these_names("b")),
-}
+POLICIES = checkpoint_policies(cp)
 
 
 def saved(f, *args):

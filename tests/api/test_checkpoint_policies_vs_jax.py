@@ -12,6 +12,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from harness import checkpoint_policies
 
 import inert
 import inert.numpy as inp
@@ -55,21 +56,6 @@ PROGRAMS = {
 }
 
 
-def policies(cp):
-    return {
-        "nothing_saveable": cp.nothing_saveable,
-        "everything_saveable": cp.everything_saveable,
-        "dots_saveable": cp.dots_saveable,
-        "dots_with_no_batch_dims_saveable": cp.dots_with_no_batch_dims_saveable,
-        "save_only_these_names('a')": cp.save_only_these_names("a"),
-        "save_any_names_but_these('a')": cp.save_any_names_but_these("a"),
-        "save_anything_except_these_names('a')": cp.save_anything_except_these_names("a"),
-        "save_from_both_policies(dots_with_no_batch_dims, only('b'))":
-            cp.save_from_both_policies(cp.dots_with_no_batch_dims_saveable,
-                                       cp.save_only_these_names("b")),
-    }
-
-
 def jax_origin(description: str, arg_names: list[str]) -> str:
     """inert's name for the origin JAX describes."""
     argument = re.fullmatch(r"from the argument (\w+)", description)
@@ -81,17 +67,18 @@ def jax_origin(description: str, arg_names: list[str]) -> str:
 
 
 @pytest.mark.parametrize("program", list(PROGRAMS))
-@pytest.mark.parametrize("policy", list(policies(inert.checkpoint_policies)))
+@pytest.mark.parametrize("policy", list(checkpoint_policies(inert.checkpoint_policies)))
 def test_the_saved_set_is_jaxs(program, policy, rng):
     make, shapes = PROGRAMS[program]
     args = [rng.standard_normal(s) for s in shapes]
     f_jax = make(jnp, jax_checkpoint_name)
     names = list(inspect.signature(f_jax).parameters)
     theirs = sorted((jax_origin(d, names), tuple(a.shape)) for a, d in jax_saved_residuals(
-        jax.checkpoint(f_jax, policy=policies(jax.checkpoint_policies)[policy]), *args))
+        jax.checkpoint(f_jax, policy=checkpoint_policies(jax.checkpoint_policies)[policy]),
+        *args))
     ours = sorted((r.origin, r.aval.shape) for r in inert.saved_residuals(
         inert.checkpoint(make(inp, inert.checkpoint_name),
-                         policy=policies(inert.checkpoint_policies)[policy]), *args))
+                         policy=checkpoint_policies(inert.checkpoint_policies)[policy]), *args))
     assert_same_saved(ours, theirs, refuses_names_only=policy.startswith("save_anything"))
 
 
