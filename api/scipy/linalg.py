@@ -20,7 +20,6 @@ import numpy as np
 
 from ...core.trace import get_aval
 from ...core.typing import ArrayLike
-from ...primitives import elementwise as ew
 from ...primitives.linalg import cholesky as ch
 from ...primitives.linalg import eigh as eg
 from ...primitives.linalg import expm as ex
@@ -29,7 +28,7 @@ from ...primitives.linalg import sylvester as sy
 from ...primitives.linalg.matrices import mH, mT, permutation_matrix, triu
 from ...primitives.shape import structural as st
 from ..numpy._array import Array, return_arrays_from
-from ..numpy._arrays import cast, concatenate, operand, shape_error, zeros
+from ..numpy._arrays import cast, concatenate, conj_if_complex, operand, shape_error, zeros
 from ..numpy._dot import matmul
 from ..numpy._ufuncs import where
 from ..numpy.linalg import _linalg as nl
@@ -52,11 +51,6 @@ def _as_columns(name: str, factor, b):
         raise shape_error(f"{name}: b of shape {shape} does not fit a matrix of shape "
                              f"{get_aval(factor).shape} (n = {n})")
     return factor, columns, vector
-
-
-def _conj(x):
-    """The conjugate of a complex matrix, a real one as it is."""
-    return ew.conj(x) if get_aval(x).dtype.kind == "c" else x
 
 
 def _restore(x, vector: bool):
@@ -85,9 +79,9 @@ def cho_solve(c_and_lower: tuple[ArrayLike, bool], b: ArrayLike, overwrite_b: bo
     c, columns, vector = _as_columns("cho_solve", c, b)
     # a = L Lᴴ: solve with L, then Lᴴ; a = Uᴴ U: with Uᴴ, then U (the same two solves);
     # a solve with Lᴴ is one with conj(L), transposed
-    y = ch.triangular_solve(c if lower else _conj(c), columns, left_side=True, lower=lower,
-                            transpose_a=not lower)
-    x = ch.triangular_solve(_conj(c) if lower else c, y, left_side=True, lower=lower,
+    y = ch.triangular_solve(c if lower else conj_if_complex(c), columns, left_side=True,
+                            lower=lower, transpose_a=not lower)
+    x = ch.triangular_solve(conj_if_complex(c) if lower else c, y, left_side=True, lower=lower,
                             transpose_a=lower)
     return _restore(x, vector)
 
@@ -101,7 +95,7 @@ def solve_triangular(a: ArrayLike, b: ArrayLike, trans: int = 0, lower: bool = F
         raise ValueError(f"solve_triangular: invalid trans {trans!r}")
     a = nl.float_matrices("solve_triangular", a, complex_ok=True)
     a, columns, vector = _as_columns("solve_triangular", a, b)
-    a = _conj(a) if trans in (2, "C") else a
+    a = conj_if_complex(a) if trans in (2, "C") else a
     x = ch.triangular_solve(a, columns, left_side=True, lower=lower,
                             transpose_a=trans not in (0, "N"), unit_diagonal=unit_diagonal)
     return _restore(x, vector)
@@ -134,7 +128,7 @@ def lu_solve(lu_and_piv: tuple[ArrayLike, ArrayLike], b: ArrayLike, trans: int =
     factors, piv = lu_and_piv
     factors = nl.float_matrices("lu_solve", factors, complex_ok=True)
     factors, columns, vector = _as_columns("lu_solve", factors, b)
-    factors = _conj(factors) if trans == 2 else factors
+    factors = conj_if_complex(factors) if trans == 2 else factors
     perm = lu_prims.lu_pivots_to_permutation(piv, get_aval(factors).shape[-1])
     return _restore(lu_prims.lu_solve(factors, perm, columns, trans=int(trans in (1, 2))),
                     vector)

@@ -119,21 +119,11 @@ def _lower(uplo) -> bool:
 # Factorisations
 
 
-def real_or_complex_matrices(name: str, a, square: bool = True):
-    """A complex matrix as it is (the decompositions whose rules conjugate take it),
-    anything else as `float_matrices` makes it."""
-    a = operand(a)
-    if get_aval(a).dtype.kind != "c":
-        return float_matrices(name, a, square=square)
-    check_matrix(name, a, square)
-    return a
-
-
 def cholesky(a: ArrayLike, *, upper: bool = False, symmetrize_input: bool = True) -> Array:
     """The lower Cholesky factor (upper: its conjugate transpose) of each matrix of
     (a + aᴴ)/2, real or complex Hermitian; NaNs for a matrix that is not positive
     definite, as in JAX."""
-    a = real_or_complex_matrices("cholesky", a)
+    a = float_matrices("cholesky", a, complex_ok=True)
     factor = ch.cholesky(symmetrize(a) if symmetrize_input else a)
     return mH(factor) if upper else factor
 
@@ -142,14 +132,14 @@ def eigh(a: ArrayLike, UPLO: str | None = None,  # noqa: N803 — numpy's name
          symmetrize_input: bool = True) -> EighResult:
     """Eigenvalues (ascending, real) and eigenvectors of each symmetric or Hermitian
     matrix."""
-    a = real_or_complex_matrices("eigh", a)
+    a = float_matrices("eigh", a, complex_ok=True)
     v, w = eg.eigh(symmetrize(a) if symmetrize_input else a, lower=_lower(UPLO))
     return EighResult(w, v)
 
 
 def eigvalsh(a: ArrayLike, UPLO: str | None = "L", *, symmetrize_input: bool = True) -> Array:  # noqa: N803
     """The eigenvalues alone: their derivative never divides by eigenvalue gaps."""
-    a = real_or_complex_matrices("eigvalsh", a)
+    a = float_matrices("eigvalsh", a, complex_ok=True)
     return eg.eigvalsh(symmetrize(a) if symmetrize_input else a, lower=_lower(UPLO))
 
 
@@ -158,7 +148,7 @@ def eig(a: ArrayLike) -> EigResult:
     for real input (as JAX's; numpy's are real where they can be). Differentiable:
     the eigenvectors' derivative means something only for functions invariant under
     each vector's phase (`primitives/linalg/eig.py`)."""
-    w, v = eig_prims.eig(real_or_complex_matrices("eig", a))
+    w, v = eig_prims.eig(float_matrices("eig", a, complex_ok=True))
     return EigResult(w, v)
 
 
@@ -172,7 +162,7 @@ def svd(a: ArrayLike, full_matrices: bool = True, compute_uv: bool = True,
     """`SVDResult(U, S, Vh)` with `a = U diag(S) Vh`, or S alone without `compute_uv`.
     `hermitian` changes nothing here: the general SVD of a symmetric matrix is one."""
     del hermitian
-    a = real_or_complex_matrices("svd", a, square=False)
+    a = float_matrices("svd", a, square=False, complex_ok=True)
     if not compute_uv:
         return svd_prims.svd(a, compute_uv=False)[0]
     s, u, vh = svd_prims.svd(a, full_matrices=full_matrices)
@@ -188,7 +178,7 @@ def qr(a: ArrayLike, mode: str = "reduced") -> Array | QRResult:
     if mode not in ("reduced", "complete", "r"):
         raise NotImplementedError(f"qr: mode {mode!r} is not supported ('reduced', "
                                   "'complete' and 'r' are)")
-    a = real_or_complex_matrices("qr", a, square=False)
+    a = float_matrices("qr", a, square=False, complex_ok=True)
     q, r = qr_prim(a, full_matrices=mode == "complete")
     return r if mode == "r" else QRResult(q, r)
 
@@ -273,7 +263,7 @@ def pinv(a: ArrayLike, rtol: float | None = None, hermitian: bool = False) -> Ar
     largest are taken as 0 (by default 10·max(m, n)·eps, as in JAX). Differentiable
     where the rank is constant."""
     del hermitian
-    a = real_or_complex_matrices("pinv", a, square=False)
+    a = float_matrices("pinv", a, square=False, complex_ok=True)
     aval = get_aval(a)
     if rtol is None:
         rtol = 10.0 * max(aval.shape[-2:]) * np.finfo(aval.dtype).eps
