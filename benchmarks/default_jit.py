@@ -25,7 +25,7 @@ import inert
 import inert.numpy as inp
 
 from .jax_column import jax_available, jax_port
-from .workloads import workloads
+from .workloads import active_argnums, workloads
 
 WORKLOADS = ("W3", "W5", "W6", "W8")
 SECONDS = 5.0  # of calls, at scale 1
@@ -40,7 +40,7 @@ def default_jit_lines(scale: float, repeat: int, median_times) -> list[str]:
 
 def _default_jit_line(w, seconds: float, repeat: int, median_times) -> str:
     args = w.make_args()
-    argnums = tuple(i for i, a in enumerate(args) if not isinstance(a, inert.Inactive))
+    argnums = active_argnums(args)
 
     def jitted(backend: str):
         return inert.jit(inert.value_and_grad(w.f, argnums=argnums, has_aux=w.has_aux),

@@ -30,7 +30,7 @@ from inert.core.staging import cyclic_gc_paused
 from inert.interpreters.linearize import run_forward, split_known, trace_jvp
 from inert.interpreters.replay import record, transform_program
 
-from .workloads import workloads
+from .workloads import active_argnums, workloads
 
 PHASES = ("trace+jvp", "partial eval", "forward", "transpose")
 REPLAY_PHASES = ("replay", "compiled gradient")
@@ -79,7 +79,7 @@ def _flat(w):
 def total_time(w, value: bool, replayed: bool) -> float:
     """One call's CPU time; `functools.partial` (no code object) is never replayed."""
     args = w.make_args()
-    argnums = tuple(i for i, a in enumerate(args) if not isinstance(a, inert.Inactive))
+    argnums = active_argnums(args)
     transform = inert.value_and_grad if value else inert.grad
     g = transform(w.f if replayed else functools.partial(w.f), argnums=argnums,
                   has_aux=w.has_aux)

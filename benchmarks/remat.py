@@ -33,7 +33,6 @@ from typing import Callable
 import numpy as np
 
 from .. import (
-    Inactive,
     checkpoint,
     checkpoint_policies,
     debug,
@@ -46,11 +45,11 @@ from .. import (
 )
 from .. import numpy as inp
 from ..core.errors import MemoryBudgetError
-from ..core.ir import Jaxpr
+from ..core.ir import Jaxpr, sub_jaxprs
 from ..interpreters.remat import min_forward_steps
 from .jax_column import jax_checkpointed_bytes
 from .memory import peak_bytes, reachable_array_bytes
-from .workloads import Workload, _unwrap, workloads
+from .workloads import Workload, _unwrap, active_argnums, workloads
 
 # ---------------------------------------------------------------------------------
 # Measuring one budget
@@ -86,7 +85,7 @@ def revolve_snapshots(jaxpr: Jaxpr) -> list[tuple[int, int]]:
         for eqn in pending.pop().eqns:
             if eqn.primitive.name == "revolve_scan":
                 found.append((eqn.params["length"], eqn.params["snapshots"]))
-            pending.extend(v for v in eqn.params.values() if isinstance(v, Jaxpr))
+            pending.extend(sub_jaxprs(eqn))
     return found
 
 
@@ -94,7 +93,7 @@ def compare(f: Callable, args, nbytes: int, median_times, repeat: int) -> dict:
     """`f` under a budget of `nbytes` against `f`: held bytes, backward peaks, the
     recomputation, the gradient's difference and the time ratio."""
     g = budgeted(f, nbytes)
-    argnums = tuple(i for i, a in enumerate(args) if not isinstance(a, Inactive))
+    argnums = active_argnums(args)
     _, budget_fn = vjp(g, *args)
     plain_grad, budget_grad = value_and_grad(f, argnums), value_and_grad(g, argnums)
     want, got = plain_grad(*args)[1], budget_grad(*args)[1]
@@ -243,7 +242,7 @@ def budgeted_backward(steps: int, args, nbytes: int) -> dict:
 
 def profile_line(name: str, w: Workload) -> str:
     args = w.make_args()
-    argnums = tuple(i for i, a in enumerate(args) if not isinstance(a, Inactive))
+    argnums = active_argnums(args)
     gradient = grad(w.f, argnums=argnums)
     gradient(*args)
     measured = peak_bytes(lambda: gradient(*args))

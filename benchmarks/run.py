@@ -46,7 +46,14 @@ from .progress import Progress  # noqa: E402
 from .remat import remat_lines  # noqa: E402
 from .replays import replay_lines  # noqa: E402
 from .targets import TARGETS, against, legend, mark, miss  # noqa: E402
-from .workloads import Workload, _unwrap, rosenbrock, rosenbrock_hvp, workloads  # noqa: E402
+from .workloads import (  # noqa: E402
+    Workload,
+    _unwrap,
+    active_argnums,
+    rosenbrock,
+    rosenbrock_hvp,
+    workloads,
+)
 
 
 def median_time(f, repeat: int) -> float:
@@ -86,14 +93,10 @@ def peak_ratio(value_and_grad, args, numpy_grad, plain) -> float:
     return peak_bytes(lambda: value_and_grad(*args)) / peak_bytes(lambda: numpy_grad(*plain))
 
 
-def _active_argnums(args) -> tuple[int, ...]:
-    return tuple(i for i, a in enumerate(args) if not isinstance(a, inert.Inactive))
-
-
 def gradient_row(w: Workload, repeat: int) -> dict:
     args = w.make_args()
     kept, minimum = residual_bytes(w, args), w.minimum_bytes(args)
-    argnums = _active_argnums(args)
+    argnums = active_argnums(args)
     value_and_grad = inert.value_and_grad(w.f, argnums=argnums, has_aux=w.has_aux)
     plain = _unwrap(args)
     t_inert, t_numpy = median_times([lambda: value_and_grad(*args),
@@ -126,7 +129,7 @@ def jit_columns(w: Workload, args, repeat: int) -> dict:
     the hand-written numpy gradient, all four interleaved in one set of medians (the
     backends' differences are often smaller than the machine's drift), and the first
     call (tracing and compiling) in seconds."""
-    argnums, plain = _active_argnums(args), _unwrap(args)
+    argnums, plain = active_argnums(args), _unwrap(args)
     calls, columns = {}, {}
     for backend in ("numpy", "numba"):
         jitted = inert.jit(inert.value_and_grad(w.f, argnums=argnums, has_aux=w.has_aux),

@@ -42,6 +42,11 @@ def _unwrap(args):
     return tuple(a.value if isinstance(a, inert.Inactive) else a for a in args)
 
 
+def active_argnums(args) -> tuple[int, ...]:
+    """The positions of the arguments not wrapped in `Inactive`: what is differentiated."""
+    return tuple(i for i, a in enumerate(args) if not isinstance(a, inert.Inactive))
+
+
 # W1 ------------------------------------------------------------------------------
 def w1(x, y):
     return inp.sum(x * y)
