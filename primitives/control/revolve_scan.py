@@ -148,10 +148,6 @@ def _all_cts(params, nonzero_cts) -> list:
     return [next(it) if nz else Zero(a) for a, nz in zip(avals, params["ct_nonzero"])]
 
 
-def _array(ct, aval) -> np.ndarray:
-    return np.zeros(aval.shape, aval.dtype) if type(ct) is Zero else ct
-
-
 def revolve_backward_impl(*operands, **p):
     """Revolve's schedule over the known carries; each step reversed by one compiled
     program (`_reversal`), its known part and its transpose."""
@@ -172,8 +168,7 @@ def revolve_backward_impl(*operands, **p):
 
     n_consts, n_carry = sum(const_uk), sum(carry_uk)
     ct_carry, ct_ys = split_list(_all_cts(p, cts), [n_carry])
-    ct_carry = [_array(ct, v.aval) for ct, v in
-                zip(ct_carry, (v for v, u in zip(p["jaxpr"].invars[num_consts:], carry_uk) if u))]
+    ct_carry = [instantiate_zeros(ct) for ct in ct_carry]  # (a carry out's aval is its in's)
     ct_ys = [ct for ct in ct_ys if type(ct) is not Zero]
     uk_avals = [a for a, u in zip(_scan_in_avals(p), unknown) if u]
     ct_consts = [np.zeros(a.shape, a.dtype) for a in uk_avals[:n_consts]]
