@@ -1,5 +1,5 @@
-"""The documentation builds with warnings as errors (`python -m sphinx -W`), as CI's
-docs job and the README's command build it.
+"""The documentation builds with warnings as errors (`python -m sphinx -W`), as the README's
+command does; CI builds the docs by running this test.
 
 The build runs in a subprocess (Sphinx registers roles and directives process-wide),
 with `INERT_DOCS_OFFLINE=1` so that intersphinx downloads no inventories: the machines

@@ -139,8 +139,7 @@ def test_the_wheel_holds_every_module_the_licence_and_the_type_marker(installed)
     names = set(zipfile.ZipFile(wheel).namelist())
     assert _modules() <= names, sorted(_modules() - names)
     assert f"inert-{inert.__version__}.dist-info/licenses/LICENSE" in names
-    if os.path.exists(os.path.join(ROOT, "py.typed")):
-        assert "inert/py.typed" in names
+    assert "inert/py.typed" in names
 
 
 def test_the_sdist_holds_what_the_wheel_is_built_from(installed):
