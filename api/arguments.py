@@ -182,7 +182,7 @@ def flat_fun(f: Callable, flat_args: FlatArgs, out_store: list, has_aux: bool = 
 def recording_untraced(fun: Callable, untraced: list) -> Callable:
     """`fun` (flat), also putting into `untraced` the numpy arrays it returns as they
     are: constants it closes over, which a transformation that does not stage (jvp,
-    vmap) hands back as they are, so they may be buffers the user can still write
+    vmap, jacfwd, jacrev) hands back as they are, so they may be buffers the user can still write
     (staging snapshots them)."""
 
     def recorded(*leaves):

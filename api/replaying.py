@@ -73,9 +73,11 @@ def transformed(name: str, params: tuple, f: Callable, flat: FlatArgs, has_aux: 
         return (*apply(fun, flat.leaves, extras, out_store), out_store)
 
     key = _cache_key(name, params, f, flat, has_aux, extras)
+    if key is None:
+        return plain()
     nested = trace_depth() > 0
-    entry, first = _entry(key) if key is not None else (None, True)
-    if entry is None or entry.plain or (first and not nested):
+    entry, first = _entry(key)
+    if entry.plain or (first and not nested):
         return plain()
     compiled, out_store = entry.compiled, []
     try:

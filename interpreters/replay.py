@@ -12,19 +12,20 @@ transformation) is compiled once, as `jit(grad)` compiles one (`transform_progra
 A later call runs `f`
 again under a trace that *expects* the recording: each operation `f` performs must be
 the next recorded equation (the same primitive, equal params, and operands that are the
-same variables, Python scalars of the same value, or array constants of the same type),
-and the recorded equation's variables stand for its results; nothing is computed. If
-`f` did again what it did before, the compiled gradient runs on this call's inputs and
+same variables, scalars of the same value, or array constants of the same type), and
+the recorded equation's variables stand for its results; nothing is computed. If `f`
+did again what it did before, the compiled transformation runs on this call's inputs and
 constants. If it does something else (an `if` went the other way), recording goes on
-from that equation, and the new program is differentiated instead.
+from that equation, and the new program is transformed instead.
 
 Why the result is what re-tracing would give: everything that reaches a program from
 Python passes through `bind` as a primitive, its params and its operands. Params are
-compared; operands are the program's own variables (compared), Python scalars (compared)
-or arrays (passed to the compiled gradient, never baked). What is not compared cannot
+compared; operands are the program's own variables (compared), scalars (compared) or
+arrays (passed to the compiled transformation, never baked). What is not compared cannot
 reach the program. A value `f` asks for (`if x > 0`) is computed from this call's
 inputs; a lossy conversion (`float(x)`) of a value with a derivative is refused as the
-jvp trace refuses it, by asking the jvp rules which values vary (`varied_vars`).
+jvp trace refuses it, by asking the jvp rules which values vary (`varied_vars`; for
+vmap, which depend on a mapped input: `dependent_vars`).
 
 What differs from the jvp trace: an error that only differentiation finds (a primitive
 with no derivative rule reached by an active value) is raised when the recording is
