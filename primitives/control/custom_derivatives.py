@@ -287,6 +287,12 @@ def batched_body(rule: CustomRule, dims, size: int) -> Callable:
     return fun
 
 
+def batched_origin(rule: CustomRule, dims, size: int) -> tuple:
+    """The origin of `rule` batched over `dims` by `size` lanes: the same rule vmapped
+    the same way is the same rule to a replay."""
+    return ("vmap", *rule.origin, tuple(dims), size)
+
+
 def unstaged_abstract_eval(*avals, rule):
     """The output types of a call from Python are what its body returns, known only by
     running or staging it, which a staging trace does (`stage_call`). Nothing else asks

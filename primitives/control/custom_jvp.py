@@ -39,6 +39,7 @@ from .common import batch_jaxpr, check_same_types, with_consts_as_invars
 from .custom_derivatives import (
     CustomRule,
     batched_body,
+    batched_origin,
     call_custom,
     check_no_closure,
     is_called_eagerly,
@@ -171,7 +172,7 @@ def _batched_rule(rule: JVPRule, dims, size: int) -> JVPRule:
         return [matchaxis(o, d, 0, size) for o, d in zip(outs, out_dims)]
 
     return JVPRule(batched_body(rule, dims, size), rule.in_tree, rule.out_tree_store,
-                   ("vmap", *rule.origin, tuple(dims), size), jvp, f"vmap({rule.name})")
+                   batched_origin(rule, dims, size), jvp, f"vmap({rule.name})")
 
 
 def _zeros_for(t):

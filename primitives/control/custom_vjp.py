@@ -32,6 +32,7 @@ from .common import batch_jaxpr, check_same_types, with_consts_as_invars
 from .custom_derivatives import (
     CustomRule,
     batched_body,
+    batched_origin,
     call_custom,
     check_no_closure,
     is_called_eagerly,
@@ -214,7 +215,7 @@ def _batched_rule(rule: VJPRule, vals, dims, size: int) -> VJPRule:
     out_avals = None if rule.out_avals is None else tuple(
         batched_aval(a, 0, size) for a in rule.out_avals)
     return VJPRule(batched_body(rule, dims, size), rule.in_tree, rule.out_tree_store,
-                   ("vmap", *rule.origin, tuple(dims), size), fwd, bwd,
+                   batched_origin(rule, dims, size), fwd, bwd,
                    tuple(get_aval(v) for v in vals), out_avals)
 
 
