@@ -279,7 +279,8 @@ class ReplayTrace(StagingTrace):
         builder = self.main.global_data
         if builder.expected is None:  # diverged inside an `at_dynamic`, which restored us
             return None
-        if prim in staging_rules:  # a custom function's call: staged as it was recorded
+        if prim in staging_rules:  # staged by its rule (a custom function's call, a
+            # callback): matched in `process_primitive`, as `stage` hands it over
             return None
         outvars = builder.replay(self, prim, args, params)
         if outvars is None:
