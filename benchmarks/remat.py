@@ -26,7 +26,6 @@ A line that misses a target of docs/benchmarks.md says MISS.
 
 from __future__ import annotations
 
-import re
 import time
 from typing import Callable
 
@@ -49,6 +48,7 @@ from ..core.ir import Jaxpr, sub_jaxprs
 from ..interpreters.remat import min_forward_steps
 from .jax_column import jax_checkpointed_bytes
 from .memory import peak_bytes, reachable_array_bytes
+from .targets import MISS
 from .workloads import Workload, _unwrap, active_argnums, workloads
 
 # ---------------------------------------------------------------------------------
@@ -64,8 +64,7 @@ def smallest_budget(f: Callable, args) -> int:
     try:
         saved_residuals(budgeted(f, 0), *args)
     except MemoryBudgetError as e:
-        found = re.search(r"smallest feasible budget is ([\d,]+) bytes", str(e))
-        return int(found.group(1).replace(",", ""))
+        return e.smallest
     return 0
 
 
@@ -113,7 +112,7 @@ def compare(f: Callable, args, nbytes: int, median_times, repeat: int) -> dict:
 
 
 def _ok(passed: bool) -> str:
-    return "ok" if passed else "MISS"
+    return "ok" if passed else MISS
 
 
 def format_run(name: str, fraction: float, r: dict, time_target: float | None,

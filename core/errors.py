@@ -109,5 +109,10 @@ class JitCompileWarning(UserWarning):
 
 
 class MemoryBudgetError(InertError, ValueError):
-    """A checkpoint's memory budget is below what any plan can keep (names the smallest
-    feasible budget)."""
+    """A checkpoint's memory budget is below what any plan can keep: the message names
+    the smallest feasible budget, which `smallest` holds in bytes (for a program that
+    looks for the tightest budget)."""
+
+    def __init__(self, message: str, smallest: int | None = None):
+        super().__init__(message)
+        self.smallest = smallest

@@ -171,9 +171,10 @@ class MemoryBudget(ResidualPolicy):
         keep = min_cut(candidates, defining)
         plan = walk_back(candidates, defining, keep.__contains__)
         if _nbytes(plan[0]) > self.nbytes:
+            smallest = _nbytes(plan[0])
             raise MemoryBudgetError(
                 f"checkpoint: a memory budget of {self.nbytes:,} bytes is below what any "
-                f"plan keeps; the smallest feasible budget is {_nbytes(plan[0]):,} bytes")
+                f"plan keeps; the smallest feasible budget is {smallest:,} bytes", smallest)
         return self._grow(candidates, defining, set(keep), plan)
 
     def _grow(self, candidates, defining, keep: set, plan):
