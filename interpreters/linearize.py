@@ -25,7 +25,7 @@ from .ad import jvp_flat
 from .eval import eval_jaxpr
 from .partial_eval import Split, partial_eval_jaxpr, partial_eval_rules
 from .remat import Cost, nonlinear_cost
-from .transpose import backward_pass
+from .transpose import repeated_backward_pass
 
 residual_origin_rules = RuleTable("residual origin")
 """`rule(eqn, index) -> (origin, source_info)`: where output `index` of an equation with
@@ -73,7 +73,7 @@ class LinearFunction:
     def transpose(self, cts: list) -> list:
         nonzero_cts = [ct for ct, z in zip(cts, self.out_zero) if not z]
         mask = [False] * len(self.residuals) + [True] * len(self.in_avals)
-        return backward_pass(self.jaxpr, (), self.residuals, mask, nonzero_cts)
+        return repeated_backward_pass(self.jaxpr, list(self.residuals), mask, nonzero_cts)
 
 
 def linearize_flat(fun, primals: list, active: list[bool], n_diff_outputs=None,

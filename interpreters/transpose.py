@@ -27,12 +27,14 @@ the mask earlier, and there such a coefficient still gives NaN, as in JAX.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any, Callable
 
 import attrs
 
 from ..core.activity import Zero
 from ..core.avals import ShapedArray, tangent_aval
+from ..core.errors import InertError
 from ..core.ir import Jaxpr, Literal, Var
 from ..core.rules import RuleTable
 from ..core.staging import cyclic_gc_paused, has_tracer, stage
@@ -42,9 +44,14 @@ from ..core.trace import (
     bind,
     current_dynamic,
     eval_primitive,
+    get_aval,
     quietly,
+    trace_depth,
 )
 from .ad import add_any_p, add_tangents, zeros, zeros_p
+from .cse import cse_jaxpr
+from .dce import dce_jaxpr
+from .eval import compile_jaxpr
 
 transpose_rules = RuleTable("transpose")
 
@@ -142,6 +149,74 @@ def _backward_pass(jaxpr: Jaxpr, consts, known_args, linear_mask, cts_out, obser
             del env[v]
     return [materialize(ct_env.pop(v, Zero(v.aval)))
             for v, lin in zip(jaxpr.invars, linear_mask) if lin]
+
+
+def repeated_backward_pass(jaxpr: Jaxpr, known_args: list, linear_mask: list,
+                           cts_out: list) -> list:
+    """`backward_pass` (without consts) of a linear function transposed again and again:
+    a replayed `vjp` returns the same linear jaxpr at every call, and one `vjp_fn` may
+    pull back many cotangents. The second transpose at the same types stages the pass
+    and compiles it, as a replayed `grad`'s program is (`interpreters.replay`); later
+    ones run the compiled program: the same operations in the same order, without
+    interpreting the rules. Under a transformation it is interpreted (its operations
+    are the transformation's), and where it cannot be staged (a rule that needs a
+    value), it stays interpreted."""
+    if trace_depth() > 0:
+        return backward_pass(jaxpr, (), known_args, linear_mask, cts_out)
+    kinds = tuple(Zero if type(c) is Zero else get_aval(c) for c in cts_out)
+    programs = _repeated.setdefault(jaxpr, {})
+    program = programs.get(kinds)
+    if program is None and kinds in programs:  # the second time: compile it
+        try:
+            program = _CompiledTranspose.of(jaxpr, linear_mask, cts_out)
+        except InertError:
+            program = _INTERPRETED
+        programs[kinds] = program
+    elif program is None:
+        programs[kinds] = None
+    if program is None or program is _INTERPRETED:
+        return backward_pass(jaxpr, (), known_args, linear_mask, cts_out)
+    return program(known_args, cts_out)
+
+
+_repeated: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+"""A linear jaxpr -> {its cotangents' avals (`Zero` for a symbolic zero): None, after the
+first transpose; then its `_CompiledTranspose`, or `_INTERPRETED`}."""
+_INTERPRETED = "interpreted"
+
+
+@attrs.frozen(eq=False)
+class _CompiledTranspose:
+    """A backward pass staged and compiled: `(known_args, cts) -> cotangents`. Which
+    input cotangents are symbolic zeros is the same on every call (`fixed`)."""
+
+    run: Callable
+    consts: list  # the staged program's own (its rules' constants)
+    fixed: tuple  # per input cotangent: its `Zero`, or None: the program computes it
+
+    @classmethod
+    def of(cls, jaxpr: Jaxpr, linear_mask: list, cts_out: list) -> _CompiledTranspose:
+        zero_cts = [c if type(c) is Zero else None for c in cts_out]
+        n_known = linear_mask.count(False)
+        fixed: list = []
+
+        def transposed(*args):
+            given = iter(args[n_known:])
+            cts_in = backward_pass(jaxpr, (), list(args[:n_known]), linear_mask,
+                                   [next(given) if z is None else z for z in zero_cts])
+            fixed[:] = [c if type(c) is Zero else None for c in cts_in]
+            return [c for c in cts_in if type(c) is not Zero]
+
+        in_avals = [v.aval for v, lin in zip(jaxpr.invars, linear_mask) if not lin] + [
+            get_aval(c) for c in cts_out if type(c) is not Zero]
+        staged, consts = stage(transposed, in_avals)
+        staged, _ = dce_jaxpr(cse_jaxpr(staged), [True] * len(staged.outvars))
+        return cls(compile_jaxpr(staged), consts, tuple(fixed))
+
+    def __call__(self, known_args: list, cts_out: list) -> list:
+        args = [*known_args, *(c for c in cts_out if type(c) is not Zero)]
+        outs = iter(self.run(self.consts, args))
+        return [next(outs) if z is None else z for z in self.fixed]
 
 
 def _transpose_into(ct_env: dict, eqn, env: dict, linear_vars: set) -> None:
