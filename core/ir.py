@@ -230,6 +230,15 @@ def sub_jaxprs(eqn: JaxprEqn) -> Iterator[Jaxpr]:
                 yield sub.jaxpr if isinstance(sub, ClosedJaxpr) else sub
 
 
+def holds_program(params: dict) -> bool:
+    """Whether an equation's params hold a program (see `sub_jaxprs`)."""
+    for param in params.values():
+        for sub in param if isinstance(param, tuple) else (param,):
+            if isinstance(sub, (Jaxpr, ClosedJaxpr)):
+                return True
+    return False
+
+
 def does_io(eqn: JaxprEqn) -> bool:
     """Whether running `eqn` acts on the world: its primitive's effect is "io" (a debug
     callback), or one of its sub-programs holds such an equation. Such an equation

@@ -42,7 +42,7 @@ import numpy as np
 from .avals import ShapedArray
 from .check import check_jaxpr, checks_enabled
 from .errors import DTypeError
-from .ir import Jaxpr, JaxprEqn, Literal, Var, does_io, is_literalable, literal
+from .ir import Jaxpr, JaxprEqn, Literal, Var, does_io, holds_program, is_literalable, literal
 from .rules import RuleTable
 from .trace import (
     REF_EFFECTS,
@@ -308,6 +308,24 @@ class StagingTrace(Trace):
             if key is not None and len(self.literals) < 4096:
                 self.literals[key] = tracer
         return tracer
+
+    takes_binds_from_above = True
+
+    def direct_bind(self, prim, args, params):
+        """A bind from a rule of the trace above (`binding_below`: a jvp rule), recorded
+        at once if it is an ordinary equation on this trace's tracers and constants,
+        which is where `bind` would send it. Anything else is left to `bind`: another
+        trace's operand, an effect, a primitive with a staging or split rule, or one
+        with a program in its params (its known run, when it does io, is `bind`'s)."""
+        if prim.effect is not None or prim in staging_rules or \
+                prim in self.main.global_data.split_rules or (params and holds_program(params)):
+            return None
+        for a in args:
+            if isinstance(a, Tracer) and a._trace is not self:
+                return None
+        tracers = [a if isinstance(a, Tracer) else self.lift(a) for a in args]
+        outs = self.record(prim, tracers, params)
+        return outs if prim.multiple_results else outs[0]
 
     def process_primitive(self, prim, tracers, params):
         builder = self.main.global_data

@@ -33,7 +33,7 @@ from .errors import (
 )
 from .ir import SourceInfo
 from .rules import RuleTable
-from .traceback_util import ignoring_warnings, is_internal, warn_at_user_line
+from .traceback_util import ignoring_warnings, user_line_from, warn_at_user_line
 
 ALL_PRIMITIVES: list[Primitive] = []
 
@@ -104,7 +104,7 @@ class _TraceState(threading.local):
         self.source: SourceInfo | None = None  # the user's line of the bind in progress
         self.ceiling: int = sys.maxsize  # refs are created below this level (`bind`)
         self.quiet = False  # inside `quietly`: numpy's floating-point warnings are off
-        self.direct: Trace | None = None  # the top trace, taking every bind (`take_binds`)
+        self.direct: Trace | None = None  # takes every bind first (`take_binds`)
 
 
 def new_main(trace_type: type, global_data: Any = None, dynamic: bool = False,
@@ -169,6 +169,23 @@ def take_binds(trace: Trace | None) -> None:
     _state.direct = trace
 
 
+def binding_below(fn, args, params):
+    """`fn(*args, **params)`, a rule of the top trace whose binds all go to the traces
+    below it, with the dynamic trace taking them first (`take_binds`) if it can: its
+    `direct_bind` records an equation of its own operands without `bind` finding again
+    the trace the operands already name (a jvp rule above a staging trace: half the
+    binds of linearization)."""
+    state = _state
+    below = state.dynamic.trace
+    if not below.takes_binds_from_above:
+        return fn(*args, **params)
+    previous, state.direct = state.direct, below
+    try:
+        return fn(*args, **params)
+    finally:
+        state.direct = previous
+
+
 def describe_level(main: MainTrace) -> str:
     """`main` in words, for error messages: "the grad", "the inner grad", ..."""
     family = main.trace_type.family or main.trace_type
@@ -203,6 +220,7 @@ class Trace:
 
     __slots__ = ("main",)
     family: str | None = None  # traces of one family count as levels of one another
+    takes_binds_from_above = False  # has a `direct_bind` for `binding_below`
 
     def __init__(self, main: MainTrace):
         self.main = main
@@ -522,44 +540,27 @@ def user_source_info() -> SourceInfo | None:
     return _state.source or _walk_to_user_frame()
 
 
+def at_user_line(fn, args):
+    """`fn(*args)`, an operation inert's code calls for the user (an `inert.numpy`
+    function, its operands converted) through frames of inert's only, which run no user
+    code, down to `bind`: the user's line is found here, by a walk from this function's
+    caller's caller, rather than by `bind` walking up through those frames (a frame
+    object made for each). The same line: the innermost frame outside inert, for the
+    outermost traced bind; with nothing traced, none is looked for."""
+    state = _state
+    if state.source is not None or len(state.stack) == 1:
+        return fn(*args)
+    state.source = user_line_from(sys._getframe(2))
+    try:
+        return fn(*args)
+    finally:
+        state.source = None
+
+
 def _walk_to_user_frame() -> SourceInfo | None:
     """The innermost frame that is not inert's. The frame above is `bind` or
     `user_source_info`, never the user's: the walk starts at their caller."""
-    frame = sys._getframe(2)
-    kinds = _code_is_internal
-    while frame is not None:
-        code = frame.f_code
-        entry = kinds.get(id(code))
-        if entry is None:
-            entry = _remember(kinds, id(code), code, is_internal(code))
-        if not entry[1]:
-            return _user_source_info(code, frame.f_lineno)
-        frame = frame.f_back
-    return None
-
-
-def _user_source_info(code, line: int) -> SourceInfo:
-    entry = _source_infos.get((id(code), line))
-    if entry is None:
-        entry = _remember(_source_infos, (id(code), line), code,
-                          SourceInfo(code.co_filename, line, code.co_name))
-    return entry[1]
-
-
-def _remember(cache: dict, key, code, value) -> tuple:
-    """Cache `value` for `code` under a key made of the code object's *identity*: code
-    objects compare equal by content, so two identical functions compiled from
-    different files would share an entry and name the wrong file. Each entry keeps its
-    code object alive, so its id is not reused while it is cached; the cache is
-    bounded (cleared whole, so no entry outlives its code object's)."""
-    if len(cache) > 65536:
-        cache.clear()
-    entry = cache[key] = (code, value)
-    return entry
-
-
-_code_is_internal: dict = {}  # id(code) -> (code, is_internal(code)): frames repeat
-_source_infos: dict = {}  # (id(code), line) -> (code, SourceInfo): a loop's eqns share one
+    return user_line_from(sys._getframe(2))
 
 
 _state = _TraceState()

@@ -21,7 +21,7 @@ its default):
 The success path pays a `try` block, which costs nothing in Python 3.11.
 
 The same test, "is this frame's code inert's", finds the user's source line
-(`core.trace.user_source_info`): `is_internal`.
+(`user_line_from`, for `core.trace.user_source_info`): `is_internal`.
 
 Warnings point at the user too. numpy attributes a floating-point warning to the
 innermost Python frame, which for an eager `jnp.log(-1.0)` is `eval_primitive`'s. A
@@ -45,6 +45,7 @@ import warnings
 import numpy as np
 
 from .config import config
+from .ir import SourceInfo
 
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _INTERNAL = (
@@ -104,6 +105,44 @@ def is_internal(code: types.CodeType) -> bool:
     """Whether `code` is inert's own (or the glue it runs through: contextlib, attrs'
     generated methods, numpy's errstate decorator) rather than the user's."""
     return code.co_filename.startswith(_INTERNAL)
+
+
+def user_line_from(frame: types.FrameType | None) -> SourceInfo | None:
+    """The line of the first frame outside inert from `frame` outwards."""
+    kinds = _code_is_internal
+    while frame is not None:
+        code = frame.f_code
+        entry = kinds.get(id(code))
+        if entry is None:
+            entry = _remember(kinds, id(code), code, is_internal(code))
+        if not entry[1]:
+            return _user_source_info(code, frame.f_lineno)
+        frame = frame.f_back
+    return None
+
+
+def _user_source_info(code, line: int) -> SourceInfo:
+    entry = _source_infos.get((id(code), line))
+    if entry is None:
+        entry = _remember(_source_infos, (id(code), line), code,
+                          SourceInfo(code.co_filename, line, code.co_name))
+    return entry[1]
+
+
+def _remember(cache: dict, key, code, value) -> tuple:
+    """Cache `value` for `code` under a key made of the code object's *identity*: code
+    objects compare equal by content, so two identical functions compiled from
+    different files would share an entry and name the wrong file. Each entry keeps its
+    code object alive, so its id is not reused while it is cached; the cache is
+    bounded (cleared whole, so no entry outlives its code object's)."""
+    if len(cache) > 65536:
+        cache.clear()
+    entry = cache[key] = (code, value)
+    return entry
+
+
+_code_is_internal: dict = {}  # id(code) -> (code, is_internal(code)): frames repeat
+_source_infos: dict = {}  # (id(code), line) -> (code, SourceInfo): a loop's eqns share one
 
 
 class UnfilteredTraceback(Exception):

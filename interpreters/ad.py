@@ -39,6 +39,7 @@ from ..core.trace import (
     Tracer,
     abstract_eval_rules,
     bind,
+    binding_below,
     describe_level,
     escaped_error,
     get_aval,
@@ -237,7 +238,7 @@ class JVPTrace(Trace):
         if effect == "write" and type(tangents[0]) is Zero:
             raise inactive_ref_write(self.main, get_aval(primals[0]),
                                      "differentiates the value written here", "argument")
-        primals_out, tangents_out = jvp_rules[prim](primals, tangents, **params)
+        primals_out, tangents_out = binding_below(jvp_rules[prim], (primals, tangents), params)
         if not prim.multiple_results:  # the usual case, without a comprehension's cost
             (p,), (t,) = primals_out, tangents_out
             return [p if type(t) is Zero else JVPTracer(self, p, t)]
