@@ -113,7 +113,10 @@ _PYTHON_SCALAR_DTYPES = {
 
 
 def is_python_scalar(x) -> bool:
-    return type(x) in _PYTHON_SCALAR_DTYPES
+    return type(x) in PYTHON_SCALAR_TYPES
+
+
+PYTHON_SCALAR_TYPES = frozenset(_PYTHON_SCALAR_DTYPES)  # for an inline test where it is hot
 
 
 _PYTHON_SCALAR_AVALS = {t: ShapedArray((), d, weak_type=t is not bool)

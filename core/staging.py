@@ -73,17 +73,13 @@ traced (or run, on known values) only when a staging trace records the call."""
 
 
 class StagingTracer(Tracer):
-    __slots__ = ("_aval", "atom", "is_known")
+    __slots__ = ("aval", "atom", "is_known")  # a slot, not a property: read at every step
 
     def __init__(self, trace, aval: ShapedArray, atom, is_known: bool = False):
         self._trace = trace
-        self._aval = aval
+        self.aval = aval
         self.atom = atom
         self.is_known = is_known
-
-    @property
-    def aval(self) -> ShapedArray:
-        return self._aval
 
     def concrete_value(self, why: str, lossy: bool = False):
         if not self.is_known:
@@ -102,17 +98,13 @@ class StagingTracer(Tracer):
 class DischargedRef(Tracer):
     """A ref created under a staging trace that discharges refs: its current contents."""
 
-    __slots__ = ("_aval", "contents")
+    __slots__ = ("aval", "contents")
     is_known = False
 
     def __init__(self, trace, aval, contents):
         self._trace = trace
-        self._aval = aval
+        self.aval = aval
         self.contents = contents
-
-    @property
-    def aval(self):
-        return self._aval
 
 
 @attrs.define(eq=False)
@@ -293,6 +285,10 @@ class StagingTrace(Trace):
         return self.tracer_type(self, aval, var)
 
     def lift(self, val) -> StagingTracer:
+        if type(val) in _CACHED_LITERALS and val:  # the usual constant: one look-up
+            tracer = self.literals.get((type(val), val))
+            if tracer is not None:
+                return tracer
         if is_literalable(val):
             return self.lift_literal(val)
         var = self.builder.const_var(val)
@@ -300,7 +296,7 @@ class StagingTrace(Trace):
 
     def lift_literal(self, val) -> StagingTracer:
         # Python numbers, nonzero: -0.0 == 0.0, yet the two are different literals
-        key = (type(val), val) if type(val) in (int, float) and val else None
+        key = (type(val), val) if type(val) in _CACHED_LITERALS and val else None
         tracer = self.literals.get(key)
         if tracer is None:
             lit = literal(val)
@@ -320,10 +316,14 @@ class StagingTrace(Trace):
         if prim.effect is not None or prim in staging_rules or \
                 prim in self.main.global_data.split_rules or (params and holds_program(params)):
             return None
-        for a in args:
-            if isinstance(a, Tracer) and a._trace is not self:
+        tracers = []
+        for a in args:  # a constant lifted before a foreign operand is found: harmless,
+            if not isinstance(a, Tracer):  # `bind` lifts it to the same literal or constvar
+                tracers.append(self.lift(a))
+            elif a._trace is self:
+                tracers.append(a)
+            else:
                 return None
-        tracers = [a if isinstance(a, Tracer) else self.lift(a) for a in args]
         outs = self.record(prim, tracers, params)
         return outs if prim.multiple_results else outs[0]
 
@@ -341,10 +341,11 @@ class StagingTrace(Trace):
         all its operands are; a control-flow one with known and unknown operands is split
         by its rule."""
         builder = self.main.global_data
-        avals = []
+        avals, atoms = [], []
         known = unknown = False
         for t in tracers:
-            avals.append(t._aval)
+            avals.append(t.aval)
+            atoms.append(t.atom)
             if t.is_known:
                 known = True
             else:
@@ -357,8 +358,7 @@ class StagingTrace(Trace):
             outvars = tuple([Var(aval) for aval in avals_out])
         else:  # the usual case, without a comprehension
             outvars = (Var(avals_out[0]),)
-        atoms = tuple([t.atom for t in tracers])
-        eqn = JaxprEqn(prim, atoms, outvars, params, user_source_info())
+        eqn = JaxprEqn(prim, tuple(atoms), outvars, params, user_source_info())
         builder.add_eqn(eqn, is_known)
         if is_known and builder.eager_calls and params and does_io(eqn):  # linearizing, a
             # loop that prints runs now (partial evaluation would run it only if needed)
@@ -405,6 +405,9 @@ class StagingTrace(Trace):
         for e in unknown_eqns:
             builder.add_eqn(e, False)
         return [self.tracer_type(self, v.aval, v, v in builder.known_defs) for v in outvars]
+
+
+_CACHED_LITERALS = (int, float)  # the Python numbers a staging trace keeps one tracer of
 
 
 def may_change(x) -> bool:

@@ -381,8 +381,10 @@ def bind(prim: Primitive, args, params, source: SourceInfo | None = None):
     try:
         tracers = []  # a loop: a comprehension's own call costs more than its work here
         for a in args:  # operands of the top trace already (the common case) need no raising
-            tracers.append(a if isinstance(a, Tracer) and a._trace is trace else
-                           full_raise(trace, a))
+            if not isinstance(a, Tracer):
+                tracers.append(trace.lift(a))  # a constant: what full_raise does with it
+            else:
+                tracers.append(a if a._trace is trace else full_raise(trace, a))
         outs = trace.process_primitive(prim, tracers, params)
     finally:
         state.source = outer_source

@@ -116,17 +116,14 @@ def user_line_from(frame: types.FrameType | None) -> SourceInfo | None:
         if entry is None:
             entry = _remember(kinds, id(code), code, is_internal(code))
         if not entry[1]:
-            return _user_source_info(code, frame.f_lineno)
+            line = frame.f_lineno
+            entry = _source_infos.get((id(code), line))
+            if entry is None:
+                entry = _remember(_source_infos, (id(code), line), code,
+                                  SourceInfo(code.co_filename, line, code.co_name))
+            return entry[1]
         frame = frame.f_back
     return None
-
-
-def _user_source_info(code, line: int) -> SourceInfo:
-    entry = _source_infos.get((id(code), line))
-    if entry is None:
-        entry = _remember(_source_infos, (id(code), line), code,
-                          SourceInfo(code.co_filename, line, code.co_name))
-    return entry[1]
 
 
 def _remember(cache: dict, key, code, value) -> tuple:

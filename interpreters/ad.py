@@ -26,7 +26,7 @@ import operator
 import numpy as np
 
 from ..core.activity import Zero
-from ..core.avals import ShapedArray, tangent_aval
+from ..core.avals import ShapedArray, is_python_scalar, tangent_aval
 from ..core.backends import operator_impl
 from ..core.check import checks_enabled
 from ..core.errors import ActivityError, ConcretizationError, DTypeError, NonDifferentiableError
@@ -208,13 +208,17 @@ class JVPTrace(Trace):
 
     def __init__(self, main):
         super().__init__(main)
-        self.zeros: dict[ShapedArray, Zero] = {}  # aval -> the Zero tangent of this level
+        self.zeros: dict = {}  # aval (or Python number type) -> the Zero tangent of this level
 
     def lift(self, val) -> JVPTracer:
-        aval = get_aval(val)
-        zero = self.zeros.get(aval)
+        zero = self.zeros.get(type(val))  # a Python number's: its type says its aval
         if zero is None:
-            zero = self.zeros[aval] = Zero(tangent_aval(aval), self.main.level)
+            aval = get_aval(val)
+            zero = self.zeros.get(aval)
+            if zero is None:
+                zero = self.zeros[aval] = Zero(tangent_aval(aval), self.main.level)
+            if is_python_scalar(val):
+                self.zeros[type(val)] = zero
         return JVPTracer(self, val, zero)
 
     def process_primitive(self, prim, tracers, params):

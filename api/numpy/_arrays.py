@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ...core.avals import ShapedArray, float0, is_python_scalar, result_dtype
+from ...core.avals import PYTHON_SCALAR_TYPES, ShapedArray, float0, result_dtype
 from ...core.backends import is_backend_array
 from ...core.errors import ConcretizationError, DTypeError, ShapeError
 from ...core.trace import Tracer, get_aval, user_source_info
@@ -39,7 +39,7 @@ def shape_error(message: str) -> ShapeError:
 def operand(x):
     """`x` as an operand of a primitive: traced values, numpy values and Python
     scalars as they are (scalars stay weakly typed), sequences as arrays."""
-    if isinstance(x, (Tracer, np.ndarray, np.generic)) or is_python_scalar(x):
+    if isinstance(x, (Tracer, np.ndarray, np.generic)) or type(x) in PYTHON_SCALAR_TYPES:
         return x
     return asarray(x)  # a Dask, CuPy, ... array stays its library's (see `asarray`)
 

@@ -25,7 +25,7 @@ from ._arrays import astype, broadcast_shapes, broadcast_to, full_like, operand,
 
 def _ufunc(primitive, name: str):
     def ufunc(*args: ArrayLike) -> Array:
-        return at_user_line(primitive, [operand(a) for a in args])
+        return at_user_line(primitive, tuple(map(operand, args)))
 
     ufunc.__name__ = ufunc.__qualname__ = name
     ufunc.__doc__ = f"numpy.{name}: the `{primitive.__name__}` primitive."

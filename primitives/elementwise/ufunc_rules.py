@@ -22,9 +22,9 @@ import functools
 import numpy as np
 
 from ...core.activity import Zero
-from ...core.avals import ShapedArray, canonical, tangent_aval, tangent_dtype
+from ...core.avals import ShapedArray, canonical, concrete_aval, tangent_aval, tangent_dtype
 from ...core.errors import DTypeError, ShapeError
-from ...core.trace import Primitive, get_aval
+from ...core.trace import Primitive, Tracer, get_aval
 from ...interpreters.ad import defjvp
 from ...interpreters.batching import batch_rules
 from ..shape.structural import (
@@ -90,7 +90,7 @@ def _fitted_to(t, out_aval: ShapedArray):
     if type(t) is Zero:
         return t
     want = tangent_aval(out_aval)
-    have = get_aval(t)
+    have = t.aval if isinstance(t, Tracer) else concrete_aval(t)  # get_aval, inline: hot
     if have is want or have.strong() == want:  # a weak tangent needs no conversion
         return t
     t = convert_element_type(t, want.dtype)  # first: the transpose sums in the wider type
@@ -114,7 +114,7 @@ def defjvp_elementwise(prim: Primitive, *operand_rules) -> None:
             return None
 
         def contribution(t, out, *primals, **params):
-            out_aval = get_aval(out)
+            out_aval = out.aval if isinstance(out, Tracer) else concrete_aval(out)
             primals = [_strongly_typed(p, out_aval.dtype) for p in primals]
             return _fitted_to(rule(t, out, *primals, **params), out_aval)
 
@@ -126,7 +126,7 @@ def defjvp_elementwise(prim: Primitive, *operand_rules) -> None:
 def _strongly_typed(x, dtype):
     """A weak operand in the output's dtype; a complex one of a real output (`abs`)
     keeps its imaginary part, in the complex dtype of the output's width."""
-    aval = get_aval(x)
+    aval = x.aval if isinstance(x, Tracer) else concrete_aval(x)  # get_aval, inline: hot
     if not aval.weak_type or aval.dtype == dtype:
         return x
     if aval.dtype.kind == "c" and dtype.kind != "c":
