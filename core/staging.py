@@ -100,6 +100,7 @@ class DischargedRef(Tracer):
 
     __slots__ = ("aval", "contents")
     is_known = False
+    atom = None  # never staged: an operation on it is an error (`abstract_eval` says so)
 
     def __init__(self, trace, aval, contents):
         self._trace = trace
@@ -265,12 +266,13 @@ class JaxprBuilder:
 
 
 class StagingTrace(Trace):
-    __slots__ = ("literals",)
+    __slots__ = ("literals", "ordinary")
     tracer_type = StagingTracer
 
     def __init__(self, main):
         super().__init__(main)
         self.literals: dict = {}  # (type, value) -> its tracer: a loop's constants repeat
+        self.ordinary: dict = {}  # primitive -> whether `direct_bind` may record it
 
     @property
     def builder(self) -> JaxprBuilder:
@@ -278,6 +280,7 @@ class StagingTrace(Trace):
 
     def finish(self) -> None:
         self.literals.clear()
+        self.ordinary.clear()
 
     def new_arg(self, aval: ShapedArray) -> StagingTracer:
         var = Var(aval)
@@ -313,8 +316,11 @@ class StagingTrace(Trace):
         which is where `bind` would send it. Anything else is left to `bind`: another
         trace's operand, an effect, a primitive with a staging or split rule, or one
         with a program in its params (its known run, when it does io, is `bind`'s)."""
-        if prim.effect is not None or prim in staging_rules or \
-                prim in self.main.global_data.split_rules or (params and holds_program(params)):
+        ordinary = self.ordinary.get(prim)
+        if ordinary is None:
+            ordinary = self.ordinary[prim] = prim.effect is None and prim not in staging_rules \
+                and prim not in self.main.global_data.split_rules
+        if not ordinary or (params and holds_program(params)):
             return None
         tracers = []
         for a in args:  # a constant lifted before a foreign operand is found: harmless,

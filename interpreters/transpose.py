@@ -237,7 +237,10 @@ def _transpose_into(ct_env: dict, eqn, env: dict, linear_vars: set) -> None:
     cts_in = at_source(eqn.source_info, _transpose_eqn, eqn, cts, operands)
     for atom, ct in zip(eqn.inputs, cts_in):
         if ct is not None and type(ct) is not Zero and atom in linear_vars:
-            _accumulate(ct_env, atom, ct)
+            if atom in ct_env:
+                _accumulate(ct_env, atom, ct)
+            else:  # the first contribution (a chain's only one): `_accumulate`'s first case
+                ct_env[atom] = ct
 
 
 def _backward_schedule(jaxpr: Jaxpr, env: dict, linear_vars: set) -> list:

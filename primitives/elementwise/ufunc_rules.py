@@ -137,7 +137,7 @@ def _strongly_typed(x, dtype):
 def unbroadcast_cotangent(ct, aval: ShapedArray):
     """The cotangent of an operand of aval `aval` from the broadcast, promoted `ct`:
     sum the broadcast axes away, then cast back (summing in the wider type)."""
-    have = get_aval(ct)
+    have = ct.aval if isinstance(ct, Tracer) else concrete_aval(ct)  # get_aval, inline: hot
     if (have is aval or have == aval) and not have.weak_type and have.dtype.kind in "fc":
         return ct  # the usual case: nothing was broadcast or promoted
     return convert_element_type(unbroadcast_to(ct, aval), tangent_dtype(aval.dtype))
