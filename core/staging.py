@@ -365,7 +365,11 @@ class StagingTrace(Trace):
         else:  # the usual case, without a comprehension
             outvars = (Var(avals_out[0]),)
         eqn = JaxprEqn(prim, tuple(atoms), outvars, params, user_source_info())
-        builder.add_eqn(eqn, is_known)
+        if is_known:  # `builder.add_eqn(eqn, is_known)`, inline: the hottest call of a trace
+            index = len(builder.eqns)
+            for v in outvars:
+                builder.known_defs[v] = index
+        builder.eqns.append(eqn)
         if is_known and builder.eager_calls and params and does_io(eqn):  # linearizing, a
             # loop that prints runs now (partial evaluation would run it only if needed)
             builder.values_of(outvars, free=False)

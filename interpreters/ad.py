@@ -203,12 +203,13 @@ def lost_derivative_error(why: str) -> ConcretizationError:
 
 
 class JVPTrace(Trace):
-    __slots__ = ("zeros",)
+    __slots__ = ("zeros", "checking")
     family = "differentiation"
 
     def __init__(self, main):
         super().__init__(main)
         self.zeros: dict = {}  # aval (or Python number type) -> the Zero tangent of this level
+        self.checking = checks_enabled()  # once per trace, not per operation
 
     def lift(self, val) -> JVPTracer:
         zero = self.zeros.get(type(val))  # a Python number's: its type says its aval
@@ -230,7 +231,7 @@ class JVPTrace(Trace):
             tangents.append(tangent)
             if type(tangent) is not Zero:
                 active = True
-        if checks_enabled():
+        if self.checking:
             self._check_levels(prim, tangents)
         effect = prim.effect
         if effect == "new":  # a ref of this level: its primal and tangent refs below

@@ -115,7 +115,12 @@ def defjvp_elementwise(prim: Primitive, *operand_rules) -> None:
 
         def contribution(t, out, *primals, **params):
             out_aval = out.aval if isinstance(out, Tracer) else concrete_aval(out)
-            primals = [_strongly_typed(p, out_aval.dtype) for p in primals]
+            dtype = out_aval.dtype
+            for p in primals:  # strongly typed already (the usual case): nothing to build
+                aval = p.aval if isinstance(p, Tracer) else concrete_aval(p)
+                if aval.weak_type and aval.dtype != dtype:
+                    primals = [_strongly_typed(p, dtype) for p in primals]
+                    break
             return _fitted_to(rule(t, out, *primals, **params), out_aval)
 
         return contribution
