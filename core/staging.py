@@ -310,7 +310,7 @@ class StagingTrace(Trace):
 
     takes_binds_from_above = True
 
-    def direct_bind(self, prim, args, params):
+    def direct_bind(self, prim, args, params, source):
         """A bind from a rule of the trace above (`binding_below`: a jvp rule), recorded
         at once if it is an ordinary equation on this trace's tracers and constants,
         which is where `bind` would send it. Anything else is left to `bind`: another
@@ -330,7 +330,7 @@ class StagingTrace(Trace):
                 tracers.append(a)
             else:
                 return None
-        outs = self.record(prim, tracers, params)
+        outs = self.record(prim, tracers, params, source)
         return outs if prim.multiple_results else outs[0]
 
     def process_primitive(self, prim, tracers, params):
@@ -342,10 +342,10 @@ class StagingTrace(Trace):
             return staging(self, tracers, **params)
         return self.record(prim, tracers, params)
 
-    def record(self, prim, tracers, params):
+    def record(self, prim, tracers, params, source=None):
         """Stage the equation (what a primitive without a staging rule gets): known if
         all its operands are; a control-flow one with known and unknown operands is split
-        by its rule."""
+        by its rule. `source` is the user's line, if the caller knows it."""
         builder = self.main.global_data
         avals, atoms = [], []
         known = unknown = False
@@ -364,7 +364,7 @@ class StagingTrace(Trace):
             outvars = tuple([Var(aval) for aval in avals_out])
         else:  # the usual case, without a comprehension
             outvars = (Var(avals_out[0]),)
-        eqn = JaxprEqn(prim, tuple(atoms), outvars, params, user_source_info())
+        eqn = JaxprEqn(prim, tuple(atoms), outvars, params, source or user_source_info())
         if is_known:  # `builder.add_eqn(eqn, is_known)`, inline: the hottest call of a trace
             index = len(builder.eqns)
             for v in outvars:

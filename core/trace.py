@@ -162,10 +162,10 @@ def at_dynamic(main: MainTrace, fn, *args):
 
 def take_binds(trace: Trace | None) -> None:
     """Let `trace`, the top and dynamic one, take every `bind` first, through its
-    `direct_bind(prim, args, params)`: the operands as they are, no source line,
-    no ceiling. It returns the outputs, or None to let `bind` go on as usual. Until
-    the next `new_main` or `at_dynamic` (which restore it when they end), or
-    `take_binds(None)`."""
+    `direct_bind(prim, args, params, source)`: the operands as they are, the user's
+    line if one is known yet (else None), no ceiling. It returns the outputs, or None
+    to let `bind` go on as usual. Until the next `new_main` or `at_dynamic` (which
+    restore it when they end), or `take_binds(None)`."""
     _state.direct = trace
 
 
@@ -353,7 +353,7 @@ def bind(prim: Primitive, args, params, source: SourceInfo | None = None):
     """
     state = _state
     if state.direct is not None:
-        outs = state.direct.direct_bind(prim, args, params)
+        outs = state.direct.direct_bind(prim, args, params, state.source)
         if outs is not None:
             return outs
     if prim.effect == "new":

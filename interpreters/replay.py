@@ -265,6 +265,7 @@ class ReplayTrace(StagingTrace):
     __slots__ = ()
     tracer_type = ReplayTracer
     family = "differentiation"  # the outer grad, in error messages of an inner one
+    takes_binds_from_above = False  # its direct_bind matches the function's own binds
 
     def lift(self, val):
         builder = self.main.global_data
@@ -275,7 +276,7 @@ class ReplayTrace(StagingTrace):
         var = builder.const_var(val)
         return ReplayTracer(self, var.aval, var, True)
 
-    def direct_bind(self, prim, args, params):
+    def direct_bind(self, prim, args, params, source):
         builder = self.main.global_data
         if builder.expected is None:  # diverged inside an `at_dynamic`, which restored us
             return None
