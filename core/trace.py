@@ -97,7 +97,13 @@ class MainTrace:
         self.trace = self.trace_type(self)
 
 
-class _TraceState(threading.local):
+class _TraceState:
+    """One thread's trace state (`_thread.state`): a plain object, read and written
+    at every bind, where each access to a `threading.local` costs four times as much;
+    a function takes it from the thread-local once."""
+
+    __slots__ = ("stack", "dynamic", "source", "ceiling", "quiet", "direct")
+
     def __init__(self):
         self.stack: list[MainTrace] = [MainTrace(0, EvalTrace)]
         self.dynamic: MainTrace = self.stack[0]
@@ -111,7 +117,8 @@ def new_main(trace_type: type, global_data: Any = None, dynamic: bool = False,
              name: str = "") -> _NewMain:
     """`with new_main(...) as main:` pushes a transformation for the block; with
     `dynamic`, even constant-only operations go to it."""
-    return _NewMain(MainTrace(len(_state.stack), trace_type, global_data, name=name), dynamic)
+    main = MainTrace(len(_thread.state.stack), trace_type, global_data, name=name)
+    return _NewMain(main, dynamic)
 
 
 class _NewMain:
@@ -124,7 +131,7 @@ class _NewMain:
         self.main, self.dynamic = main, dynamic
 
     def __enter__(self) -> MainTrace:
-        state, main = _state, self.main
+        state, main = _thread.state, self.main
         state.stack.append(main)
         self.saved = state.dynamic, state.ceiling, state.direct
         state.ceiling = sys.maxsize  # refs its function creates are its own (see `bind`)
@@ -134,7 +141,7 @@ class _NewMain:
         return main
 
     def __exit__(self, *exc) -> None:
-        state, main = _state, self.main
+        state, main = _thread.state, self.main
         state.dynamic, state.ceiling, state.direct = self.saved
         main.active = False
         main.trace.finish()
@@ -151,7 +158,7 @@ def bind_at(main: MainTrace, prim: Primitive, args, params, source=None):
 def at_dynamic(main: MainTrace, fn, *args):
     """`fn(*args)` with `main` as the dynamic trace (see `bind_at`): once around a
     whole pass over known equations instead of once per equation."""
-    state = _state
+    state = _thread.state
     previous, state.dynamic = state.dynamic, main
     previous_direct, state.direct = state.direct, None
     try:
@@ -166,7 +173,7 @@ def take_binds(trace: Trace | None) -> None:
     line if one is known yet (else None), no ceiling. It returns the outputs, or None
     to let `bind` go on as usual. Until the next `new_main` or `at_dynamic` (which
     restore it when they end), or `take_binds(None)`."""
-    _state.direct = trace
+    _thread.state.direct = trace
 
 
 def binding_below(fn, args, params):
@@ -175,7 +182,7 @@ def binding_below(fn, args, params):
     `direct_bind` records an equation of its own operands without `bind` finding again
     the trace the operands already name (a jvp rule above a staging trace: half the
     binds of linearization)."""
-    state = _state
+    state = _thread.state
     below = state.dynamic.trace
     if not below.takes_binds_from_above:
         return fn(*args, **params)
@@ -189,7 +196,7 @@ def binding_below(fn, args, params):
 def describe_level(main: MainTrace) -> str:
     """`main` in words, for error messages: "the grad", "the inner grad", ..."""
     family = main.trace_type.family or main.trace_type
-    same = [m for m in _state.stack if (m.trace_type.family or m.trace_type) is family]
+    same = [m for m in _thread.state.stack if (m.trace_type.family or m.trace_type) is family]
     name = main.name or main.trace_type.__name__
     position = same.index(main) if main in same else 0
     if len(same) == 1:
@@ -202,17 +209,17 @@ def describe_level(main: MainTrace) -> str:
 
 
 def current_dynamic() -> MainTrace:
-    return _state.dynamic
+    return _thread.state.dynamic
 
 
 def trace_depth() -> int:
     """How many transformations are in progress (0 when none is)."""
-    return len(_state.stack) - 1
+    return len(_thread.state.stack) - 1
 
 
 def trace_stack() -> tuple[MainTrace, ...]:
     """The transformations in progress, outermost (the eval trace) first."""
-    return tuple(_state.stack)
+    return tuple(_thread.state.stack)
 
 
 class Trace:
@@ -351,7 +358,7 @@ def bind(prim: Primitive, args, params, source: SourceInfo | None = None):
     trace's rule runs (the primal and tangent refs of a jvp, a custom jvp rule) runs
     below that trace, so the refs it creates go below it: the *ceiling*.
     """
-    state = _state
+    state = _thread.state
     if state.direct is not None:
         outs = state.direct.direct_bind(prim, args, params, state.source)
         if outs is not None:
@@ -465,7 +472,7 @@ def quietly(fn, *args):
     a flag, so a primitive costs nothing more. A single eager operation is numpy's
     own: it warns as the numpy function would (an errstate per operation would
     double its cost)."""
-    state = _state
+    state = _thread.state
     if state.quiet:
         return fn(*args)
     state.quiet = True
@@ -483,7 +490,7 @@ _ignoring_errors = np.errstate(all="ignore")(lambda fn, args: fn(*args))
 def at_source(source: SourceInfo | None, fn, *args):
     """`fn(*args)` with `source` as the user's line of what it binds: how an
     interpreter replaying an equation (its transpose) names the equation's line."""
-    state = _state
+    state = _thread.state
     previous, state.source = state.source, source or state.source
     try:
         return fn(*args)
@@ -539,7 +546,7 @@ def get_aval(x) -> ShapedArray:
 
 def user_source_info() -> SourceInfo | None:
     """The line of user code being traced or run."""
-    return _state.source or _walk_to_user_frame()
+    return _thread.state.source or _walk_to_user_frame()
 
 
 def at_user_line(fn, args):
@@ -549,7 +556,7 @@ def at_user_line(fn, args):
     caller's caller, rather than by `bind` walking up through those frames (a frame
     object made for each). The same line: the innermost frame outside inert, for the
     outermost traced bind; with nothing traced, none is looked for."""
-    state = _state
+    state = _thread.state
     if state.source is not None or len(state.stack) == 1:
         return fn(*args)
     state.source = user_line_from(sys._getframe(2))
@@ -565,4 +572,9 @@ def _walk_to_user_frame() -> SourceInfo | None:
     return user_line_from(sys._getframe(2))
 
 
-_state = _TraceState()
+class _PerThread(threading.local):
+    def __init__(self):
+        self.state = _TraceState()
+
+
+_thread = _PerThread()

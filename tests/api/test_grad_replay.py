@@ -166,7 +166,7 @@ def test_a_lossy_conversion_of_an_active_value_is_refused_in_replays_too():
         assert_allclose(g(x, False), np.full(3, 3 * np.sin(1.0)), rtol=1e-13)
     with pytest.raises(ConcretizationError, match="lose its derivative"):
         g(x, True)
-    assert core_trace.trace_depth() == 0 and core_trace._state.direct is None
+    assert core_trace.trace_depth() == 0 and core_trace._thread.state.direct is None
 
 
 def test_has_aux_argnums_pytrees_and_inactive_arguments():
@@ -231,7 +231,7 @@ def test_an_error_in_a_replay_leaves_no_trace_state():
         inert.grad(f)(np.ones(2), False)
     with pytest.raises(RuntimeError, match="user error"):
         inert.grad(f)(np.ones(2), True)
-    assert core_trace.trace_depth() == 0 and core_trace._state.direct is None
+    assert core_trace.trace_depth() == 0 and core_trace._thread.state.direct is None
     assert_allclose(inert.grad(f)(np.ones(2), False), np.exp(np.ones(2)))
 
 
