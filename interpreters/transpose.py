@@ -27,6 +27,7 @@ the mask earlier, and there such a coefficient still gives NaN, as in JAX.
 
 from __future__ import annotations
 
+import functools
 import weakref
 from typing import Any, Callable
 
@@ -65,6 +66,11 @@ class LinearInput:
 
 def is_linear(x) -> bool:
     return type(x) is LinearInput
+
+
+linear_input = functools.lru_cache(maxsize=4096)(LinearInput)
+"""`LinearInput(aval)`, one per aval (a value: rules only read its aval): a backward pass
+makes one per linear operand it reads, and finding it costs half of making it."""
 
 
 @attrs.frozen(eq=False)
@@ -232,7 +238,7 @@ def _transpose_into(ct_env: dict, eqn, env: dict, linear_vars: set) -> None:
         if all(ct is None for ct in cts):
             return
         cts = [Zero(v.aval) if ct is None else ct for v, ct in zip(outputs, cts)]
-    operands = [LinearInput(a.aval) if a in linear_vars else
+    operands = [linear_input(a.aval) if a in linear_vars else
                 a.val if type(a) is Literal else env[a] for a in eqn.inputs]
     cts_in = at_source(eqn.source_info, _transpose_eqn, eqn, cts, operands)
     for atom, ct in zip(eqn.inputs, cts_in):
