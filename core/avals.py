@@ -128,7 +128,7 @@ _array_avals: dict[tuple, ShapedArray] = {}  # avals are values: one per (shape,
 
 def concrete_aval(x) -> ShapedArray:
     """The aval of a concrete value: a numpy array or scalar, or a Python scalar."""
-    aval = _PYTHON_SCALAR_AVALS.get(type(x))
+    aval = _SCALAR_TYPE_AVALS.get(type(x))
     if aval is None:
         if isinstance(x, (np.ndarray, np.generic)):
             aval = _array_avals.get((x.shape, x.dtype)) or _new_array_aval(x)
@@ -139,6 +139,13 @@ def concrete_aval(x) -> ShapedArray:
         else:  # a Dask, CuPy, ... array: metadata only
             aval = ShapedArray(*backend_aval_parts(x))
     return aval
+
+
+def _numpy_scalar_avals() -> dict:
+    """The avals of numpy's number and bool scalars, which their type alone fixes (not
+    a timedelta's: its unit is part of its dtype)."""
+    types = {t for t in np.sctypeDict.values() if np.dtype(t).kind in "biufc"}
+    return {t: canonical(ShapedArray((), np.dtype(t))) for t in types}
 
 
 def _new_array_aval(x) -> ShapedArray:
@@ -202,3 +209,6 @@ def tangent_aval(aval: ShapedArray) -> ShapedArray:
 _tangent_avals: dict[ShapedArray, ShapedArray] = {}
 _strong_avals: dict[ShapedArray, ShapedArray] = {}
 _canonical_avals: dict[ShapedArray, ShapedArray] = {}
+_SCALAR_TYPE_AVALS = {**_numpy_scalar_avals(), **_PYTHON_SCALAR_AVALS}
+"""A scalar's aval by its type (`concrete_aval`'s first look-up): numpy's scalars, as
+tracing and the backward pass meet them at every operation, and Python's, weak."""

@@ -195,7 +195,13 @@ class JaxprBuilder:
         at_eval = self.parent_dynamic.level == 0
         for eqn, dead in steps:
             args = [a.val if type(a) is Literal else env[a] for a in eqn.inputs]
-            if at_eval and not has_tracer(args):
+            plain = at_eval
+            if plain:
+                for a in args:  # `has_tracer`, inline: once per equation run
+                    if isinstance(a, Tracer):
+                        plain = False
+                        break
+            if plain:
                 out = eval_primitive(eqn.primitive, args, eqn.params, eqn.source_info)
             else:
                 out = bind(eqn.primitive, args, eqn.params, eqn.source_info)

@@ -89,8 +89,10 @@ def fit_tangent(t, out):
 def _fitted_to(t, out_aval: ShapedArray):
     if type(t) is Zero:
         return t
-    want = tangent_aval(out_aval)
     have = t.aval if isinstance(t, Tracer) else concrete_aval(t)  # get_aval, inline: hot
+    if have is out_aval and not have.weak_type and have.dtype.kind in "fc":
+        return t  # the usual case: a float output is its own tangent type (`tangent_aval`)
+    want = tangent_aval(out_aval)
     if have is want or have.strong() == want:  # a weak tangent needs no conversion
         return t
     t = convert_element_type(t, want.dtype)  # first: the transpose sums in the wider type
