@@ -298,6 +298,13 @@ def cast(dtype: np.dtype) -> str:
     return text
 
 
+def allocation(shape: tuple, dtype: np.dtype) -> str:
+    """A new array of `shape`, in the one form every kernel writes: numba compiles its
+    `np.empty` once per signature (0.1 to 0.3 s each), and `(n,)` or `n`, `np.float64`
+    or `x.dtype` are different signatures."""
+    return f"np.empty({tuple(shape)!r}, {cast(np.dtype(dtype))})"
+
+
 def literal_text(value, dtype: np.dtype) -> str:
     value = np.asarray(value).astype(dtype)[()]
     if dtype.kind == "b":
@@ -411,7 +418,7 @@ class KernelSource:
         if out in self.into:
             self.given.append(buffer)
         else:
-            self.pre.append(f"{buffer} = np.empty({self.cluster.shape!r}, {dtype})")
+            self.pre.append(f"{buffer} = {allocation(self.cluster.shape, out.aval.dtype)}")
         self.body.append(f"{buffer}[{', '.join(self.loop_vars)}] = {local}")
 
     def add_reduction(self, eqn: JaxprEqn, rule: FusionRule, local: str) -> None:
@@ -420,8 +427,12 @@ class KernelSource:
         x = self.read(eqn.inputs[0], eqn)
         start = literal_text(rule.identity(dtype), dtype)
         kept = [v for d, v in enumerate(self.loop_vars) if d not in eqn.params["axes"]]
-        if kept:
-            self.pre.append(f"{local} = np.full({out.aval.shape!r}, {start}, {cast(dtype)})")
+        if kept:  # filled by loops: numba's np.full is a function it compiles
+            self.pre.append(f"{local} = {allocation(out.aval.shape, dtype)}")
+            fill = self.loop_vars[:len(kept)]  # (before the cluster's own loops)
+            for d, (var, n) in enumerate(zip(fill, out.aval.shape)):
+                self.pre.append(f"{'    ' * d}for {var} in range({n}):")
+            self.pre.append(f"{'    ' * len(fill)}{local}[{', '.join(fill)}] = {start}")
             slot = f"{local}[{', '.join(kept)}]"
         else:
             self.pre.append(f"{local} = {start}")

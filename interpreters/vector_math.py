@@ -151,15 +151,16 @@ def matvec_name(rows: int, cols: int) -> str:
 
 
 def matvec_source(rows: int, cols: int) -> str:
-    """`a @ x` for a C-ordered `rows` x `cols` matrix: `MATVEC_ROWS` dot products at a
-    time, each vectorised (reassociated). The sizes are constants of the text: LLVM
-    unrolls and schedules a loop of known length better (10-20 % at 128 x 128)."""
+    """`a @ x` into `out` for a C-ordered `rows` x `cols` matrix: `MATVEC_ROWS` dot
+    products at a time, each vectorised (reassociated). The sizes are constants of the
+    text: LLVM unrolls and schedules a loop of known length better (10-20 % at 128 x
+    128). The caller allocates `out` (its `np.empty` of the dtype's name, not of
+    `a.dtype`: the same numba signature as the kernel's own arrays, compiled once)."""
     block = rows - rows % MATVEC_ROWS
     sums = [f"s{r}" for r in range(MATVEC_ROWS)]
     return "\n".join([
         decorator("reassoc"),
-        f"def {matvec_name(rows, cols)}(a, x):",
-        f"    out = np.empty({rows}, a.dtype)",
+        f"def {matvec_name(rows, cols)}(a, x, out):",
         f"    for i in range(0, {block}, {MATVEC_ROWS}):",
         f"        {' = '.join(sums)} = 0.0",
         f"        for j in range({cols}):",
@@ -174,10 +175,12 @@ def matvec_source(rows: int, cols: int) -> str:
         "    return out", ""])
 
 
-# `x @ a`: rows of `a` scaled by x, four at a time (vectorised without reassociating)
+# `x @ a` into `out` (allocated by the caller, as a matvec's): rows of `a` scaled by x,
+# four at a time (vectorised without reassociating)
 VECMAT = f"""{decorator()}
-def vector_vecmat(x, a):
-    out = np.zeros(a.shape[1], a.dtype)
+def vector_vecmat(x, a, out):
+    for j in range(a.shape[1]):
+        out[j] = 0.0
     for i in range(0, a.shape[0] - 3, 4):
         x0, x1, x2, x3 = x[i], x[i + 1], x[i + 2], x[i + 3]
         for j in range(a.shape[1]):
@@ -263,13 +266,18 @@ def small_solve(a, b):
 CHOLESKY = """@numba.njit(cache=True, error_model='numpy')
 def small_cholesky(a):
     n = a.shape[0]
-    l = np.zeros_like(a)
+    l = a.copy()
+    for i in range(n):
+        for j in range(n):
+            l[i, j] = 0.0
     for j in range(n):
         d = a[j, j]
         for k in range(j):
             d -= l[j, k] * l[j, k]
         if not d > 0:
-            l[:, :] = np.nan
+            for i in range(n):
+                for k in range(n):
+                    l[i, k] = np.nan
             return l
         l[j, j] = np.sqrt(d)
         for i in range(j + 1, n):

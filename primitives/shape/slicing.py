@@ -22,7 +22,7 @@ from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ...core.typing import ArrayLike
 from ...interpreters.ad import add_tangents, deflinear, instantiate_zeros, jvp_rules
 from ...interpreters.batching import batch_rules, batch_size, batched_axis
-from ...interpreters.fusion import deffused_gather
+from ...interpreters.fusion import allocation, deffused_gather
 from ...interpreters.fusion_loops import Unsupported, native_rules
 from ...interpreters.partial_eval import def_recomputable
 from ...interpreters.transpose import is_linear, transpose_rules
@@ -104,11 +104,20 @@ def_recomputable(concatenate_p)
 
 
 def concatenate_native(fn, eqn, operands, *, dimension):
-    """numba's `np.concatenate` inside a native function (the operands' dtypes are one)."""
-    dtype = eqn.outputs[0].aval.dtype
-    if dtype.kind not in "biuf" or dtype == np.float16:
-        raise Unsupported(f"concatenate of {dtype}")
-    return [f"np.concatenate(({''.join(x + ', ' for x in operands)}), axis={dimension})"]
+    """Inside a native function, a new array each operand is copied into by loops
+    (the operands' dtypes are one): numba's `np.concatenate` is a function it compiles
+    for each number and kind of operands, 0.15 to 0.4 s each."""
+    out = eqn.outputs[0].aval
+    if out.dtype.kind not in "biuf" or out.dtype == np.float16:
+        raise Unsupported(f"concatenate of {out.dtype}")
+    (result,) = fn.assign([allocation(out.shape, out.dtype)])
+    start = 0
+    for x, a in zip(operands, eqn.inputs):
+        shape = a.aval.shape
+        fn.copy(result, x, shape, tuple(start if d == dimension else 0
+                                        for d in range(len(shape))))
+        start += shape[dimension]
+    return [result]
 
 
 native_rules[concatenate_p] = concatenate_native
