@@ -254,20 +254,22 @@ def test_a_weights_outer_product_cotangent_is_summed_by_blocks_of_rows(rng):
     assert len(re.findall(r"r\d+ = [pq]\d+\[n\d+\]\n\s+for j", text)) == 2  # (`copy`)
 
 
-def test_a_blocked_sum_of_outer_products_has_the_numpy_backends_bits(rng):
+@pytest.mark.parametrize("rows", [DEFERRED_OUTER, DEFERRED_OUTER + 1], ids=["even", "odd"])
+def test_a_blocked_sum_of_outer_products_has_the_numpy_backends_bits(rows, rng):
     """The blocks of rows add each element's products in the order of the steps, with
     no contraction or reassociation: W's cotangent, a sum of `y_t ⊗ x_t` over 70 steps
-    (a full block and a rest that is not a multiple of `OUTER_ROWS`), is the numpy
-    backend's bit for bit, signed zeros, infinities and NaNs included."""
+    (a full block and a rest), is the numpy backend's bit for bit, signed zeros,
+    infinities and NaNs included, for an even number of rows (added two at a time)
+    and an odd one."""
     def f(W, xs, ys):
         return lax.scan(lambda c, xy: (c + inp.sum((W @ xy[0]) * xy[1]), None), 0.0,
                         (xs, ys))[0]
 
     n, steps = DEFERRED_OUTER, OUTER_BLOCK + 6
-    xs, ys = rng.standard_normal((steps, n)), rng.standard_normal((steps, n)) * 1e10
-    xs[3, :4], ys[5, 4:8], ys[70 - 1, 8:12] = [np.inf, -0.0, 0.0, np.nan], -0.0, -np.inf
+    xs, ys = rng.standard_normal((steps, n)), rng.standard_normal((steps, rows)) * 1e10
+    xs[3, :4], ys[5, 4:8], ys[steps - 1, rows - 4:] = [np.inf, -0.0, 0.0, np.nan], -0.0, -np.inf
     xs[7, 8:12] = 1e300
-    args = rng.standard_normal((n, n)), xs, ys
+    args = rng.standard_normal((rows, n)), xs, ys
     g = [inert.jit(inert.grad(f), backend=b)(*args) for b in ("numpy", "numba")]
     assert np.isnan(g[0]).any() and np.isinf(g[0]).any()
     np.testing.assert_array_equal(np.isnan(g[1]), np.isnan(g[0]))
