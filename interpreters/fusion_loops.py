@@ -50,7 +50,6 @@ from .ad import add_any_p, zeros_p
 from .eval import Step, eval_jaxpr, impl_step
 from .fusion import (
     Cluster,
-    allocation,
     charge,
     fusion_rules,
     iteration_shape,
@@ -64,6 +63,7 @@ from .fusion import (
     step_rules,
     used_outside_clusters,
 )
+from .vector_math import allocation
 
 native_rules = RuleTable("native")
 accumulate_rules = RuleTable("native accumulate")
@@ -165,10 +165,14 @@ class NativeFunction:
 
     @contextlib.contextmanager
     def loops(self, index: list[str], shape: tuple):
-        """Nested `for` blocks running the names `index` over `shape`."""
+        """Nested `for` blocks running the names `index` over `shape`; an axis of one
+        element is its index 0, no loop (numba compiles a loop in about 25 ms)."""
         with contextlib.ExitStack() as loops:
             for j, n in zip(index, shape):
-                loops.enter_context(self.block(f"for {j} in range({n}):"))
+                if n == 1:
+                    self.line(f"{j} = 0")
+                else:
+                    loops.enter_context(self.block(f"for {j} in range({n}):"))
             yield
 
     def after_loop(self, *lines: str) -> None:
@@ -267,9 +271,7 @@ class NativeFunction:
 
         for line in source.pre:
             self.line(renamed(line))
-        with contextlib.ExitStack() as loops:
-            for var, n in zip(source.loop_vars, source.cluster.shape):
-                loops.enter_context(self.block(f"for {renamed(var)} in range({n}):"))
+        with self.loops([renamed(v) for v in source.loop_vars], source.cluster.shape):
             for line in source.body:
                 self.line(renamed(line))
         env.update((v, names[name]) for v, name in source.returned.items())

@@ -56,6 +56,12 @@ OpenBLAS orders its sums by its own kernels (numba's own LAPACK call differs fro
 numpy's from n = 8 on, too), so values agree to rounding, within a few units in the
 last place times the condition number.
 
+The text every kernel is written in takes the forms numba compiles fastest
+(`allocation`, `loop_lines`, `strided_index`): it types and lowers each operation of
+the text in Python (a few ms each, a loop about 25 ms), and compiles each of its own
+generic functions a kernel calls (`np.zeros`, `np.concatenate`, BLAS's `np.dot`:
+0.2 to 4 s a process) once per signature.
+
 A function is source text: a kernel module calling one carries its definition
 (`definitions`), so numba's disk cache, keyed by the module's file, never holds a stale
 copy of it.
@@ -78,6 +84,49 @@ def decorator(*fastmath: str) -> str:
     makes it more accurate; `fastmath` adds flags (a dot product's `reassoc`)."""
     flags = ", ".join(repr(f) for f in ("contract", *fastmath))
     return f"@numba.njit(cache=True, error_model='numpy', fastmath={{{flags}}})"
+
+
+# ---------------------------------------------------------------------------------
+# The text forms numba compiles fastest (kernels' own code, and these functions')
+
+
+_CASTS: dict[np.dtype, str] = {}
+
+
+def cast(dtype: np.dtype) -> str:
+    """The numba-callable that makes a scalar of `dtype`."""
+    text = _CASTS.get(dtype)
+    if text is None:
+        text = _CASTS[dtype] = "np.bool_" if dtype == np.bool_ else f"np.{dtype.name}"
+    return text
+
+
+def allocation(shape: tuple, dtype: np.dtype) -> str:
+    """A new array of `shape`, in the one form every kernel writes: numba compiles its
+    `np.empty` once per signature (0.1 to 0.3 s each), and `(n,)` or `n`, `np.float64`
+    or `x.dtype` are different signatures."""
+    return f"np.empty({tuple(shape)!r}, {cast(np.dtype(dtype))})"
+
+
+def loop_lines(names: list[str], shape: tuple) -> tuple[list[str], str]:
+    """Nested loops running `names` over `shape`, and the indentation of their body; an
+    axis of one element is its index 0, no loop (numba compiles a loop in about 25 ms)."""
+    lines, indent = [], ""
+    for var, n in zip(names, shape):
+        lines.append(f"{indent}{var} = 0" if n == 1 else f"{indent}for {var} in range({n}):")
+        indent += "" if n == 1 else "    "
+    return lines, indent
+
+
+def strided_index(var: str, start: int, stride: int = 1) -> str:
+    """`start + var * stride` in kernel text, without the terms that change nothing:
+    numba types and lowers each arithmetic operation of an index (a few ms)."""
+    scaled = var if stride == 1 else f"{var} * {stride}"
+    return scaled if start == 0 else f"{start} + {scaled}"
+
+
+# ---------------------------------------------------------------------------------
+# The functions
 
 
 SMALL_TANH = 0.625  # below, the continued fraction; above, the exponential
@@ -158,6 +207,7 @@ def matvec_source(rows: int, cols: int) -> str:
     `a.dtype`: the same numba signature as the kernel's own arrays, compiled once)."""
     block = rows - rows % MATVEC_ROWS
     sums = [f"s{r}" for r in range(MATVEC_ROWS)]
+    rows_at = [strided_index("i", r) for r in range(MATVEC_ROWS)]
     return "\n".join([
         decorator("reassoc"),
         f"def {matvec_name(rows, cols)}(a, x, out):",
@@ -165,8 +215,8 @@ def matvec_source(rows: int, cols: int) -> str:
         f"        {' = '.join(sums)} = 0.0",
         f"        for j in range({cols}):",
         "            xj = x[j]",
-        *(f"            s{r} += a[i + {r}, j] * xj" for r in range(MATVEC_ROWS)),
-        f"        {', '.join(f'out[i + {r}]' for r in range(MATVEC_ROWS))} = {', '.join(sums)}",
+        *(f"            s{r} += a[{i}, j] * xj" for r, i in enumerate(rows_at)),
+        f"        {', '.join(f'out[{i}]' for i in rows_at)} = {', '.join(sums)}",
         *([f"    for i in range({block}, {rows}):",  # the rows left over
            "        s0 = 0.0",
            f"        for j in range({cols}):",

@@ -20,11 +20,10 @@ from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ...interpreters.ad import defjvp
 from ...interpreters.batching import batch_rules, batched_axis
 from ...interpreters.eval import new_array_results
-from ...interpreters.fusion import allocation
 from ...interpreters.fusion_loops import Unsupported, accumulate_rules, native_rules
 from ...interpreters.remat import flop_rules
 from ...interpreters.transpose import is_linear, transpose_rules
-from ...interpreters.vector_math import matvec_name
+from ...interpreters.vector_math import allocation, matvec_name, strided_index
 from ..shape.structural import convert_element_type, transpose
 
 dot_general_p = Primitive("dot_general", operand_names=("lhs", "rhs"))
@@ -205,11 +204,11 @@ def _block_products(fn, target: str, rows: str, other: str, m: int, n: int) -> l
     once for both (5 % faster than BLAS's rank-64 update for W4's 128 x 128)."""
     i, k, j = fn.fresh("i"), fn.fresh("k"), fn.fresh("j")
     q, u, v = ([fn.fresh(p) for _ in range(OUTER_ROWS)] for p in "quv")
-    load = f"{', '.join(q)} = " + ", ".join(f"{other}[{k} + {r}, {j}]" for r in range(OUTER_ROWS))
+    steps = [strided_index(k, r) for r in range(OUTER_ROWS)]  # k, k + 1, ...
+    load = f"{', '.join(q)} = " + ", ".join(f"{other}[{r}, {j}]" for r in steps)
 
     def factors(names: list[str], row) -> str:
-        return f"{', '.join(names)} = " + ", ".join(f"{rows}[{k} + {r}, {row}]"
-                                                    for r in range(OUTER_ROWS))
+        return f"{', '.join(names)} = " + ", ".join(f"{rows}[{r}, {row}]" for r in steps)
 
     def add(row, names: list[str]) -> str:
         return f"{target}[{row}, {j}] = {target}[{row}, {j}] + " + " + ".join(

@@ -22,10 +22,11 @@ from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ...core.typing import ArrayLike
 from ...interpreters.ad import add_tangents, deflinear, instantiate_zeros, jvp_rules
 from ...interpreters.batching import batch_rules, batch_size, batched_axis
-from ...interpreters.fusion import allocation, deffused_gather
+from ...interpreters.fusion import deffused_gather
 from ...interpreters.fusion_loops import Unsupported, native_rules
 from ...interpreters.partial_eval import def_recomputable
 from ...interpreters.transpose import is_linear, transpose_rules
+from ...interpreters.vector_math import allocation, strided_index
 from .structural import (
     aval_of,
     broadcast_in_dim,
@@ -341,7 +342,7 @@ def slice_impl(x, *, start_indices, limit_indices, strides):
 impl_rules[slice_p] = checked_impl(slice_impl, slice_abstract_eval)
 array_api_impls[slice_p] = lambda xp, x, **params: slice_impl(x, **params)
 deffused_gather(slice_p, lambda i, shape, out_shape, /, *, start_indices, strides, **_: (
-    [f"{start} + {v} * {stride}" for v, start, stride in
+    [strided_index(v, start, stride) for v, start, stride in
      zip(i, start_indices, strides or (1,) * len(shape))], None))
 abstract_eval_rules[slice_p] = slice_abstract_eval
 deflinear(slice_p)

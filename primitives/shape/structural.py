@@ -36,7 +36,6 @@ from ...interpreters.batching import (
     defvectorized,
 )
 from ...interpreters.fusion import (
-    allocation,
     broadcast_index,
     deffused,
     deffused_gather,
@@ -45,6 +44,7 @@ from ...interpreters.fusion import (
 from ...interpreters.fusion_loops import native_rules
 from ...interpreters.partial_eval import def_recomputable
 from ...interpreters.transpose import def_elementwise_transpose, is_linear, transpose_rules
+from ...interpreters.vector_math import allocation
 
 
 def canonical_axes(axes, ndim: int) -> tuple[int, ...]:
