@@ -179,7 +179,7 @@ def vector_tanh(a):
     n = math.floor(w * {1 / math.log(2)!r} + 0.5)
     r = (w - n * {hi!r}) - n * {lo!r}
     p = {exp_r}
-    k = int(n)
+    k = np.int64(n)  # (numba compiles int() of a float as a function of its own)
     s = {powers[0]} * {powers[1]}
     s = s * {powers[2]} * {powers[3]}
     s = s * {powers[4]} * {powers[5]}
