@@ -20,6 +20,7 @@ from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ...interpreters.ad import defjvp
 from ...interpreters.batching import batch_rules, batched_axis
 from ...interpreters.eval import new_array_results
+from ...interpreters.fusion import literal_text
 from ...interpreters.fusion_loops import Unsupported, accumulate_rules, native_rules
 from ...interpreters.remat import flop_rules
 from ...interpreters.transpose import is_linear, transpose_rules
@@ -96,6 +97,8 @@ def dot_general_native(fn, eqn, operands, *, dimension_numbers, preferred_elemen
         shape = x.shape if x.ndim == 2 else y.shape  # the matrix's
         return [_small_matvec(fn, a, b, shape, x.dtype, x.ndim == 2, lc[0] == x.ndim - 1,
                               rc[0] == 0)]
+    if len(lc) == 1 and x.ndim == y.ndim and x.size * (y.size // y.shape[rc[0]]) <= SMALL_MATMUL:
+        return [_small_product(fn, a, b, x, y, out, lc[0], rc[0])]
     if len(lc) == 1:
         return [f"np.dot({a if lc[0] == x.ndim - 1 else a + '.T'}, "
                 f"{b if rc[0] == 0 else b + '.T'})"]
@@ -122,6 +125,33 @@ def _native_avals(eqn, dimension_numbers) -> tuple:
 
 
 SMALL_MATVEC = 2 ** 15  # a matrix's elements: up to, loops beat BLAS
+SMALL_MATMUL = 2 ** 12  # products of a matrix product or dot product summed by loops
+
+
+def _small_product(fn, a: str, b: str, x, y, out, lc: int, rc: int) -> str:
+    """A small matrix product (or dot product of vectors) by loops, each element summed
+    in the order of the contracted index, the target's row vectorised: numba's `np.dot`
+    is a function it compiles for each kind of product (0.2 to 1.3 s each; the iLQR
+    program had three), and its BLAS call costs more than the products of a 6 x 6."""
+    k = x.shape[lc]
+    p = fn.fresh("k")
+    if x.ndim == 1:  # (and y): a dot product, a scalar
+        (total,) = fn.assign([literal_text(0, out.dtype)])
+        with fn.block(f"for {p} in range({k}):"):
+            fn.line(f"{total} += {a}[{p}] * {b}[{p}]")
+        return total
+    (result,) = fn.assign([allocation(out.shape, out.dtype)])
+    i, j = fn.fresh("i"), fn.fresh("j")
+    rows, cols = x.shape[1 - lc], y.shape[1 - rc]
+    with fn.block(f"for {i} in range({rows}):"):
+        with fn.block(f"for {j} in range({cols}):"):
+            fn.line(f"{result}[{i}, {j}] = {literal_text(0, out.dtype)}")
+        with fn.block(f"for {p} in range({k}):"):
+            (a_ip,) = fn.assign([f"{a}[{i}, {p}]" if lc == 1 else f"{a}[{p}, {i}]"])
+            with fn.block(f"for {j} in range({cols}):"):
+                fn.line(f"{result}[{i}, {j}] += {a_ip} * " +
+                        (f"{b}[{p}, {j}]" if rc == 0 else f"{b}[{j}, {p}]"))
+    return result
 
 
 def _small_matvec(fn, a: str, b: str, shape: tuple, dtype: np.dtype, matrix_first: bool,

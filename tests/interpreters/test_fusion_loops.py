@@ -299,6 +299,23 @@ def test_matrix_vector_products_in_a_loop_read_matrices_by_rows(rng):
     assert re.search(r"t\d+\[i\d+, j\d+\] = a0\[j\d+, i\d+\]", text)  # W.T's copy, by loops
 
 
+def test_small_matrix_and_dot_products_in_a_loop_are_loops(rng):
+    """`A @ C`, `C.T @ B`, `C @ B.T` (each operand contracted along either axis) and a
+    dot product of two rows, on small matrices: loops, no BLAS call (numba compiles its
+    `np.dot` for each kind of product); values to rounding, a NaN where numpy has one."""
+    def f(A, B, C0):
+        def step(C, _):
+            C = inp.tanh(A @ C + C.T @ B - C @ B.T)
+            return C, inp.dot(C[0], C[1])
+        return lax.scan(step, C0, None, length=3)
+
+    A, B, C0 = (rng.standard_normal((4, 4)) for _ in range(3))
+    check_jit_backends(f, (A, B, C0))
+    B[1, 2] = np.nan
+    check_jit_backends(f, (A, B, C0))
+    assert "np.dot" not in loop_text(f, A, B, C0)
+
+
 def test_stacked_outputs_are_written_by_the_kernels_computing_them(rng):
     """A stacked row a body's kernel computes is its output buffer, which the carry
     then reads; the same value stacked twice, an input, a reduction and a matrix
