@@ -362,7 +362,24 @@ def small_triangular_solve(a, b, lower, transpose, unit):
 """
 
 
-FUNCTIONS = {"vector_tanh": tanh_source(), "vector_vecmat": VECMAT,
+# `a @ b` into `out` for small matrices (views of transposes too): each element summed
+# in the order of the contracted index, a row of `out` at a time (vectorised). One
+# function for every call: as loops at each of the iLQR program's 14 small products,
+# its compile took 7 s more than numba's np.dot (0.2-1.3 s per kind of product)
+SMALL_MATMUL = f"""{decorator()}
+def small_matmul(a, b, out):
+    for i in range(a.shape[0]):
+        for j in range(b.shape[1]):
+            out[i, j] = 0.0
+        for k in range(a.shape[1]):
+            a_ik = a[i, k]
+            for j in range(b.shape[1]):
+                out[i, j] += a_ik * b[k, j]
+    return out
+"""
+
+
+FUNCTIONS = {"vector_tanh": tanh_source(), "vector_vecmat": VECMAT, "small_matmul": SMALL_MATMUL,
              "signed_power": integer_power_source("signed_power", "int64"),
              "unsigned_power": integer_power_source("unsigned_power", "uint64"),
              **{f"floor_divide_{t}": floor_divide_source(t) for t in ("float32", "float64")},

@@ -129,29 +129,18 @@ SMALL_MATMUL = 2 ** 12  # products of a matrix product or dot product summed by 
 
 
 def _small_product(fn, a: str, b: str, x, y, out, lc: int, rc: int) -> str:
-    """A small matrix product (or dot product of vectors) by loops, each element summed
-    in the order of the contracted index, the target's row vectorised: numba's `np.dot`
-    is a function it compiles for each kind of product (0.2 to 1.3 s each; the iLQR
-    program had three), and its BLAS call costs more than the products of a 6 x 6."""
-    k = x.shape[lc]
-    p = fn.fresh("k")
-    if x.ndim == 1:  # (and y): a dot product, a scalar
-        (total,) = fn.assign([literal_text(0, out.dtype)])
-        with fn.block(f"for {p} in range({k}):"):
-            fn.line(f"{total} += {a}[{p}] * {b}[{p}]")
-        return total
-    (result,) = fn.assign([allocation(out.shape, out.dtype)])
-    i, j = fn.fresh("i"), fn.fresh("j")
-    rows, cols = x.shape[1 - lc], y.shape[1 - rc]
-    with fn.block(f"for {i} in range({rows}):"):
-        with fn.block(f"for {j} in range({cols}):"):
-            fn.line(f"{result}[{i}, {j}] = {literal_text(0, out.dtype)}")
-        with fn.block(f"for {p} in range({k}):"):
-            (a_ip,) = fn.assign([f"{a}[{i}, {p}]" if lc == 1 else f"{a}[{p}, {i}]"])
-            with fn.block(f"for {j} in range({cols}):"):
-                fn.line(f"{result}[{i}, {j}] += {a_ip} * " +
-                        (f"{b}[{p}, {j}]" if rc == 0 else f"{b}[{j}, {p}]"))
-    return result
+    """A small matrix product (`vector_math`'s `small_matmul`, on transposed views where
+    an operand is contracted the other way) or dot product of vectors (a loop): numba's
+    `np.dot` is a function it compiles for each kind of product (0.2 to 1.3 s each; the
+    iLQR program had three), and BLAS's call costs more than the products of a 6 x 6."""
+    if x.ndim == 2:
+        return (f"small_matmul({a if lc == 1 else a + '.T'}, {b if rc == 0 else b + '.T'}, "
+                f"{allocation(out.shape, out.dtype)})")
+    (total,) = fn.assign([literal_text(0, out.dtype)])
+    k = fn.fresh("k")
+    with fn.block(f"for {k} in range({x.shape[0]}):"):
+        fn.line(f"{total} += {a}[{k}] * {b}[{k}]")
+    return total
 
 
 def _small_matvec(fn, a: str, b: str, shape: tuple, dtype: np.dtype, matrix_first: bool,

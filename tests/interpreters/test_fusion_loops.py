@@ -301,8 +301,9 @@ def test_matrix_vector_products_in_a_loop_read_matrices_by_rows(rng):
 
 def test_small_matrix_and_dot_products_in_a_loop_are_loops(rng):
     """`A @ C`, `C.T @ B`, `C @ B.T` (each operand contracted along either axis) and a
-    dot product of two rows, on small matrices: loops, no BLAS call (numba compiles its
-    `np.dot` for each kind of product); values to rounding, a NaN where numpy has one."""
+    dot product of two rows, on small matrices: `small_matmul`'s loops and a loop, no
+    BLAS call (numba compiles its `np.dot` for each kind of product); values to
+    rounding, a NaN where numpy has one."""
     def f(A, B, C0):
         def step(C, _):
             C = inp.tanh(A @ C + C.T @ B - C @ B.T)
@@ -313,7 +314,8 @@ def test_small_matrix_and_dot_products_in_a_loop_are_loops(rng):
     check_jit_backends(f, (A, B, C0))
     B[1, 2] = np.nan
     check_jit_backends(f, (A, B, C0))
-    assert "np.dot" not in loop_text(f, A, B, C0)
+    text = loop_text(f, A, B, C0)
+    assert "np.dot" not in text and text.count("small_matmul(") == 4  # 3 calls, 1 definition
 
 
 def test_stacked_outputs_are_written_by_the_kernels_computing_them(rng):
