@@ -218,6 +218,24 @@ def test_a_kernel_numba_fails_to_compile_falls_back_to_the_impl(rng):
         dict.__setitem__(native_rules, reshape_p, rule)
 
 
+def test_reshapes_in_a_loop_dropping_leading_unit_axes_are_indices(rng):
+    """`reshape` from (1, 1, 1, 3) to (3,) is the view `x[0, 0, 0]`, from (6,) to (3, 2)
+    numba's reshape, to and from one element an index and a filled array; the values
+    are the numpy backend's, NaN and -0.0 included."""
+    def f(x, s):
+        def step(c, _):
+            row = inp.reshape(c, (1, 1, 1, 3)) * 2.0
+            one = inp.reshape(inp.reshape(s, (1, 1)), ())
+            return inp.reshape(row, (3,)) + one, inp.reshape(inp.concatenate([c, c]), (3, 2))
+        return lax.scan(step, x, None, length=2)
+
+    args = np.array([np.nan, -0.0, 1.5]), np.float64(-0.0)
+    check_jit_backends(f, args)
+    text = loop_text(f, *args)
+    assert re.search(r"= \w+\[0, 0, 0\]\n", text) and ".reshape((3,))" not in text
+    assert ".reshape((3, 2))" in text
+
+
 def test_a_loop_clamps_reads_and_drops_writes_out_of_bounds(rng):
     """As JAX does: a read past the end reads the last element, a write there is
     dropped, in the native loop as in the impl; the next call is right too."""
