@@ -12,11 +12,22 @@ machine's own noise (preemption, the collector) does to the slowest call.
 
 `dispatch_line`: one call of `jit(grad(f))` on 3 elements on each backend, against
 `jax.jit(jax.grad(f))` in the same run, where jax is installed.
+
+`cold_compile_lines` (`--only cold-compile`): the first call of W4's
+`jit(value_and_grad(f), backend="numba")`, each in a new process with a new kernel
+cache folder (numba imported, its compiler set up and the program compiled: target
+≤ 3 s), median of `COLD_RUNS`; and the first call of another new process on the folder
+the first one filled (the kernels loaded from disk).
 """
 
 from __future__ import annotations
 
 import functools
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
 import time
 
 import numpy as np
@@ -113,3 +124,47 @@ def _repeated(call, n: int):
         for _ in range(n):
             call()
     return calls
+
+
+COLD_RUNS = 3
+COLD_TARGET = 3.0  # seconds, W4's first call on a cold kernel cache
+_FIRST_CALL = """
+import time
+import inert
+from inert.benchmarks.workloads import active_argnums, workloads
+(w,) = [w for w in workloads(1.0) if w.key == {key!r}]
+args = w.make_args()
+f = inert.jit(inert.value_and_grad(w.f, argnums=active_argnums(args), has_aux=w.has_aux),
+              backend="numba")
+start = time.perf_counter()
+f(*args)
+print(time.perf_counter() - start)
+"""
+
+
+def first_call_seconds(key: str, cache_dir: str) -> float:
+    """The first call of workload `key`'s jitted gradient on the numba backend, in a
+    new process (one BLAS thread) whose kernel cache is `cache_dir`."""
+    env = {**os.environ, "INERT_CACHE_DIR": cache_dir, "OMP_NUM_THREADS": "1",
+           "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    out = subprocess.run([sys.executable, "-c", _FIRST_CALL.format(key=key)], env=env,
+                         check=True, stdout=subprocess.PIPE, text=True).stdout
+    return float(out.split()[-1])
+
+
+def cold_compile_lines(runs: int = COLD_RUNS, key: str = "W4",
+                       first_call=first_call_seconds) -> list[str]:
+    """`key`'s first call from a new kernel cache folder and from the folder a first
+    process filled, `runs` times each, alternately; the medians."""
+    cold, warm = [], []
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory() as folder:
+            cold.append(first_call(key, folder))
+            warm.append(first_call(key, folder))
+    cold_median, warm_median = statistics.median(cold), statistics.median(warm)
+    spread = ", ".join(f"{t:.2f}" for t in cold)
+    return [f"{key}'s first call, jit numba, a new process on a cold kernel cache: "
+            f"{cold_median:.2f} s, median of {runs} ({spread}; target ≤ {COLD_TARGET:g} s)"
+            f"{miss(cold_median, COLD_TARGET)}",
+            f"{key}'s first call, jit numba, a new process on the disk cache the first "
+            f"filled: {warm_median:.2f} s, median of {runs}"]

@@ -8,8 +8,9 @@ eval vs direct numpy, tracing cost per equation from 1k to 100k equations, jvp v
 primal time, how many tangent equations inactive inputs cost, jit's dispatch on a tiny
 input against JAX's, a jit-ted Adam step against numpy's, and the iLQR/MPC loop program
 under jit against JAX's; then reverse mode by phase, the transformations called
-repeatedly (`replays.py`) and the default jit's calls over 5 s from a cold kernel cache
-(`default_jit.py`). One thread: the BLAS thread variables are set before numpy loads.
+repeatedly (`replays.py`), the default jit's calls over 5 s from a cold kernel cache and
+W4's first numba call in new processes (`default_jit.py`). One thread: the BLAS thread
+variables are set before numpy loads.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from inert import lax  # noqa: E402
 from inert.example_libraries import optimizers  # noqa: E402
 
 from .cnn import conv_layer_timing  # noqa: E402
-from .default_jit import default_jit_lines, dispatch_line  # noqa: E402
+from .default_jit import cold_compile_lines, default_jit_lines, dispatch_line  # noqa: E402
 from .ilqr import ilqr_line  # noqa: E402
 from .jax_column import jax_call, jax_first_call  # noqa: E402
 from .memory import peak_bytes, reachable_array_bytes  # noqa: E402
@@ -339,8 +340,10 @@ def main(argv=None) -> None:
     parser.add_argument("--only", help="run one workload (or 'overheads', or 'phases': reverse "
                         "mode's time by phase on W1 and W7, 'replays': transformations "
                         "called repeatedly, 'default-jit': the default backend's calls "
-                        "over 5 s, from a cold kernel cache, 'ilqr': the iLQR loop program "
-                        "under jit, or 'remat': memory budgets) and print JSON")
+                        "over 5 s, from a cold kernel cache, 'cold-compile': W4's first "
+                        "numba call in new processes, on a cold and a filled kernel cache, "
+                        "'ilqr': the iLQR loop program under jit, or 'remat': memory "
+                        "budgets) and print JSON")
     args = parser.parse_args(argv)
     if args.only and not _ONE_THREAD_FROM_THE_START:
         _restart_with_one_blas_thread(argv)
@@ -354,6 +357,8 @@ def main(argv=None) -> None:
         print(json.dumps(replay_lines(median_times, args.repeat, args.scale)))
     elif args.only == "default-jit":
         print(json.dumps(default_jit_lines(args.scale, args.repeat, median_times)))
+    elif args.only == "cold-compile":
+        print(json.dumps(cold_compile_lines()))
     elif args.only == "ilqr":
         print(json.dumps([ilqr_line(median_times, args.repeat)]))
     elif args.only == "remat":
@@ -380,7 +385,8 @@ def _run_each_in_its_own_process(args, argv) -> None:
     print(f"glibc keeps freed memory for reuse: {not args.default_malloc}\n")
     passed = [a for a in (argv if argv is not None else sys.argv[1:]) if a != "--only"]
     steps = {w.key: f"{w.key}, {w.description}" for w in workloads(args.scale)}
-    progress = Progress(len(steps) + 5)  # and the overheads, phases, replays, default jit, remat
+    progress = Progress(len(steps) + 6)  # and the overheads, phases, replays, default jit,
+    # cold compile, remat
 
     def run(key: str, **env):  # each process gets the thread variables from its environment
         with progress.step(steps.get(key, key)):
@@ -405,6 +411,9 @@ def _run_each_in_its_own_process(args, argv) -> None:
     with tempfile.TemporaryDirectory() as cold:
         for line in run("default-jit", INERT_CACHE_DIR=cold):
             print("- " + line)
+    print("\nW4's first call from a new process (benchmarks/default_jit.py):")
+    for line in run("cold-compile"):
+        print("- " + line)
     print("\nMemory budgets (benchmarks/remat.py):")
     for line in run("remat"):
         print("- " + line)

@@ -59,7 +59,14 @@ from ..core.traceback_util import warn_at_user_line
 from . import scalar_kernels, vector_math
 from .eval import Step, compile_steps, impl_step
 from .kernel_cache import has_kernel, load_kernel
-from .vector_math import COMPARISONS, exact_comparison, numpy_form
+from .vector_math import (
+    COMPARISONS,
+    allocation,
+    cast,
+    exact_comparison,
+    loop_lines,
+    numpy_form,
+)
 
 SMALL = 1024  # elements below which a libm call per element beats a numpy call
 # numba compiles an array kernel in about 0.15 s, plus 25 ms per equation (its type
@@ -287,18 +294,9 @@ def plan(jaxpr: Jaxpr) -> list[JaxprEqn | Cluster]:
 # Kernel source
 
 
-_CASTS: dict[np.dtype, str] = {}
-
-
-def cast(dtype: np.dtype) -> str:
-    """The numba-callable that makes a scalar of `dtype`."""
-    text = _CASTS.get(dtype)
-    if text is None:
-        text = _CASTS[dtype] = "np.bool_" if dtype == np.bool_ else f"np.{dtype.name}"
-    return text
-
-
 def literal_text(value, dtype: np.dtype) -> str:
+    """`value` as a scalar of `dtype` in kernel text; a float64 as a plain literal (numba
+    types one as float64, and types a call of np.float64 in about 3 ms)."""
     value = np.asarray(value).astype(dtype)[()]
     if dtype.kind == "b":
         return repr(bool(value))
@@ -306,7 +304,9 @@ def literal_text(value, dtype: np.dtype) -> str:
         text = "np.nan" if np.isnan(value) else ("np.inf" if value > 0 else "-np.inf")
     else:
         text = repr(value.item())
-    return f"{cast(dtype)}({text})"
+    if dtype != np.float64:
+        return f"{cast(dtype)}({text})"
+    return f"({text})" if text.startswith("-") else text  # (-1.5) ** 2 is 2.25
 
 
 _PYTHON_NUMBER = {"b": bool, "i": int, "u": int, "f": float}  # a weakly typed value's type
@@ -411,7 +411,7 @@ class KernelSource:
         if out in self.into:
             self.given.append(buffer)
         else:
-            self.pre.append(f"{buffer} = np.empty({self.cluster.shape!r}, {dtype})")
+            self.pre.append(f"{buffer} = {allocation(self.cluster.shape, out.aval.dtype)}")
         self.body.append(f"{buffer}[{', '.join(self.loop_vars)}] = {local}")
 
     def add_reduction(self, eqn: JaxprEqn, rule: FusionRule, local: str) -> None:
@@ -420,13 +420,18 @@ class KernelSource:
         x = self.read(eqn.inputs[0], eqn)
         start = literal_text(rule.identity(dtype), dtype)
         kept = [v for d, v in enumerate(self.loop_vars) if d not in eqn.params["axes"]]
-        if kept:
-            self.pre.append(f"{local} = np.full({out.aval.shape!r}, {start}, {cast(dtype)})")
+        if kept:  # filled by loops: numba's np.full is a function it compiles
+            self.pre.append(f"{local} = {allocation(out.aval.shape, dtype)}")
+            fill = self.loop_vars[:len(kept)]  # (before the cluster's own loops)
+            headers, indent = loop_lines(fill, out.aval.shape)
+            self.pre += [*headers, f"{indent}{local}[{', '.join(fill)}] = {start}"]
             slot = f"{local}[{', '.join(kept)}]"
         else:
             self.pre.append(f"{local} = {start}")
             slot = local
-        self.body.append(f"{slot} = {cast(dtype)}({rule.expr(slot, x)})")
+        combined = rule.expr(slot, x)
+        exact = dtype == np.float64 and eqn.inputs[0].aval.dtype == np.float64  # (as `add`)
+        self.body.append(f"{slot} = {combined}" if exact else f"{slot} = {cast(dtype)}({combined})")
         self.returned[out] = local
 
     def types(self) -> dict[str, np.dtype]:
@@ -442,12 +447,9 @@ class KernelSource:
         fastmath = ", fastmath={'reassoc'}" if self.cluster.reductions else ""
         lines = [f"@numba.njit(cache=True, error_model='numpy'{fastmath})",
                  f"def {name}({', '.join([*self.arguments.values(), *self.given])}):"]
-        lines += [f"    {line}" for line in self.pre]
-        indent = "    "
-        for var, n in zip(self.loop_vars, self.cluster.shape):
-            lines.append(f"{indent}for {var} in range({n}):")
-            indent += "    "
-        lines += [f"{indent}{line}" for line in self.body]
+        headers, indent = loop_lines(self.loop_vars, self.cluster.shape)
+        lines += [f"    {line}" for line in [*self.pre, *headers]]
+        lines += [f"    {indent}{line}" for line in self.body]
         lines.append(f"    return ({', '.join(self.returned.values())},)")
         return "\n".join(lines)
 

@@ -50,7 +50,6 @@ from .ad import add_any_p, zeros_p
 from .eval import Step, eval_jaxpr, impl_step
 from .fusion import (
     Cluster,
-    cast,
     charge,
     fusion_rules,
     iteration_shape,
@@ -64,6 +63,7 @@ from .fusion import (
     step_rules,
     used_outside_clusters,
 )
+from .vector_math import allocation
 
 native_rules = RuleTable("native")
 accumulate_rules = RuleTable("native accumulate")
@@ -114,35 +114,66 @@ class NativeFunction:
         block.header += 1
         block.start += 1
 
-    def transposed(self, name: str) -> str | None:
-        """A C-ordered copy of the transpose of the matrix parameter `name`, made once
-        at the function's start; None if `name` is not a parameter (it may change
-        inside a loop). A loop reading a matrix by columns at every step reads this
-        copy by rows instead (see `dot_general_native`)."""
+    def transposed(self, name: str, shape: tuple, dtype: np.dtype) -> str | None:
+        """A C-ordered copy of the transpose of the matrix parameter `name` (`shape`
+        and `dtype` its own), made by loops once at the function's start; None if
+        `name` is not a parameter (it may change inside a loop). A loop reading a matrix
+        by columns at every step reads this copy by rows instead (see
+        `dot_general_native`)."""
         if name not in self.params:
             return None
         if name not in self.transposes:
             self.transposes[name] = copy = self.fresh("t")
-            self.lines.insert(0, f"    {copy} = np.ascontiguousarray({name}.T)")
+            cols, rows = shape  # the copy's
+            i, j = self.fresh("i"), self.fresh("j")
+            start = [f"    {copy} = {allocation((rows, cols), dtype)}",
+                     f"    for {i} in range({rows}):",
+                     f"        for {j} in range({cols}):",
+                     f"            {copy}[{i}, {j}] = {name}[{j}, {i}]"]
+            self.lines[:0] = start
             for block in self.blocks:
-                block.header += 1
-                block.start += 1
+                block.header += len(start)
+                block.start += len(start)
         return self.transposes[name]
 
-    def copy(self, target: str, value: str, shape: tuple) -> None:
+    def copy(self, target: str, value: str, shape: tuple, offset: tuple = ()) -> None:
         """`target[...] = value` (a row of a stacked output, of a block), `shape` theirs,
         as loops: numba compiles an array assigned to a slice by its broadcasting
         setitem, 5 to 6 s of a process's first compile (measured: a 128-element row;
-        as a loop, a tenth of a second)."""
+        as a loop, a tenth of a second). `offset`: where `value` starts along each axis
+        of `target` (a concatenate's operand), default 0."""
         if not shape:
             self.line(f"{target} = {value}")
             return
         (row,) = self.assign([target], "r")  # a view: numba's basic indexing
         index = [self.fresh("j") for _ in shape]
+        at = [f"{j} + {o}" if o else j for j, o in zip(index, offset or (0,) * len(shape))]
+        with self.loops(index, shape):
+            self.line(f"{row}[{', '.join(at)}] = {value}[{', '.join(index)}]")
+
+    def full(self, shape: tuple, dtype: np.dtype, value: str) -> str:
+        """A new array of `shape` holding the scalar `value` everywhere, filled by loops:
+        numba's `np.full` and `np.zeros` are each a generic function it compiles (0.3
+        to 0.8 s a process), `np.empty` of one form is compiled once (`allocation`)."""
+        if not shape:
+            return value
+        (out,) = self.assign([allocation(shape, dtype)])
+        index = [self.fresh("j") for _ in shape]
+        with self.loops(index, shape):
+            self.line(f"{out}[{', '.join(index)}] = {value}")
+        return out
+
+    @contextlib.contextmanager
+    def loops(self, index: list[str], shape: tuple):
+        """Nested `for` blocks running the names `index` over `shape`; an axis of one
+        element is its index 0, no loop (numba compiles a loop in about 25 ms)."""
         with contextlib.ExitStack() as loops:
             for j, n in zip(index, shape):
-                loops.enter_context(self.block(f"for {j} in range({n}):"))
-            self.line(f"{row}[{', '.join(index)}] = {value}[{', '.join(index)}]")
+                if n == 1:
+                    self.line(f"{j} = 0")
+                else:
+                    loops.enter_context(self.block(f"for {j} in range({n}):"))
+            yield
 
     def after_loop(self, *lines: str) -> None:
         """Emit `lines` just after the innermost open block ends."""
@@ -240,9 +271,7 @@ class NativeFunction:
 
         for line in source.pre:
             self.line(renamed(line))
-        with contextlib.ExitStack() as loops:
-            for var, n in zip(source.loop_vars, source.cluster.shape):
-                loops.enter_context(self.block(f"for {renamed(var)} in range({n}):"))
+        with self.loops([renamed(v) for v in source.loop_vars], source.cluster.shape):
             for line in source.body:
                 self.line(renamed(line))
         env.update((v, names[name]) for v, name in source.returned.items())
@@ -342,7 +371,7 @@ def lone_cluster(eqn: JaxprEqn) -> Cluster:
 
 
 native_rules[zeros_p] = lambda fn, eqn, operands, *, shape, dtype: [
-    f"np.zeros({shape!r}, {cast(dtype)})" if shape else literal_text(0, dtype)]
+    fn.full(shape, dtype, literal_text(0, dtype))]
 
 
 # ---------------------------------------------------------------------------------

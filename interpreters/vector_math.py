@@ -56,6 +56,12 @@ OpenBLAS orders its sums by its own kernels (numba's own LAPACK call differs fro
 numpy's from n = 8 on, too), so values agree to rounding, within a few units in the
 last place times the condition number.
 
+The text every kernel is written in takes the forms numba compiles fastest
+(`allocation`, `loop_lines`, `strided_index`): it types and lowers each operation of
+the text in Python (a few ms each, a loop about 25 ms), and compiles each of its own
+generic functions a kernel calls (`np.zeros`, `np.concatenate`, BLAS's `np.dot`:
+0.2 to 4 s a process) once per signature.
+
 A function is source text: a kernel module calling one carries its definition
 (`definitions`), so numba's disk cache, keyed by the module's file, never holds a stale
 copy of it.
@@ -78,6 +84,49 @@ def decorator(*fastmath: str) -> str:
     makes it more accurate; `fastmath` adds flags (a dot product's `reassoc`)."""
     flags = ", ".join(repr(f) for f in ("contract", *fastmath))
     return f"@numba.njit(cache=True, error_model='numpy', fastmath={{{flags}}})"
+
+
+# ---------------------------------------------------------------------------------
+# The text forms numba compiles fastest (kernels' own code, and these functions')
+
+
+_CASTS: dict[np.dtype, str] = {}
+
+
+def cast(dtype: np.dtype) -> str:
+    """The numba-callable that makes a scalar of `dtype`."""
+    text = _CASTS.get(dtype)
+    if text is None:
+        text = _CASTS[dtype] = "np.bool_" if dtype == np.bool_ else f"np.{dtype.name}"
+    return text
+
+
+def allocation(shape: tuple, dtype: np.dtype) -> str:
+    """A new array of `shape`, in the one form every kernel writes: numba compiles its
+    `np.empty` once per signature (0.1 to 0.3 s each), and `(n,)` or `n`, `np.float64`
+    or `x.dtype` are different signatures."""
+    return f"np.empty({tuple(shape)!r}, {cast(np.dtype(dtype))})"
+
+
+def loop_lines(names: list[str], shape: tuple) -> tuple[list[str], str]:
+    """Nested loops running `names` over `shape`, and the indentation of their body; an
+    axis of one element is its index 0, no loop (numba compiles a loop in about 25 ms)."""
+    lines, indent = [], ""
+    for var, n in zip(names, shape):
+        lines.append(f"{indent}{var} = 0" if n == 1 else f"{indent}for {var} in range({n}):")
+        indent += "" if n == 1 else "    "
+    return lines, indent
+
+
+def strided_index(var: str, start: int, stride: int = 1) -> str:
+    """`start + var * stride` in kernel text, without the terms that change nothing:
+    numba types and lowers each arithmetic operation of an index (a few ms)."""
+    scaled = var if stride == 1 else f"{var} * {stride}"
+    return scaled if start == 0 else f"{start} + {scaled}"
+
+
+# ---------------------------------------------------------------------------------
+# The functions
 
 
 SMALL_TANH = 0.625  # below, the continued fraction; above, the exponential
@@ -130,7 +179,7 @@ def vector_tanh(a):
     n = math.floor(w * {1 / math.log(2)!r} + 0.5)
     r = (w - n * {hi!r}) - n * {lo!r}
     p = {exp_r}
-    k = int(n)
+    k = np.int64(n)  # (numba compiles int() of a float as a function of its own)
     s = {powers[0]} * {powers[1]}
     s = s * {powers[2]} * {powers[3]}
     s = s * {powers[4]} * {powers[5]}
@@ -151,21 +200,23 @@ def matvec_name(rows: int, cols: int) -> str:
 
 
 def matvec_source(rows: int, cols: int) -> str:
-    """`a @ x` for a C-ordered `rows` x `cols` matrix: `MATVEC_ROWS` dot products at a
-    time, each vectorised (reassociated). The sizes are constants of the text: LLVM
-    unrolls and schedules a loop of known length better (10-20 % at 128 x 128)."""
+    """`a @ x` into `out` for a C-ordered `rows` x `cols` matrix: `MATVEC_ROWS` dot
+    products at a time, each vectorised (reassociated). The sizes are constants of the
+    text: LLVM unrolls and schedules a loop of known length better (10-20 % at 128 x
+    128). The caller allocates `out` (its `np.empty` of the dtype's name, not of
+    `a.dtype`: the same numba signature as the kernel's own arrays, compiled once)."""
     block = rows - rows % MATVEC_ROWS
     sums = [f"s{r}" for r in range(MATVEC_ROWS)]
+    rows_at = [strided_index("i", r) for r in range(MATVEC_ROWS)]
     return "\n".join([
         decorator("reassoc"),
-        f"def {matvec_name(rows, cols)}(a, x):",
-        f"    out = np.empty({rows}, a.dtype)",
+        f"def {matvec_name(rows, cols)}(a, x, out):",
         f"    for i in range(0, {block}, {MATVEC_ROWS}):",
         f"        {' = '.join(sums)} = 0.0",
         f"        for j in range({cols}):",
         "            xj = x[j]",
-        *(f"            s{r} += a[i + {r}, j] * xj" for r in range(MATVEC_ROWS)),
-        f"        {', '.join(f'out[i + {r}]' for r in range(MATVEC_ROWS))} = {', '.join(sums)}",
+        *(f"            s{r} += a[{i}, j] * xj" for r, i in enumerate(rows_at)),
+        f"        {', '.join(f'out[{i}]' for i in rows_at)} = {', '.join(sums)}",
         *([f"    for i in range({block}, {rows}):",  # the rows left over
            "        s0 = 0.0",
            f"        for j in range({cols}):",
@@ -174,10 +225,12 @@ def matvec_source(rows: int, cols: int) -> str:
         "    return out", ""])
 
 
-# `x @ a`: rows of `a` scaled by x, four at a time (vectorised without reassociating)
+# `x @ a` into `out` (allocated by the caller, as a matvec's): rows of `a` scaled by x,
+# four at a time (vectorised without reassociating)
 VECMAT = f"""{decorator()}
-def vector_vecmat(x, a):
-    out = np.zeros(a.shape[1], a.dtype)
+def vector_vecmat(x, a, out):
+    for j in range(a.shape[1]):
+        out[j] = 0.0
     for i in range(0, a.shape[0] - 3, 4):
         x0, x1, x2, x3 = x[i], x[i + 1], x[i + 2], x[i + 3]
         for j in range(a.shape[1]):
@@ -263,13 +316,18 @@ def small_solve(a, b):
 CHOLESKY = """@numba.njit(cache=True, error_model='numpy')
 def small_cholesky(a):
     n = a.shape[0]
-    l = np.zeros_like(a)
+    l = a.copy()
+    for i in range(n):
+        for j in range(n):
+            l[i, j] = 0.0
     for j in range(n):
         d = a[j, j]
         for k in range(j):
             d -= l[j, k] * l[j, k]
         if not d > 0:
-            l[:, :] = np.nan
+            for i in range(n):
+                for k in range(n):
+                    l[i, k] = np.nan
             return l
         l[j, j] = np.sqrt(d)
         for i in range(j + 1, n):
@@ -304,7 +362,24 @@ def small_triangular_solve(a, b, lower, transpose, unit):
 """
 
 
-FUNCTIONS = {"vector_tanh": tanh_source(), "vector_vecmat": VECMAT,
+# `a @ b` into `out` for small matrices (views of transposes too): each element summed
+# in the order of the contracted index, a row of `out` at a time (vectorised). One
+# function for every call: as loops at each of the iLQR program's 14 small products,
+# its compile took 7 s more than numba's np.dot (0.2-1.3 s per kind of product)
+SMALL_MATMUL = f"""{decorator()}
+def small_matmul(a, b, out):
+    for i in range(a.shape[0]):
+        for j in range(b.shape[1]):
+            out[i, j] = 0.0
+        for k in range(a.shape[1]):
+            a_ik = a[i, k]
+            for j in range(b.shape[1]):
+                out[i, j] += a_ik * b[k, j]
+    return out
+"""
+
+
+FUNCTIONS = {"vector_tanh": tanh_source(), "vector_vecmat": VECMAT, "small_matmul": SMALL_MATMUL,
              "signed_power": integer_power_source("signed_power", "int64"),
              "unsigned_power": integer_power_source("unsigned_power", "uint64"),
              **{f"floor_divide_{t}": floor_divide_source(t) for t in ("float32", "float64")},

@@ -10,7 +10,6 @@ they are written with structural primitives and `add_any` only.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 from collections.abc import Sequence
 
@@ -38,7 +37,6 @@ from ...interpreters.batching import (
 )
 from ...interpreters.fusion import (
     broadcast_index,
-    cast,
     deffused,
     deffused_gather,
     deffused_reduction,
@@ -46,6 +44,7 @@ from ...interpreters.fusion import (
 from ...interpreters.fusion_loops import native_rules
 from ...interpreters.partial_eval import def_recomputable
 from ...interpreters.transpose import def_elementwise_transpose, is_linear, transpose_rules
+from ...interpreters.vector_math import allocation
 
 
 def canonical_axes(axes, ndim: int) -> tuple[int, ...]:
@@ -178,12 +177,20 @@ array_api_impls[reshape_p] = lambda xp, x, *, new_sizes: xp.reshape(x, new_sizes
 
 def reshape_native(fn, eqn, operands, *, new_sizes):
     """Inside a native loop (jit's numba backend), where every array is C-contiguous
-    and 0-d values are scalars: numba's reshape, a view."""
+    and 0-d values are scalars: numba's reshape, a view; to or from one element, its
+    index or a new array filled by a loop, and dropping leading axes of one element, an
+    index (numba's `ravel`, `np.full` and `reshape` are functions it compiles, 0.1 to
+    0.35 s each)."""
     (x,), aval = operands, eqn.outputs[0].aval
+    ndim = len(eqn.inputs[0].aval.shape)
     if not new_sizes:
-        return [f"{x}.ravel()[0]" if eqn.inputs[0].aval.shape else x]
-    if not eqn.inputs[0].aval.shape:
-        return [f"np.full({new_sizes!r}, {x}, {cast(aval.dtype)})"]
+        return [f"{x}[{', '.join('0' * ndim)}]" if ndim else x]
+    if not ndim:
+        return [fn.full(new_sizes, aval.dtype, x)]
+    shape = eqn.inputs[0].aval.shape
+    lead = len(shape) - len(new_sizes)
+    if lead > 0 and shape[lead:] == tuple(new_sizes) and set(shape[:lead]) == {1}:
+        return [f"{x}[{', '.join('0' * lead)}]"]  # a view too, with no reshape to compile
     return [f"{x}.reshape({new_sizes!r})"]
 
 
@@ -494,15 +501,12 @@ def_recomputable(iota_p)
 
 
 def iota_native(fn, eqn, operands, *, dtype, shape, dimension):
-    """Inside a native loop (jit's numba backend): fori_loop's indices (1-d), or an
-    array filled by loops (`eye`'s row and column numbers)."""
-    if len(shape) == 1:
-        return [f"np.arange({shape[0]}).astype({cast(dtype)})"]
-    (out,) = fn.assign([f"np.empty({shape!r}, {cast(dtype)})"])
+    """Inside a native loop (jit's numba backend): an array filled by loops (fori_loop's
+    indices, `eye`'s row and column numbers; numba's `np.arange` and `astype` are
+    functions it compiles)."""
+    (out,) = fn.assign([allocation(shape, dtype)])
     index = [fn.fresh("i") for _ in shape]
-    with contextlib.ExitStack() as loops:
-        for i, n in zip(index, shape):
-            loops.enter_context(fn.block(f"for {i} in range({n}):"))
+    with fn.loops(index, shape):
         fn.line(f"{out}[{', '.join(index)}] = {index[dimension]}")
     return [out]
 

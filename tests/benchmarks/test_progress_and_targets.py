@@ -1,8 +1,9 @@
-"""The benchmark's progress lines (on stderr) and the mark on figures that miss their
-documented targets."""
+"""The benchmark's progress lines (on stderr), the mark on figures that miss their
+documented targets, and the cold-compile line's medians."""
 
 import io
 
+from inert.benchmarks.default_jit import cold_compile_lines, first_call_seconds
 from inert.benchmarks.progress import Progress, duration
 from inert.benchmarks.targets import MISS, against, legend, mark, miss, target
 
@@ -45,3 +46,24 @@ def test_the_rows_targets_come_from_docs_benchmarks():
 
 def test_the_legend_says_when_the_run_is_not_at_the_targets_scale():
     assert "--scale 1" not in legend(1.0) and "this run is at 0.1" in legend(0.1)
+
+
+def test_the_cold_compile_line_takes_medians_of_new_processes(tmp_path):
+    """Each run a new cache folder, the first call cold, then warm on what it filled; the
+    medians, the cold one marked where it misses 3 s. One real pair of processes on a
+    small workload: its second process compiles nothing."""
+    calls = []
+
+    def first_call(key, folder):
+        calls.append((key, folder))
+        return [4.0, 0.5, 2.0, 0.4, 3.5, 0.6][len(calls) - 1]
+
+    cold, warm = cold_compile_lines(3, "W4", first_call)
+    assert "3.50 s, median of 3 (4.00, 2.00, 3.50; target ≤ 3 s) " + MISS in cold
+    assert warm.endswith("0.50 s, median of 3")
+    assert [c[1] for c in calls[::2]] == [c[1] for c in calls[1::2]]  # warm: the same folder
+    assert len({c[1] for c in calls}) == 3
+    assert MISS not in cold_compile_lines(1, "W4", lambda key, folder: 2.9)[0]
+    cold_run = first_call_seconds("W5", str(tmp_path))
+    warm_run = first_call_seconds("W5", str(tmp_path))
+    assert 0 < warm_run < cold_run and any(tmp_path.iterdir())

@@ -218,6 +218,24 @@ def test_a_kernel_numba_fails_to_compile_falls_back_to_the_impl(rng):
         dict.__setitem__(native_rules, reshape_p, rule)
 
 
+def test_reshapes_in_a_loop_dropping_leading_unit_axes_are_indices(rng):
+    """`reshape` from (1, 1, 1, 3) to (3,) is the view `x[0, 0, 0]`, from (6,) to (3, 2)
+    numba's reshape, to and from one element an index and a filled array; the values
+    are the numpy backend's, NaN and -0.0 included."""
+    def f(x, s):
+        def step(c, _):
+            row = inp.reshape(c, (1, 1, 1, 3)) * 2.0
+            one = inp.reshape(inp.reshape(s, (1, 1)), ())
+            return inp.reshape(row, (3,)) + one, inp.reshape(inp.concatenate([c, c]), (3, 2))
+        return lax.scan(step, x, None, length=2)
+
+    args = np.array([np.nan, -0.0, 1.5]), np.float64(-0.0)
+    check_jit_backends(f, args)
+    text = loop_text(f, *args)
+    assert re.search(r"= \w+\[0, 0, 0\]\n", text) and ".reshape((3,))" not in text
+    assert ".reshape((3, 2))" in text
+
+
 def test_a_loop_clamps_reads_and_drops_writes_out_of_bounds(rng):
     """As JAX does: a read past the end reads the last element, a write there is
     dropped, in the native loop as in the impl; the next call is right too."""
@@ -243,21 +261,46 @@ def rnn_state(W, h0, xs):
 def test_a_weights_outer_product_cotangent_is_summed_by_blocks_of_rows(rng):
     """From `DEFERRED_OUTER` elements a side, the backward loop copies each step's two
     factors into blocks of rows and adds each full block (and, after the loop, what is
-    left) as one matrix product (smaller ones are added in place, as tested above)."""
+    left) by loops, no BLAS call (smaller ones are added in place, as tested above)."""
     n = DEFERRED_OUTER
     W = rng.standard_normal((n, n)) / (2 * np.sqrt(n))
     args = W, rng.standard_normal(n), rng.standard_normal((OUTER_BLOCK + 6, n))
     f = inert.value_and_grad(rnn_state, argnums=(0, 1, 2))
     check_jit_backends(f, args)
     text = loop_text(f, *args)
-    assert text.count("+= np.dot(") == 2
+    assert "np.dot(" not in text
     assert len(re.findall(r"r\d+ = [pq]\d+\[n\d+\]\n\s+for j", text)) == 2  # (`copy`)
+
+
+@pytest.mark.parametrize("rows", [DEFERRED_OUTER, DEFERRED_OUTER + 1], ids=["even", "odd"])
+def test_a_blocked_sum_of_outer_products_has_the_numpy_backends_bits(rows, rng):
+    """The blocks of rows add each element's products in the order of the steps, with
+    no contraction or reassociation: W's cotangent, a sum of `y_t ⊗ x_t` over 70 steps
+    (a full block and a rest), is the numpy backend's bit for bit, signed zeros,
+    infinities and NaNs included, for an even number of rows (added two at a time)
+    and an odd one."""
+    def f(W, xs, ys):
+        return lax.scan(lambda c, xy: (c + inp.sum((W @ xy[0]) * xy[1]), None), 0.0,
+                        (xs, ys))[0]
+
+    n, steps = DEFERRED_OUTER, OUTER_BLOCK + 6
+    xs, ys = rng.standard_normal((steps, n)), rng.standard_normal((steps, rows)) * 1e10
+    xs[3, :4], ys[5, 4:8], ys[steps - 1, rows - 4:] = [np.inf, -0.0, 0.0, np.nan], -0.0, -np.inf
+    xs[7, 8:12] = 1e300
+    args = rng.standard_normal((rows, n)), xs, ys
+    g = [inert.jit(inert.grad(f), backend=b)(*args) for b in ("numpy", "numba")]
+    assert np.isnan(g[0]).any() and np.isinf(g[0]).any()
+    np.testing.assert_array_equal(np.isnan(g[1]), np.isnan(g[0]))
+    finite = ~np.isnan(g[0])
+    np.testing.assert_array_equal(g[1][finite].view(np.int64), g[0][finite].view(np.int64))
+    assert "np.dot(" not in loop_text(inert.grad(f), *args)
 
 
 def test_matrix_vector_products_in_a_loop_read_matrices_by_rows(rng):
     """`W @ h` and `h @ W.T` are products by rows; `u @ W` and `W.T @ u`, by columns,
-    read a transposed copy of W (a parameter: made once, before the loops, here two
-    deep); `u @ V` for V computed in the body sums rows scaled by `u`. No BLAS call."""
+    read a transposed copy of W (a parameter: made once, by loops, before the loops,
+    here two deep); `u @ V` for V computed in the body sums rows scaled by `u`. No BLAS
+    call, nor any of numba's array functions."""
     def f(W, h0, xs):
         def step(h, x):
             u = W @ h + h @ W.T
@@ -270,7 +313,27 @@ def test_matrix_vector_products_in_a_loop_read_matrices_by_rows(rng):
     check_jit_backends(f, (W, h0, xs))
     text = loop_text(f, W, h0, xs)
     assert "vector_matvec_5_3(" in text and "vector_matvec_3_5(" in text
-    assert "vector_vecmat(" in text and "np.ascontiguousarray(" in text and "np.dot" not in text
+    assert "vector_vecmat(" in text and "np.dot" not in text and "np.ascontiguousarray" not in text
+    assert re.search(r"t\d+\[i\d+, j\d+\] = a0\[j\d+, i\d+\]", text)  # W.T's copy, by loops
+
+
+def test_small_matrix_and_dot_products_in_a_loop_are_loops(rng):
+    """`A @ C`, `C.T @ B`, `C @ B.T` (each operand contracted along either axis) and a
+    dot product of two rows, on small matrices: `small_matmul`'s loops and a loop, no
+    BLAS call (numba compiles its `np.dot` for each kind of product); values to
+    rounding, a NaN where numpy has one."""
+    def f(A, B, C0):
+        def step(C, _):
+            C = inp.tanh(A @ C + C.T @ B - C @ B.T)
+            return C, inp.dot(C[0], C[1])
+        return lax.scan(step, C0, None, length=3)
+
+    A, B, C0 = (rng.standard_normal((4, 4)) for _ in range(3))
+    check_jit_backends(f, (A, B, C0))
+    B[1, 2] = np.nan
+    check_jit_backends(f, (A, B, C0))
+    text = loop_text(f, A, B, C0)
+    assert "np.dot" not in text and text.count("small_matmul(") == 4  # 3 calls, 1 definition
 
 
 def test_stacked_outputs_are_written_by_the_kernels_computing_them(rng):

@@ -75,11 +75,13 @@ def test_the_continued_fraction_and_the_split_of_ln2():
 @pytest.mark.parametrize("shape, dtype", [((7, 3), np.float64), ((21, 10), np.float32)])
 def test_matrix_vector_loops_equal_numpys_products(shape, dtype, rng):
     """`vector_matvec_r_c` (rows in blocks of 8 and the rest) and `vector_vecmat` (rows
-    in blocks of 4 and the rest), in the operand dtype."""
+    in blocks of 4 and the rest), in the operand dtype, into the buffers given (the
+    vector-matrix product's first cleared: it adds into it)."""
     rows, cols = shape
     kernel = f"""{vector_math.decorator()}
 def kernel(a, x, y):
-    return {vector_math.matvec_name(rows, cols)}(a, x), vector_vecmat(y, a)"""
+    return ({vector_math.matvec_name(rows, cols)}(a, x, np.empty(({rows},), a.dtype)),
+            vector_vecmat(y, a, np.full(({cols},), np.nan, a.dtype)))"""
     a = rng.standard_normal(shape).astype(dtype)
     x, y = rng.standard_normal(cols).astype(dtype), rng.standard_normal(rows).astype(dtype)
     ax, ya = compiled(kernel)(a, x, y)
