@@ -328,14 +328,12 @@ class StagingTrace(Trace):
                 and prim not in self.main.global_data.split_rules
         if not ordinary or (params and holds_program(params)):
             return None
-        tracers = []
-        for a in args:  # a constant lifted before a foreign operand is found: harmless,
-            if not isinstance(a, Tracer):  # `bind` lifts it to the same literal or constvar
-                tracers.append(self.lift(a))
-            elif a._trace is self:
-                tracers.append(a)
-            else:
+        for a in args:  # first: a constant lifted for a bind left to `bind` would stay
+            if isinstance(a, Tracer) and a._trace is not self:  # an unused constvar here
                 return None
+        tracers = []  # a loop: a comprehension's own call costs more than its work here
+        for a in args:
+            tracers.append(a if isinstance(a, Tracer) else self.lift(a))
         outs = self.record(prim, tracers, params, source)
         return outs if prim.multiple_results else outs[0]
 

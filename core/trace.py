@@ -360,7 +360,7 @@ def bind(prim: Primitive, args, params, source: SourceInfo | None = None):
     """
     state = _thread.state
     if state.direct is not None:
-        outs = state.direct.direct_bind(prim, args, params, state.source)
+        outs = state.direct.direct_bind(prim, args, params, source or state.source)
         if outs is not None:
             return outs
     if prim.effect == "new":
@@ -555,9 +555,11 @@ def at_user_line(fn, args):
     code, down to `bind`: the user's line is found here, by a walk from this function's
     caller's caller, rather than by `bind` walking up through those frames (a frame
     object made for each). The same line: the innermost frame outside inert, for the
-    outermost traced bind; with nothing traced, none is looked for."""
+    outermost traced bind; with nothing traced, none is looked for, nor while a trace
+    takes every bind first (`take_binds`: a replay, which compares no lines; where it
+    lets a bind go on, `bind` finds the line)."""
     state = _thread.state
-    if state.source is not None or len(state.stack) == 1:
+    if state.source is not None or state.direct is not None or len(state.stack) == 1:
         return fn(*args)
     state.source = user_line_from(sys._getframe(2))
     try:

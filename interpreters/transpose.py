@@ -35,8 +35,7 @@ import attrs
 
 from ..core.activity import Zero
 from ..core.avals import ShapedArray, tangent_aval
-from ..core.errors import InertError
-from ..core.ir import Jaxpr, Literal, Var
+from ..core.ir import Jaxpr, Literal, Var, sub_jaxprs
 from ..core.rules import RuleTable
 from ..core.staging import cyclic_gc_paused, has_tracer, stage
 from ..core.trace import (
@@ -93,6 +92,28 @@ def def_elementwise_transpose(*prims: Primitive) -> None:
     broadcast (neg, a product with a known coefficient, ...): a masked cotangent
     passes through them still masked."""
     _elementwise_transposes.update(prims)
+
+
+_user_code_transposes: set[Primitive] = set()
+
+
+def def_transpose_runs_user_code(*prims: Primitive) -> None:
+    """Primitives whose transpose runs the user's Python (a custom_vjp's `bwd`). As in
+    JAX, it runs at every pullback and reads the state it reads then, so a backward pass
+    holding one is interpreted every time (`repeated_backward_pass`), never staged once."""
+    _user_code_transposes.update(prims)
+
+
+def runs_user_code(jaxpr: Jaxpr) -> bool:
+    """Whether transposing `jaxpr` runs user code: an equation of it or of a program in
+    its params (a loop's body) is a `def_transpose_runs_user_code` primitive."""
+    stack = [jaxpr]
+    while stack:
+        for eqn in stack.pop().eqns:
+            if eqn.primitive in _user_code_transposes:
+                return True
+            stack.extend(sub_jaxprs(eqn))
+    return False
 
 
 transpose_rules[add_any_p] = lambda ct, x, y: [ct, ct]
@@ -165,29 +186,39 @@ def repeated_backward_pass(jaxpr: Jaxpr, known_args: list, linear_mask: list,
     and compiles it, as a replayed `grad`'s program is (`interpreters.replay`); later
     ones run the compiled program: the same operations in the same order, without
     interpreting the rules. Under a transformation it is interpreted (its operations
-    are the transformation's), and where it cannot be staged (a rule that needs a
-    value), it stays interpreted."""
+    are the transformation's); so is a pass that runs user code (`runs_user_code`: a
+    custom_vjp's `bwd` runs at every pullback), and one that cannot be staged (a rule
+    that needs a value, user code that fails on a traced value)."""
     if trace_depth() > 0:
         return backward_pass(jaxpr, (), known_args, linear_mask, cts_out)
-    kinds = tuple(Zero if type(c) is Zero else get_aval(c) for c in cts_out)
+    key = (tuple(linear_mask), *(Zero if type(c) is Zero else get_aval(c) for c in cts_out))
     programs = _repeated.setdefault(jaxpr, {})
-    program = programs.get(kinds)
-    if program is None and kinds in programs:  # the second time: compile it
-        try:
-            program = _CompiledTranspose.of(jaxpr, linear_mask, cts_out)
-        except InertError:
-            program = _INTERPRETED
-        programs[kinds] = program
+    program = programs.get(key)
+    if program is None and key in programs:  # the second time: compile it
+        programs[key] = program = _compiled_transpose(jaxpr, linear_mask, cts_out)
     elif program is None:
-        programs[kinds] = None
+        programs[key] = None
     if program is None or program is _INTERPRETED:
         return backward_pass(jaxpr, (), known_args, linear_mask, cts_out)
     return program(known_args, cts_out)
 
 
+def _compiled_transpose(jaxpr: Jaxpr, linear_mask: list, cts_out: list):
+    """The pass's `_CompiledTranspose`, or `_INTERPRETED` where it is not to be staged.
+    Staging runs the rules on tracers: whatever fails there (an `InertError`, user code
+    calling a numpy method on a tracer) fails only there, and the pass is interpreted."""
+    if runs_user_code(jaxpr):
+        return _INTERPRETED
+    try:
+        return _CompiledTranspose.of(jaxpr, linear_mask, cts_out)
+    except Exception:  # noqa: BLE001 — the interpreted pass is the reference; it runs
+        return _INTERPRETED
+
+
 _repeated: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-"""A linear jaxpr -> {its cotangents' avals (`Zero` for a symbolic zero): None, after the
-first transpose; then its `_CompiledTranspose`, or `_INTERPRETED`}."""
+"""A linear jaxpr -> {(its linear mask, its cotangents' avals (`Zero` for a symbolic
+zero)): None, after the first transpose; then its `_CompiledTranspose`, or
+`_INTERPRETED`}."""
 _INTERPRETED = "interpreted"
 
 

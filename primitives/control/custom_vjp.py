@@ -26,7 +26,7 @@ from ...core.staging import staging_rules
 from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules, user_source_info
 from ...interpreters.ad import instantiate_zeros, jvp_rules
 from ...interpreters.batching import batch_rules, batch_size, batched_aval, vmap_flat
-from ...interpreters.transpose import transpose_rules
+from ...interpreters.transpose import def_transpose_runs_user_code, transpose_rules
 from ..shape.structural import convert_element_type, matchaxis, reduce_sum
 from .common import batch_jaxpr, check_same_types, with_consts_as_invars
 from .custom_derivatives import (
@@ -316,6 +316,7 @@ def custom_lin_transpose(cts, *operands, rule, res_tree, active):
 
 
 transpose_rules[custom_lin_p] = custom_lin_transpose
+def_transpose_runs_user_code(custom_lin_p)
 # jvp: none (it is a linear map of the tangents that only `bwd` knows); forward mode
 # under vmap is the same error as evaluating it, raised by its batching rule; transposed
 # under vmap, `bwd` simply runs on batched values.

@@ -54,13 +54,18 @@ def test_a_vjp_function_called_again_runs_compiled_with_the_interpreters_bits(na
 
 
 def test_a_replayed_vjp_reuses_its_linear_program_and_its_compiled_transpose():
-    f, x = FUNCTIONS["a chain"]
-    jaxprs, results = set(), []
-    for i in range(5):
+    def f(x):  # its own function: its replay starts here, whatever ran before
+        return inp.sum(inp.tanh(x * 3.0) * inp.exp(-x))
+
+    x = np.linspace(-2, 2, 7)
+    linears, results = [], []
+    for i in range(5):  # plain, recorded, then replayed: one linear jaxpr from the third
         y, vjp_fn = inert.vjp(f, x + i)
-        jaxprs.add(id(vjp_fn.linear.jaxpr))
+        linears.append(vjp_fn.linear.jaxpr)
         results.append((vjp_fn(1.0)[0], _interpreted(vjp_fn, 1.0)[0]))
-    assert len(jaxprs) <= 2  # the plain path's, then the replays' one
+    assert linears[2] is linears[3] is linears[4]
+    (program,) = transpose._repeated[linears[4]].values()
+    assert isinstance(program, _CompiledTranspose)  # the fifth call ran it
     for got, want in results:
         np.testing.assert_array_equal(got, want)
 
@@ -81,12 +86,17 @@ def test_cotangents_of_other_types_are_other_programs():
 
 def test_under_a_transformation_it_is_interpreted_at_that_level():
     _, vjp_fn = inert.vjp(lambda x: inp.sin(x) * x, np.linspace(0, 1, 4))
+    pulled = inert.jit(lambda ct: vjp_fn(ct)[0])
+    slope = inert.grad(lambda s: vjp_fn(s * np.ones(4))[0].sum())
+    for s in (1.0, 2.0, 3.0):
+        np.testing.assert_array_equal(pulled(np.full(4, s)), _interpreted(vjp_fn, np.full(4, s))[0])
+        np.testing.assert_allclose(slope(s), _interpreted(vjp_fn, np.ones(4))[0].sum())
+    assert vjp_fn.linear.jaxpr not in transpose._repeated  # its operations were theirs
     for _ in range(3):
         vjp_fn(np.ones(4))
-    pulled = inert.jit(lambda ct: vjp_fn(ct)[0])
+    assert isinstance(next(iter(transpose._repeated[vjp_fn.linear.jaxpr].values())),
+                      _CompiledTranspose)
     np.testing.assert_array_equal(pulled(np.full(4, 2.0)), vjp_fn(np.full(4, 2.0))[0])
-    slope = inert.grad(lambda s: vjp_fn(s * np.ones(4))[0].sum())(1.0)
-    np.testing.assert_allclose(slope, vjp_fn(np.ones(4))[0].sum())
 
 
 def test_a_nan_in_the_compiled_pass_raises_as_the_interpreted_pass_does():
@@ -109,13 +119,39 @@ def test_a_nan_in_the_compiled_pass_raises_as_the_interpreted_pass_does():
     assert error(vjp_fn) == want and "test_transpose.py" in want
 
 
-def test_a_pass_that_cannot_be_staged_stays_interpreted(monkeypatch):
+@pytest.mark.parametrize("failure", [InertError("a rule needs a value"),
+                                     AttributeError("'StagingTracer' has no 'tobytes'")])
+def test_a_pass_that_cannot_be_staged_stays_interpreted(monkeypatch, failure):
+    """Whatever staging raises (an inert error, user code calling a numpy method on a
+    tracer) the interpreted pass runs instead, at that call and every later one."""
     def refuse(*args, **kwargs):
-        raise InertError("no staging here")
+        raise failure
 
     _, vjp_fn = inert.vjp(lambda x: inp.sum(inp.exp(x)), np.zeros(2))
     vjp_fn(1.0)
     monkeypatch.setattr(transpose, "stage", refuse)
-    for _ in range(2):
+    for _ in range(3):
         np.testing.assert_array_equal(vjp_fn(1.0)[0], np.ones(2))
+    assert list(transpose._repeated[vjp_fn.linear.jaxpr].values()) == [transpose._INTERPRETED]
+
+
+def test_a_custom_vjp_backward_runs_at_every_pullback():
+    """As in JAX: `bwd` is the user's Python, run at each `vjp_fn` call with the state it
+    reads then (here a global scale), never staged once and replayed."""
+    scale, runs = [1.0], []
+
+    @inert.custom_vjp
+    def f(x):
+        return inp.sin(x)
+
+    def bwd(cos_x, g):
+        runs.append(1)
+        return (g * cos_x * scale[0],)
+
+    f.defvjp(lambda x: (inp.sin(x), inp.cos(x)), bwd)
+    _, vjp_fn = inert.vjp(lambda x: f(x) * 2.0, np.ones(3))
+    for i in range(4):
+        scale[0] = i + 1.0
+        np.testing.assert_array_equal(vjp_fn(np.ones(3))[0], np.cos(np.ones(3)) * 2.0 * (i + 1))
+    assert len(runs) == 4
     assert list(transpose._repeated[vjp_fn.linear.jaxpr].values()) == [transpose._INTERPRETED]
