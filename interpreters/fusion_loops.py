@@ -9,8 +9,8 @@ written row by row. Inside, a body is planned as the fusion backend plans a prog
 (`fusion.plan`): each cluster of elementwise work is its kernel's loops, emitted in
 place (a cluster ending in a reduction: a kernel function of the same module, which
 LLVM inlines, compiled with `reassoc` so that its sum vectorises), and each other equation
-must have a `native_rules` entry (`dot_general` as BLAS's `np.dot`; control flow
-nests). A body with any other equation keeps the impl's path: nothing is refused.
+must have a `native_rules` entry (`dot_general` by loops or BLAS's `np.dot`; control
+flow nests). A body with any other equation keeps the impl's path: nothing is refused.
 
 Rule signature::
 
