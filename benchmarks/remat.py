@@ -21,7 +21,8 @@ JAX's `jax.checkpoint` on the scan body (`python -m inert.benchmarks --only rema
   optimum for (T, c), that pass's peak and time.
 * **memory_profile**'s peak against tracemalloc's peak of the gradient.
 
-A line that misses a target of docs/benchmarks.md says MISS.
+Each target of docs/benchmarks.md a line checks is marked `ok` where it is met and
+`targets.MISS` (✗) where it is missed, the mark the other benchmarks' tables use.
 """
 
 from __future__ import annotations
@@ -112,6 +113,7 @@ def compare(f: Callable, args, nbytes: int, median_times, repeat: int) -> dict:
 
 
 def _ok(passed: bool) -> str:
+    """A checked target's mark: `ok` when met, else the tables' mark of a miss (`MISS`)."""
     return "ok" if passed else MISS
 
 
@@ -143,7 +145,7 @@ def budget_lines(name: str, w: Workload, fractions, median_times, repeat: int,
     lines = [f"{name}: minimum {minimum:,} B; smallest feasible budget {smallest:,} B = "
              f"{smallest / minimum:.2f}x the minimum: "
              + ", ".join(f"{f:.0%} of the minimum is "
-                         + ("feasible" if f * minimum >= smallest else "infeasible (MISS)")
+                         + ("feasible" if f * minimum >= smallest else f"infeasible ({MISS})")
                          for f in fractions)
              + f"; the inputs are {inputs:,} B, the minimum allocates {allocated:,} B"]
     for fraction in fractions:

@@ -222,21 +222,25 @@ def pp_jaxpr(jaxpr: Jaxpr, *, indent: int = 0, marked=frozenset(), source: bool 
     return f"{head}{body}\n{' ' * (indent + 2)}in ({outs}"
 
 
-def sub_jaxprs(eqn: JaxprEqn) -> Iterator[Jaxpr]:
-    """The programs in an equation's params (a loop's body, a cond's branches)."""
-    for param in eqn.params.values():
+def params_jaxprs(params: dict) -> Iterator[Jaxpr]:
+    """The programs in an equation's params (a loop's body, a cond's branches), each a
+    param's value or in a tuple that is one."""
+    for param in params.values():
         for sub in param if isinstance(param, tuple) else (param,):
             if isinstance(sub, (Jaxpr, ClosedJaxpr)):
                 yield sub.jaxpr if isinstance(sub, ClosedJaxpr) else sub
 
 
+def sub_jaxprs(eqn: JaxprEqn) -> Iterator[Jaxpr]:
+    """The programs in `eqn`'s params (`params_jaxprs`)."""
+    return params_jaxprs(eqn.params)
+
+
 def holds_program(params: dict) -> bool:
-    """Whether an equation's params hold a program (see `sub_jaxprs`)."""
-    for param in params.values():
-        for sub in param if isinstance(param, tuple) else (param,):
-            if isinstance(sub, (Jaxpr, ClosedJaxpr)):
-                return True
-    return False
+    """Whether params hold a program. Asked of each equation a rule binds while staging
+    (`staging.direct_bind`): stopping at the first costs 60-100 ns more than the loop
+    written out, of about 11 us per traced equation."""
+    return next(params_jaxprs(params), None) is not None
 
 
 def does_io(eqn: JaxprEqn) -> bool:

@@ -9,8 +9,8 @@ written row by row. Inside, a body is planned as the fusion backend plans a prog
 (`fusion.plan`): each cluster of elementwise work is its kernel's loops, emitted in
 place (a cluster ending in a reduction: a kernel function of the same module, which
 LLVM inlines, compiled with `reassoc` so that its sum vectorises), and each other equation
-must have a `native_rules` entry (`dot_general` as BLAS's `np.dot`; control flow
-nests). A body with any other equation keeps the impl's path: nothing is refused.
+must have a `native_rules` entry (`dot_general` by loops or BLAS's `np.dot`; control
+flow nests). A body with any other equation keeps the impl's path: nothing is refused.
 
 Rule signature::
 
@@ -63,7 +63,7 @@ from .fusion import (
     step_rules,
     used_outside_clusters,
 )
-from .vector_math import allocation
+from .vector_math import allocation, loop_lines
 
 native_rules = RuleTable("native")
 accumulate_rules = RuleTable("native accumulate")
@@ -126,11 +126,10 @@ class NativeFunction:
             self.transposes[name] = copy = self.fresh("t")
             cols, rows = shape  # the copy's
             i, j = self.fresh("i"), self.fresh("j")
-            start = [f"    {copy} = {allocation((rows, cols), dtype)}",
-                     f"    for {i} in range({rows}):",
-                     f"        for {j} in range({cols}):",
-                     f"            {copy}[{i}, {j}] = {name}[{j}, {i}]"]
-            self.lines[:0] = start
+            headers, indent = loop_lines([i, j], (rows, cols))
+            start = [f"{copy} = {allocation((rows, cols), dtype)}", *headers,
+                     f"{indent}{copy}[{i}, {j}] = {name}[{j}, {i}]"]
+            self.lines[:0] = ["    " + line for line in start]  # the function's own body
             for block in self.blocks:
                 block.header += len(start)
                 block.start += len(start)
@@ -165,15 +164,19 @@ class NativeFunction:
 
     @contextlib.contextmanager
     def loops(self, index: list[str], shape: tuple):
-        """Nested `for` blocks running the names `index` over `shape`; an axis of one
-        element is its index 0, no loop (numba compiles a loop in about 25 ms)."""
-        with contextlib.ExitStack() as loops:
-            for j, n in zip(index, shape):
-                if n == 1:
-                    self.line(f"{j} = 0")
-                else:
-                    loops.enter_context(self.block(f"for {j} in range({n}):"))
+        """`with fn.loops(index, shape):` puts the lines emitted inside in the loops of
+        `vector_math.loop_lines` running the names `index` over `shape`. Only plain lines
+        go there (a copy's, a fill's, a cluster's loop body), never a rule's: these loops
+        are not blocks that `before_loop` and `after_loop` see."""
+        headers, indent = loop_lines(index, shape)
+        for header in headers:
+            self.line(header)
+        depth = len(indent) // 4
+        self.depth += depth
+        try:
             yield
+        finally:
+            self.depth -= depth
 
     def after_loop(self, *lines: str) -> None:
         """Emit `lines` just after the innermost open block ends."""

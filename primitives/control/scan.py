@@ -37,10 +37,10 @@ from ...interpreters.ad import add_tangents, instantiate_zeros, jvp_jaxpr, jvp_r
 from ...interpreters.batching import batch_rules, batch_size
 from ...interpreters.dce import dce_jaxpr, dce_rules
 from ...interpreters.eval import compiled
-from ...interpreters.fusion import cast
 from ...interpreters.fusion_loops import defnative_loop, in_place_sums
 from ...interpreters.partial_eval import partial_eval_jaxpr, partial_eval_rules
 from ...interpreters.transpose import backward_pass, is_linear, transpose_rules
+from ...interpreters.vector_math import allocation
 from ..shape.slicing import concatenate, slice_in_dim
 from ..shape.structural import expand_dims, matchaxis, moveaxis, reshape
 from .common import (
@@ -136,7 +136,7 @@ def scan_native(fn, eqn, operands, *, jaxpr, num_consts, num_carry, length, reve
     """The loop as a native `for` (jit's numba backend): the carries are variables of
     the compiled function, each stacked output is allocated once and written by row."""
     consts, carry, xs = split_list(operands, [num_consts, num_carry])
-    stacks = fn.assign([f"np.empty({(length, *v.aval.shape)!r}, {cast(v.aval.dtype)})"
+    stacks = fn.assign([allocation((length, *v.aval.shape), v.aval.dtype)
                         for v in jaxpr.outvars[num_carry:]], "s")
     sums = in_place_sums(jaxpr, num_consts, num_carry)
     summed = {s.position for s in sums}  # their buffers are the loop's own

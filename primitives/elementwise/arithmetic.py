@@ -25,9 +25,10 @@ from ...core.typing import ArrayLike
 from ...interpreters.ad import jvp_rules
 from ...interpreters.batching import defvectorized
 from ...interpreters.cse import simplify_rules
-from ...interpreters.fusion import deffused, deffused_ufunc, numpy_form, ufunc_expr
+from ...interpreters.fusion import deffused, deffused_ufunc, ufunc_expr
 from ...interpreters.partial_eval import def_recomputable
 from ...interpreters.transpose import def_elementwise_transpose, is_linear, transpose_rules
+from ...interpreters.vector_math import numpy_form
 from ..shape import structural
 from ..shape.structural import convert_element_type
 from .complex_parts import conj, is_complex, real

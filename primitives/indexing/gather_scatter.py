@@ -35,9 +35,10 @@ from ...core.errors import DTypeError, ShapeError
 from ...core.trace import Primitive, abstract_eval_rules, get_aval, impl_rules
 from ...interpreters.ad import add_tangents, instantiate_zeros, jvp_rules, zeros
 from ...interpreters.batching import batch_rules, batch_size
-from ...interpreters.fusion import cast, literal_text
+from ...interpreters.fusion import literal_text
 from ...interpreters.fusion_loops import Unsupported, native_rules
 from ...interpreters.transpose import is_linear, transpose_rules
+from ...interpreters.vector_math import allocation
 from ..elementwise import div, eq, mul, select_n
 from ..shape.structural import (
     aval_of,
@@ -325,7 +326,7 @@ def gather_by_arrays_native(fn, eqn, x: str, indices: list[str], axes, mode: str
     if len(shapes) != 1 or tuple(axes) != tuple(range(len(axes))):
         raise Unsupported(f"gather by index arrays of shapes {sorted(shapes)} on axes {axes}")
     (shape,), sizes, aval = shapes, eqn.inputs[0].aval.shape, eqn.outputs[0].aval
-    (out,) = fn.assign([f"np.empty({aval.shape!r}, {cast(aval.dtype)})"])
+    (out,) = fn.assign([allocation(aval.shape, aval.dtype)])
     position = [fn.fresh("k") for _ in shape]
     with contextlib.ExitStack() as loops:
         for k, n in zip(position, shape):

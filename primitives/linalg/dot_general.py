@@ -85,11 +85,13 @@ new_array_results.add(dot_general_p)
 
 
 def dot_general_native(fn, eqn, operands, *, dimension_numbers, preferred_element_type):
-    """Inside a native loop (jit's numba backend), BLAS through numba's `np.dot`: one
-    float dtype, no batch dimensions, operands of at most two dimensions (a transposed
-    matrix is a Fortran-ordered view BLAS reads as is), one contracting dimension or
-    none between vectors (an outer product, a weight's cotangent, by loops). A small
-    matrix-vector product is loops too (`_small_matvec`)."""
+    """Inside a native loop (jit's numba backend): one float dtype, no batch dimensions,
+    operands of at most two dimensions, one contracting dimension or none between
+    vectors. A matrix-vector product of up to `SMALL_MATVEC` matrix elements is
+    `vector_math`'s loops (`_small_matvec`), a matrix or dot product of up to
+    `SMALL_MATMUL` products its `small_matmul` or a loop (`_small_product`), an outer
+    product (a weight's cotangent) loops; a larger product is BLAS through numba's
+    `np.dot` (a transposed matrix is a Fortran-ordered view BLAS reads as is)."""
     (lc, rc), _ = dimension_numbers
     x, y, out = _native_avals(eqn, dimension_numbers)
     a, b = operands
@@ -166,7 +168,8 @@ def _small_matvec(fn, a: str, b: str, shape: tuple, dtype: np.dtype, matrix_firs
 
 def dot_general_accumulate(fn, eqn, target, operands, **params):
     """`target += x·y` in place (a weight's cotangent summed over a loop): an outer
-    product adds each product where it lands, with no temporary; others add np.dot's.
+    product adds each product where it lands, with no temporary; others add the product
+    `dot_general_native` makes (by loops, `small_matmul` or `np.dot`, as its size says).
     An outer product of vectors of `DEFERRED_OUTER` or more elements is deferred: its
     factors are copied into `OUTER_BLOCK` rows, and each full block is added by loops
     reading the target once per `OUTER_ROWS` steps (the loop adding each step's product
@@ -189,8 +192,10 @@ def dot_general_accumulate(fn, eqn, target, operands, **params):
 
 
 DEFERRED_OUTER = 32  # below, the loop's target stays in cache: adding in place is faster
-OUTER_BLOCK = 64  # rows of factors kept before they are added (a multiple of OUTER_ROWS)
 OUTER_ROWS = 4  # rows of factors added in one pass over two rows of the target
+# rows of factors kept before they are added: whole passes of OUTER_ROWS, which
+# `_block_products` reads unchecked (numba checks no bounds)
+OUTER_BLOCK = 16 * OUTER_ROWS
 
 
 def _deferred_outer(fn, target: str, a: str, b: str, x, y) -> None:

@@ -15,8 +15,8 @@ import numpy as np
 from ...core.avals import ShapedArray
 from ...core.errors import DTypeError, ShapeError
 from ...core.trace import get_aval
-from ...interpreters.fusion import cast
 from ...interpreters.fusion_loops import Unsupported
+from ...interpreters.vector_math import cast
 from ..elementwise import add, conj, div, eq, ge, mul, select_n, sub
 from ..shape.structural import (
     broadcast_in_dim,
