@@ -328,13 +328,15 @@ class StagingTrace(Trace):
                 and prim not in self.main.global_data.split_rules
         if not ordinary or (params and holds_program(params)):
             return None
+        constants = False
         for a in args:  # first: a constant lifted for a bind left to `bind` would stay
-            if isinstance(a, Tracer) and a._trace is not self:  # an unused constvar here
+            if not isinstance(a, Tracer):  # here, an unused constvar
+                constants = True
+            elif a._trace is not self:
                 return None
-        tracers = []  # a loop: a comprehension's own call costs more than its work here
-        for a in args:
-            tracers.append(a if isinstance(a, Tracer) else self.lift(a))
-        outs = self.record(prim, tracers, params, source)
+        if constants:
+            args = [a if isinstance(a, Tracer) else self.lift(a) for a in args]
+        outs = self.record(prim, args, params, source)
         return outs if prim.multiple_results else outs[0]
 
     def process_primitive(self, prim, tracers, params):
