@@ -29,7 +29,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import breadth_first_order, maximum_flow
 
 from ..core.errors import MemoryBudgetError
-from ..core.ir import Jaxpr, JaxprEqn, Var
+from ..core.ir import Jaxpr, JaxprEqn, Var, sub_jaxprs
 from ..core.rules import RuleTable
 
 flop_rules = RuleTable("flop estimate")
@@ -57,7 +57,7 @@ def eqns_cost(eqns) -> Cost:
 
 
 def eqn_cost(eqn: JaxprEqn) -> Cost:
-    bodies = _sub_jaxprs(eqn)
+    bodies = list(sub_jaxprs(eqn))
     if not bodies:
         rule = flop_rules.get(eqn.primitive)
         return Cost(1, rule(eqn) if rule else sum(_size(v) for v in eqn.outputs))
@@ -89,15 +89,6 @@ def _body_runs(eqn: JaxprEqn) -> int:
     count of forward steps besides."""
     length, snapshots = eqn.params.get("length", 1), eqn.params.get("snapshots")
     return length if snapshots is None else length + min_forward_steps(length, snapshots)
-
-
-def _sub_jaxprs(eqn: JaxprEqn) -> list[Jaxpr]:
-    found = []
-    for value in eqn.params.values():
-        for item in value if isinstance(value, tuple) else (value,):
-            if isinstance(item, Jaxpr):
-                found.append(item)
-    return found
 
 
 def _size(var) -> int:
