@@ -443,9 +443,11 @@ class KernelSource:
         return module_text([self.function("kernel")])
 
     def function(self, name: str) -> str:
-        """The kernel's definition, named `name`."""
+        """The kernel's definition, named `name`: "kernel", which Python calls, or another
+        name, a function of a native program's module, which only its code calls."""
         fastmath = ", fastmath={'reassoc'}" if self.cluster.reductions else ""
-        lines = [f"@numba.njit(cache=True, error_model='numpy'{fastmath})",
+        internal = "" if name == "kernel" else f", {vector_math.INTERNAL}"
+        lines = [f"@numba.njit(cache=True, error_model='numpy'{fastmath}{internal})",
                  f"def {name}({', '.join([*self.arguments.values(), *self.given])}):"]
         headers, indent = loop_lines(self.loop_vars, self.cluster.shape)
         lines += [f"    {line}" for line in [*self.pre, *headers]]

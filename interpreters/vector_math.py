@@ -78,12 +78,20 @@ from typing import Callable
 
 import numpy as np
 
+INTERNAL = "no_cpython_wrapper=True, no_cfunc_wrapper=True"
+"""numba's options for a function only compiled code calls (a helper, a native program's
+reduction kernel): without the wrappers Python and C callers would need, 0.03-0.05 s less
+of a cold compile each. Python calls a module's `kernel` only (`load_kernel`), which never
+has them: called from Python, such a function would crash the process."""
 
-def decorator(*fastmath: str) -> str:
+
+def decorator(*fastmath: str, contract: bool = True) -> str:
     """A helper's numba decorator: contracting a * b + c to one fused multiply-add only
-    makes it more accurate; `fastmath` adds flags (a dot product's `reassoc`)."""
-    flags = ", ".join(repr(f) for f in ("contract", *fastmath))
-    return f"@numba.njit(cache=True, error_model='numpy', fastmath={{{flags}}})"
+    makes it more accurate (where a helper keeps numpy's bits, `contract=False`);
+    `fastmath` adds flags (a dot product's `reassoc`)."""
+    flags = ", ".join(repr(f) for f in (*("contract",) * contract, *fastmath))
+    fast = f", fastmath={{{flags}}}" if flags else ""
+    return f"@numba.njit(cache=True, error_model='numpy'{fast}, {INTERNAL})"
 
 
 # ---------------------------------------------------------------------------------
@@ -261,7 +269,7 @@ def {name}(x, y):
 
 def floor_divide_source(dtype: str) -> str:
     """numpy's float floor division (npy_floor_divide, npy_divmod) in `dtype`."""
-    return f"""@numba.njit(cache=True, error_model='numpy')
+    return f"""{decorator(contract=False)}
 def floor_divide_{dtype}(a, b):
     if b == 0:
         return a / b
@@ -278,7 +286,7 @@ def floor_divide_{dtype}(a, b):
 
 SMALL_SOLVE = 16  # rows up to which a loop beats numba's call of LAPACK
 
-LU_SOLVE = """@numba.njit(cache=True, error_model='numpy')
+LU_SOLVE = decorator(contract=False) + """
 def small_solve(a, b):
     n, m = a.shape[0], b.shape[1]
     lu, x = a.copy(), b.copy()
@@ -313,7 +321,7 @@ def small_solve(a, b):
     return x
 """
 
-CHOLESKY = """@numba.njit(cache=True, error_model='numpy')
+CHOLESKY = decorator(contract=False) + """
 def small_cholesky(a):
     n = a.shape[0]
     l = a.copy()
@@ -340,7 +348,7 @@ def small_cholesky(a):
 
 # op(a) x = b, op(a) = a or aᵀ, reading a's lower or upper triangle: the solve runs
 # down the rows when op(a) is lower (lower and not transposed, or upper transposed)
-TRIANGULAR_SOLVE = """@numba.njit(cache=True, error_model='numpy')
+TRIANGULAR_SOLVE = decorator(contract=False) + """
 def small_triangular_solve(a, b, lower, transpose, unit):
     n, m = a.shape[0], b.shape[1]
     x = b.copy()

@@ -78,7 +78,7 @@ def test_matrix_vector_loops_equal_numpys_products(shape, dtype, rng):
     in blocks of 4 and the rest), in the operand dtype, into the buffers given (the
     vector-matrix product's first cleared: it adds into it)."""
     rows, cols = shape
-    kernel = f"""{vector_math.decorator()}
+    kernel = f"""@numba.njit(cache=True, error_model='numpy')
 def kernel(a, x, y):
     return ({vector_math.matvec_name(rows, cols)}(a, x, np.empty(({rows},), a.dtype)),
             vector_vecmat(y, a, np.full(({cols},), np.nan, a.dtype)))"""
