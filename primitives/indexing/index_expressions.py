@@ -43,7 +43,10 @@ def is_index_array(entry) -> bool:
 def normalize_index(idx, shape) -> list:
     """numpy's index as a list of entries: None, a slice, an int in range, or an
     integer array (numpy or traced). Ellipsis is expanded, `:` fills the axes left,
-    and a boolean mask becomes the integer arrays of its nonzero positions."""
+    and a boolean mask becomes the integer arrays of its nonzero positions. An
+    Ellipsis of no axes stays, as `Ellipsis`, where there are index arrays: it
+    separates them as anything else does (numpy's `x[:, [0], ..., 0]` puts the arrays'
+    dimensions first even where the Ellipsis spans no axis; `index_plan`)."""
     items = [_index_item(item) for item in (idx if isinstance(idx, tuple) else (idx,))]
     n_axes = sum(_n_axes(item) for item in items)
     if n_axes > len(shape):
@@ -53,7 +56,8 @@ def normalize_index(idx, shape) -> list:
     if len(ellipses) > 1:
         raise _index_error("an index can only have a single ellipsis ('...')")
     at = ellipses[0] if ellipses else len(items)
-    items = items[:at] + [slice(None)] * (len(shape) - n_axes) + items[at + 1:]
+    spanned = [slice(None)] * (len(shape) - n_axes) or [Ellipsis] * bool(ellipses)
+    items = items[:at] + spanned + items[at + 1:]
     entries, axis = [], 0
     for item in items:
         if _is_mask(item):
@@ -65,6 +69,8 @@ def normalize_index(idx, shape) -> list:
         else:
             entries.append(item)
         axis += _n_axes(item)
+    if not any(is_index_array(e) for e in entries):  # basic indexing: nothing to separate
+        entries = [e for e in entries if e is not Ellipsis]
     return entries
 
 
@@ -196,13 +202,14 @@ def index_plan(entries, shape) -> IndexPlan:
     region = [(label, d) for label, d in dims if label == _GROUP or entries[label] is not None]
     shapes = (tuple(d for _, d in dims), tuple(d for _, d in region))
     touched = [axis_of[i] for i, e in enumerate(entries)
-               if e is not None and not _takes_all(e, shape[axis_of[i]])]
+               if axis_of[i] is not None and not _takes_all(e, shape[axis_of[i]])]
     if not touched:
         return IndexPlan((), (), *shapes)
     first, last = (0 if in_front else min(touched)), max(touched)
     labels = [label for label, _ in region[first:len(region) - (len(shape) - 1 - last)]]
     indices = [_placed_index(e, shape[axis_of[i]], labels, i)
-               for i, e in enumerate(entries) if e is not None and first <= axis_of[i] <= last]
+               for i, e in enumerate(entries)
+               if axis_of[i] is not None and first <= axis_of[i] <= last]
     return IndexPlan(tuple(indices), tuple(range(first, last + 1)), *shapes)
 
 
@@ -214,7 +221,7 @@ def _result_dims(entries, shape, axis_of) -> tuple[list, bool]:
     arrays = [i for i, e in enumerate(entries) if is_index_array(e)]
     group = _broadcast_index_shapes([get_aval(entries[i]).shape for i in arrays])
     dims = [(i, _slice_range(e, shape[axis_of[i]])[1] if isinstance(e, slice) else 1)
-            for i, e in enumerate(entries) if not is_index_array(e)]
+            for i, e in enumerate(entries) if not is_index_array(e) and e is not Ellipsis]
     in_front = bool(group) and arrays != list(range(arrays[0], arrays[-1] + 1))
     at = 0 if in_front or not arrays else sum(1 for i, _ in dims if i < arrays[0])
     dims[at:at] = [(_GROUP, d) for d in group]
@@ -226,11 +233,13 @@ def _takes_all(entry, n: int) -> bool:
 
 
 def _axis_of_entries(entries) -> list:
-    """The axis of the indexed array each entry applies to (None for None)."""
+    """The axis of the indexed array each entry applies to (None for None and for an
+    Ellipsis of no axes)."""
     axes, axis = [], 0
     for e in entries:
-        axes.append(None if e is None else axis)
-        axis += e is not None
+        spans = e is not None and e is not Ellipsis
+        axes.append(axis if spans else None)
+        axis += spans
     return axes
 
 

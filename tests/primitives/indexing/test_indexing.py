@@ -233,6 +233,9 @@ INDEX_EXPRESSIONS = [
     np.s_[[]], np.s_[X3[..., 0] > 0], np.s_[1:2, X3[0, :, 0] > 0], np.s_[[2, 2, 0]],
     np.s_[..., ::-2], np.s_[np.int32(1), -3:], np.s_[:, :, 4:1:-1], (), np.s_[2:2],
     np.s_[[1, 0], ..., [-1, 1]], np.array([2, -1, 2]), np.array([[0], [1]]),
+    # an Ellipsis of no axes between index arrays separates them: their dimensions first
+    np.s_[:, [0, 1], ..., 0], np.s_[[1, 0], 2, ..., [-1, 1]], np.s_[None, 1, :, ..., [0]],
+    np.s_[..., [0, 1], 1, 2],
 ]
 EXPR_IDS = [str(i) for i in range(len(INDEX_EXPRESSIONS))]
 
