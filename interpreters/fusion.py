@@ -341,7 +341,9 @@ class KernelSource:
 
     cluster: Cluster
     used_outside: set
-    into: frozenset = frozenset()  # results written into buffers the caller passes
+    into: dict = attrs.Factory(dict)  # result -> where in the buffer the caller passes it
+    # goes: () for all of it (a stacked row), else its start on each axis (a slice of a
+    # concatenation)
     arguments: dict = attrs.Factory(dict)  # atom read from outside -> parameter name
     given: list = attrs.Factory(list)  # the parameters holding `into`'s buffers
     locals: dict = attrs.Factory(dict)  # var computed here -> its scalar local
@@ -408,11 +410,14 @@ class KernelSource:
             self.returned[out] = local
             return
         buffer = self.returned[out] = f"o{len(self.returned)}"
+        index = self.loop_vars
         if out in self.into:
             self.given.append(buffer)
+            index = [f"{i} + {o}" if o else i for i, o in zip(index, self.into[out] or
+                                                              (0,) * len(index))]
         else:
             self.pre.append(f"{buffer} = {allocation(self.cluster.shape, out.aval.dtype)}")
-        self.body.append(f"{buffer}[{', '.join(self.loop_vars)}] = {local}")
+        self.body.append(f"{buffer}[{', '.join(index)}] = {local}")
 
     def add_reduction(self, eqn: JaxprEqn, rule: FusionRule, local: str) -> None:
         out = eqn.outputs[0]
@@ -462,10 +467,12 @@ def module_text(functions: list[str]) -> str:
         [*functions, *vector_math.definitions("\n".join(functions))]) + "\n"
 
 
-def kernel_source(cluster: Cluster, used_outside: set, into=frozenset()) -> KernelSource:
-    """The kernel running `cluster`; it writes the results in `into` (elementwise ones,
-    not reductions') into buffers passed after its arguments, in the order it returns."""
-    source = KernelSource(cluster, used_outside, frozenset(into))
+def kernel_source(cluster: Cluster, used_outside: set, into: dict | None = None
+                  ) -> KernelSource:
+    """The kernel running `cluster`; it writes the results `into` holds (elementwise
+    ones, not reductions') into buffers passed after its arguments, in the order it
+    returns, each from where `into` says (`KernelSource.into`)."""
+    source = KernelSource(cluster, used_outside, into or {})
     for eqn in cluster.eqns:
         source.add(eqn)
     return source
