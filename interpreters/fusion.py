@@ -341,9 +341,8 @@ class KernelSource:
 
     cluster: Cluster
     used_outside: set
-    into: dict = attrs.Factory(dict)  # result -> where in the buffer the caller passes it
-    # goes: () for all of it (a stacked row), else its start on each axis (a slice of a
-    # concatenation)
+    into: dict = attrs.Factory(dict)  # result -> its start on each axis of the buffer the
+    # caller passes (a concatenation's), or () for all of it (a stacked row)
     arguments: dict = attrs.Factory(dict)  # atom read from outside -> parameter name
     given: list = attrs.Factory(list)  # the parameters holding `into`'s buffers
     locals: dict = attrs.Factory(dict)  # var computed here -> its scalar local

@@ -24,7 +24,10 @@ equation of `prim` become one compiled step of jit's driver (`fusion.step_rules`
 A backward loop sums each weight's cotangent into a carry, `add_any(carry, outer
 product)` per step; `in_place_sums` finds such carries, and `accumulate_rules` (the
 same signature, plus the target) adds the product into the loop's own copy of the
-carry in place: no temporary per step, one pass instead of two.
+carry in place (or into the zeros made for it alone, `NativeFunction.owns`): no
+temporary per step, one pass instead of two. A concatenate's operand that a cluster
+computes for it alone is written by the cluster into its place in the result
+(`assembly_rules`), not copied there.
 
 Dtypes are the numpy backend's (cluster kernels cast each result to its aval's
 dtype; a rule must return its outputs' dtypes exactly, since numba would unify a loop
