@@ -489,9 +489,7 @@ def cluster_steps(cluster: Cluster, used_outside: set, budget: list[int]) -> lis
     reader could exploit (`a @ a.T` is one symmetric rank-k update in BLAS). The
     kernel still reads the argument through the index map where it uses the view."""
     views = views_read_outside(cluster, used_outside)
-    read_inside = {a for e in cluster.eqns for a in e.inputs if type(a) is Var}
-    kernel = Cluster(cluster.shape, [e for e in cluster.eqns if e not in views or any(
-        v in read_inside for v in e.outputs)], cluster.reductions, open=False)
+    kernel = without_views(cluster, views)
     if not kernel.eqns or cluster.shape and len(kernel.eqns) == 1:
         return [impl_step(e) for e in cluster.eqns]
     source = kernel_source(kernel, used_outside - {e.outputs[0] for e in views})
@@ -527,6 +525,13 @@ def views_read_outside(cluster: Cluster, used_outside: set) -> list[JaxprEqn]:
     computed = {v for e in cluster.eqns for v in e.outputs}
     return [e for e in cluster.eqns if fusion_rules[e.primitive].view and
             e.outputs[0] in used_outside and e.inputs[0] not in computed]
+
+
+def without_views(cluster: Cluster, views: list[JaxprEqn]) -> Cluster:
+    """`cluster` less those of `views` that it does not read itself."""
+    read_inside = {a for e in cluster.eqns for a in e.inputs if type(a) is Var}
+    return Cluster(cluster.shape, [e for e in cluster.eqns if e not in views or any(
+        v in read_inside for v in e.outputs)], cluster.reductions, open=False)
 
 
 def result_boxes(outputs) -> list:

@@ -65,6 +65,8 @@ from .fusion import (
     result_boxes,
     step_rules,
     used_outside_clusters,
+    views_read_outside,
+    without_views,
 )
 from .vector_math import allocation, loop_lines
 
@@ -77,6 +79,10 @@ assembly_rules = RuleTable("native assembly")
 starts along each axis of its result (a concatenate's). A cluster computing an operand
 that nothing else reads writes it there, into the result allocated before the cluster
 runs, and the equation's native rule finds it in `NativeFunction.assembled`."""
+view_rules = RuleTable("native view")
+"""`view_rules[prim](operand, eqn, **params) -> str | None`: numba's view of the array
+`operand` holding `eqn`'s result, C-contiguous like every array of a native function,
+or None where there is none (see `NativeFunction.views`)."""
 
 
 class Unsupported(Exception):
@@ -225,7 +231,8 @@ class NativeFunction:
         filled = set()  # the vars holding an array `full` made here
         for step in steps:
             if isinstance(step, Cluster):
-                self.cluster(step, used_outside, env, placed)
+                kernel, viewed = self.views(step, used_outside, env, {*jaxpr.outvars, *placed})
+                self.cluster(kernel, used_outside - viewed, env, placed)
                 continue
             owned = {env[a] for a in step.inputs if a in filled and reads[a] == 1}
             outs = self.rule(step, [atom(a, env) for a in step.inputs], frozenset(owned))
@@ -273,6 +280,27 @@ class NativeFunction:
             self.assembled[eqn.outputs[0]] = array, frozenset(written)
         return placed
 
+    def views(self, cluster: Cluster, used_outside: set, env: dict, kept: set
+              ) -> tuple[Cluster, set]:
+        """The cluster left to compute, and the results of its views read outside
+        (`fusion.views_read_outside`) made numba's views instead (`view_rules`: W4's
+        last state, a slice of the states), as numpy's impl makes them: no loop copies
+        them. A view is exact where nothing writes into the array viewed afterwards,
+        which holds in a native function: a rule writes only into arrays it makes,
+        a loop into its carry's copy or into zeros it alone reads (`owns`), a cluster
+        into a stacked row or a concatenation no value holds yet. Nor is a result
+        `kept` a view: a jaxpr's output (the function's would share the caller's
+        array) or one written into its place (`placed`)."""
+        viewed = {}
+        for eqn in views_read_outside(cluster, used_outside):
+            rule, x, out = view_rules.get(eqn.primitive), eqn.inputs[0], eqn.outputs[0]
+            view = None if rule is None or type(x) is not Var or out in kept else rule(
+                env[x], eqn, **eqn.params)
+            if view is not None:
+                viewed[eqn] = out
+                (env[out],) = self.assign([view])
+        return without_views(cluster, list(viewed)), set(viewed.values())
+
     def loop_body(self, jaxpr: Jaxpr, operands: list[str], carry: list[str], first: int,
                   sums: list[Sum], into: dict) -> list[str]:
         """Emit a loop body whose inputs `first`, ... are the carry variables `carry`;
@@ -299,6 +327,8 @@ class NativeFunction:
     def cluster(self, cluster: Cluster, used_outside: set, env: dict, placed: dict) -> None:
         """Emit a call of `cluster`'s kernel, which writes each result `placed` holds
         into that array, from that offset."""
+        if not cluster.eqns:
+            return
         into = {v: placed[v][1] for e in cluster.eqns for v in e.outputs if v in placed}
         source = kernel_source(cluster, used_outside, into)
         if not source.returned:

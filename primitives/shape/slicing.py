@@ -23,7 +23,7 @@ from ...core.typing import ArrayLike
 from ...interpreters.ad import add_tangents, deflinear, instantiate_zeros, jvp_rules
 from ...interpreters.batching import batch_rules, batch_size, batched_axis
 from ...interpreters.fusion import deffused_gather
-from ...interpreters.fusion_loops import Unsupported, assembly_rules, native_rules
+from ...interpreters.fusion_loops import Unsupported, assembly_rules, native_rules, view_rules
 from ...interpreters.partial_eval import def_recomputable
 from ...interpreters.transpose import is_linear, transpose_rules
 from ...interpreters.vector_math import allocation, strided_index
@@ -356,6 +356,21 @@ deffused_gather(slice_p, lambda i, shape, out_shape, /, *, start_indices, stride
      zip(i, start_indices, strides or (1,) * len(shape))], None))
 abstract_eval_rules[slice_p] = slice_abstract_eval
 deflinear(slice_p)
+
+
+def slice_view(x: str, eqn, *, start_indices, limit_indices, strides) -> str | None:
+    """Inside a native function: numba's basic slice `x[start:limit]` where the slice
+    cuts the leading axis alone, by unit steps, a C-contiguous view (elsewhere numba's
+    view is strided, and a function taking it compiles again for that layout)."""
+    shape = eqn.inputs[0].aval.shape
+    cut = [d for d, (a, b, n) in enumerate(zip(start_indices, limit_indices, shape))
+           if (a, b) != (0, n)]
+    if any(s != 1 for s in strides or ()) or cut not in ([], [0]):
+        return None
+    return f"{x}[{start_indices[0]}:{limit_indices[0]}]"
+
+
+view_rules[slice_p] = slice_view
 
 
 def slice_transpose(ct, x, *, start_indices, limit_indices, strides):

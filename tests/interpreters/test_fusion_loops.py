@@ -424,25 +424,41 @@ def test_a_concatenates_operands_are_written_in_place_by_their_clusters(case, rn
 
 def test_a_gradients_shifted_states_and_zeros_carry_are_not_copied(rnn_args):
     """An RNN's gradient concatenates its initial state with the states but the last,
-    each written into the concatenation where it is computed; the backward loop sums
-    the weight's cotangent into the zeros made for it, not into a copy of them."""
+    each written into the concatenation where it is computed; the last state is a view
+    of the states; the backward loop sums the weight's cotangent into the zeros made
+    for it, not into a copy of them."""
     f = inert.value_and_grad(rnn_state, argnums=(0, 1, 2))
     check_jit_backends(f, rnn_args)  # (tanh and sums: not numpy's bits)
     text = program_text(f, *rnn_args)
     assert _copied_operands(text) == 0 and ".copy()" not in text
+    assert re.search(r"v\d+ = v\d+\[4:5\]\n", text)
 
 
 @pytest.mark.parametrize("read_elsewhere", [False, True], ids=["alone", "read elsewhere"])
 def test_a_carrys_zeros_read_elsewhere_too_are_copied_before_the_sums(read_elsewhere, rng):
+    """Zeros read elsewhere too (by a view, a slice of them) are copied for the loop to
+    sum into: the view still reads zeros."""
     def f(xs):
         zeros = zeros_p.bind(shape=(3, 3), dtype=np.dtype(np.float64))
         step = lambda c, x: (add_tangents(c, x[:, None] @ x[None, :]), None)
         total = lax.scan(step, zeros, xs)[0]
-        return (total, zeros + 1.0) if read_elsewhere else total
+        return (total, zeros[1:] @ xs[0]) if read_elsewhere else total
 
     xs = rng.standard_normal((5, 3))
     check_same_bits(f, (xs,))
-    assert (".copy()" in program_text(f, xs)) == read_elsewhere
+    text = program_text(f, xs)
+    assert (".copy()" in text) == read_elsewhere
+    assert bool(re.search(r"v\d+ = v\d+\[1:3\]\n", text)) == read_elsewhere
+
+
+def test_a_slice_a_program_returns_is_its_own_array_not_a_view(rng):
+    """A slice the program returns is copied by its loops (a view of the states inside
+    is exact: nothing writes into them after their loop)."""
+    f = lambda xs: lax.scan(lambda c, x: (c + x, c * x), xs[0], xs)[1][2:]
+    xs = rng.standard_normal((5, 3))
+    check_same_bits(f, (xs,))
+    assert not re.search(r"= v\d+\[2:5\]", program_text(f, xs))
+    assert not np.shares_memory(inert.jit(f, backend="numba")(xs), xs)
 
 
 def test_a_program_with_loops_runs_as_one_native_function(rnn_args, rng):
