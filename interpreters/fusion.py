@@ -341,8 +341,7 @@ class KernelSource:
 
     cluster: Cluster
     used_outside: set
-    into: dict = attrs.Factory(dict)  # result -> its start on each axis of the buffer the
-    # caller passes (a concatenation's), or () for all of it (a stacked row)
+    into: dict = attrs.Factory(dict)  # result -> its offset in the buffer given (or ())
     arguments: dict = attrs.Factory(dict)  # atom read from outside -> parameter name
     given: list = attrs.Factory(list)  # the parameters holding `into`'s buffers
     locals: dict = attrs.Factory(dict)  # var computed here -> its scalar local
@@ -412,8 +411,7 @@ class KernelSource:
         index = self.loop_vars
         if out in self.into:
             self.given.append(buffer)
-            index = [f"{i} + {o}" if o else i for i, o in zip(index, self.into[out] or
-                                                              (0,) * len(index))]
+            index = [f"{i} + {o}" if o else i for i, o in zip(index, self.into[out])] or index
         else:
             self.pre.append(f"{buffer} = {allocation(self.cluster.shape, out.aval.dtype)}")
         self.body.append(f"{buffer}[{', '.join(index)}] = {local}")
@@ -466,11 +464,10 @@ def module_text(functions: list[str]) -> str:
         [*functions, *vector_math.definitions("\n".join(functions))]) + "\n"
 
 
-def kernel_source(cluster: Cluster, used_outside: set, into: dict | None = None
-                  ) -> KernelSource:
+def kernel_source(cluster: Cluster, used_outside: set, into: dict | None = None) -> KernelSource:
     """The kernel running `cluster`; it writes the results `into` holds (elementwise
     ones, not reductions') into buffers passed after its arguments, in the order it
-    returns, each from where `into` says (`KernelSource.into`)."""
+    returns, from `into[v]` on each axis (a concatenation's operand) or whole (`()`)."""
     source = KernelSource(cluster, used_outside, into or {})
     for eqn in cluster.eqns:
         source.add(eqn)

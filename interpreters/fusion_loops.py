@@ -24,10 +24,8 @@ equation of `prim` become one compiled step of jit's driver (`fusion.step_rules`
 A backward loop sums each weight's cotangent into a carry, `add_any(carry, outer
 product)` per step; `in_place_sums` finds such carries, and `accumulate_rules` (the
 same signature, plus the target) adds the product into the loop's own copy of the
-carry in place (or into the zeros made for it alone, `NativeFunction.owns`): no
-temporary per step, one pass instead of two. A concatenate's operand that a cluster
-computes for it alone is written by the cluster into its place in the result
-(`assembly_rules`), not copied there.
+carry in place (or into zeros made for it alone, `NativeFunction.owns`): no
+temporary per step, one pass instead of two.
 
 Dtypes are the numpy backend's (cluster kernels cast each result to its aval's
 dtype; a rule must return its outputs' dtypes exactly, since numba would unify a loop
@@ -257,9 +255,8 @@ class NativeFunction:
     def assemble_in_place(self, steps: list, outvars) -> dict:
         """`{var: (array, offset)}` for the operands of `assembly_rules` equations that
         a cluster computes elementwise and nothing else reads: each equation's result
-        is allocated now, and the cluster writes the operand into its place there
-        (where the rule would copy it: W4's concatenate of two slices, 0.1 s of
-        compile time)."""
+        is allocated now, for the cluster to write the operand into its place, where
+        the rule would copy it (W4's concatenate of two slices: 0.1 s of compile)."""
         owner = elementwise_results(steps)
         reads = Counter(v for v in outvars if type(v) is Var)
         for s in steps:
@@ -283,14 +280,13 @@ class NativeFunction:
     def views(self, cluster: Cluster, used_outside: set, env: dict, kept: set
               ) -> tuple[Cluster, set]:
         """The cluster left to compute, and the results of its views read outside
-        (`fusion.views_read_outside`) made numba's views instead (`view_rules`: W4's
-        last state, a slice of the states), as numpy's impl makes them: no loop copies
-        them. A view is exact where nothing writes into the array viewed afterwards,
-        which holds in a native function: a rule writes only into arrays it makes,
-        a loop into its carry's copy or into zeros it alone reads (`owns`), a cluster
-        into a stacked row or a concatenation no value holds yet. Nor is a result
-        `kept` a view: a jaxpr's output (the function's would share the caller's
-        array) or one written into its place (`placed`)."""
+        (`fusion.views_read_outside`) made numba's views (`view_rules`: W4's last
+        state), as numpy's impl makes them, not copies by loops. Exact, since nothing
+        writes into a native function's array once made: a rule writes only into
+        arrays it makes, a loop into its carry's copy or zeros it alone reads (`owns`),
+        a cluster into a stacked row or a concatenation no value holds yet. A result
+        `kept` (a jaxpr's output, which would share the caller's array, or one written
+        into its place) stays a copy."""
         viewed = {}
         for eqn in views_read_outside(cluster, used_outside):
             rule, x, out = view_rules.get(eqn.primitive), eqn.inputs[0], eqn.outputs[0]
