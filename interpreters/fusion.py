@@ -341,7 +341,7 @@ class KernelSource:
 
     cluster: Cluster
     used_outside: set
-    into: frozenset = frozenset()  # results written into buffers the caller passes
+    into: dict = attrs.Factory(dict)  # result -> its offset in the buffer given (or ())
     arguments: dict = attrs.Factory(dict)  # atom read from outside -> parameter name
     given: list = attrs.Factory(list)  # the parameters holding `into`'s buffers
     locals: dict = attrs.Factory(dict)  # var computed here -> its scalar local
@@ -408,11 +408,13 @@ class KernelSource:
             self.returned[out] = local
             return
         buffer = self.returned[out] = f"o{len(self.returned)}"
+        index = self.loop_vars
         if out in self.into:
             self.given.append(buffer)
+            index = [f"{i} + {o}" if o else i for i, o in zip(index, self.into[out])] or index
         else:
             self.pre.append(f"{buffer} = {allocation(self.cluster.shape, out.aval.dtype)}")
-        self.body.append(f"{buffer}[{', '.join(self.loop_vars)}] = {local}")
+        self.body.append(f"{buffer}[{', '.join(index)}] = {local}")
 
     def add_reduction(self, eqn: JaxprEqn, rule: FusionRule, local: str) -> None:
         out = eqn.outputs[0]
@@ -462,10 +464,11 @@ def module_text(functions: list[str]) -> str:
         [*functions, *vector_math.definitions("\n".join(functions))]) + "\n"
 
 
-def kernel_source(cluster: Cluster, used_outside: set, into=frozenset()) -> KernelSource:
-    """The kernel running `cluster`; it writes the results in `into` (elementwise ones,
-    not reductions') into buffers passed after its arguments, in the order it returns."""
-    source = KernelSource(cluster, used_outside, frozenset(into))
+def kernel_source(cluster: Cluster, used_outside: set, into: dict | None = None) -> KernelSource:
+    """The kernel running `cluster`; it writes the results `into` holds (elementwise
+    ones, not reductions') into buffers passed after its arguments, in the order it
+    returns, from `into[v]` on each axis (a concatenation's operand) or whole (`()`)."""
+    source = KernelSource(cluster, used_outside, into or {})
     for eqn in cluster.eqns:
         source.add(eqn)
     return source
@@ -483,9 +486,7 @@ def cluster_steps(cluster: Cluster, used_outside: set, budget: list[int]) -> lis
     reader could exploit (`a @ a.T` is one symmetric rank-k update in BLAS). The
     kernel still reads the argument through the index map where it uses the view."""
     views = views_read_outside(cluster, used_outside)
-    read_inside = {a for e in cluster.eqns for a in e.inputs if type(a) is Var}
-    kernel = Cluster(cluster.shape, [e for e in cluster.eqns if e not in views or any(
-        v in read_inside for v in e.outputs)], cluster.reductions, open=False)
+    kernel = without_views(cluster, views)
     if not kernel.eqns or cluster.shape and len(kernel.eqns) == 1:
         return [impl_step(e) for e in cluster.eqns]
     source = kernel_source(kernel, used_outside - {e.outputs[0] for e in views})
@@ -521,6 +522,13 @@ def views_read_outside(cluster: Cluster, used_outside: set) -> list[JaxprEqn]:
     computed = {v for e in cluster.eqns for v in e.outputs}
     return [e for e in cluster.eqns if fusion_rules[e.primitive].view and
             e.outputs[0] in used_outside and e.inputs[0] not in computed]
+
+
+def without_views(cluster: Cluster, views: list[JaxprEqn]) -> Cluster:
+    """`cluster` less those of `views` that it does not read itself."""
+    read_inside = {a for e in cluster.eqns for a in e.inputs if type(a) is Var}
+    return Cluster(cluster.shape, [e for e in cluster.eqns if e not in views or any(
+        v in read_inside for v in e.outputs)], cluster.reductions, open=False)
 
 
 def result_boxes(outputs) -> list:

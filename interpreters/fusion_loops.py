@@ -24,7 +24,8 @@ equation of `prim` become one compiled step of jit's driver (`fusion.step_rules`
 A backward loop sums each weight's cotangent into a carry, `add_any(carry, outer
 product)` per step; `in_place_sums` finds such carries, and `accumulate_rules` (the
 same signature, plus the target) adds the product into the loop's own copy of the
-carry in place: no temporary per step, one pass instead of two.
+carry in place (or into zeros made for it alone, `NativeFunction.owns`): no
+temporary per step, one pass instead of two.
 
 Dtypes are the numpy backend's (cluster kernels cast each result to its aval's
 dtype; a rule must return its outputs' dtypes exactly, since numba would unify a loop
@@ -62,6 +63,8 @@ from .fusion import (
     result_boxes,
     step_rules,
     used_outside_clusters,
+    views_read_outside,
+    without_views,
 )
 from .vector_math import allocation, loop_lines
 
@@ -69,6 +72,15 @@ native_rules = RuleTable("native")
 accumulate_rules = RuleTable("native accumulate")
 """`accumulate_rules[prim](fn, eqn, target, operands, **params)`: emit `target += ` the
 result of `eqn`, in place (see `in_place_sums`)."""
+assembly_rules = RuleTable("native assembly")
+"""`assembly_rules[prim](eqn, **params) -> [offset, ...]`: where each operand of `eqn`
+starts along each axis of its result (a concatenate's). A cluster computing an operand
+that nothing else reads writes it there, into the result allocated before the cluster
+runs, and the equation's native rule finds it in `NativeFunction.assembled`."""
+view_rules = RuleTable("native view")
+"""`view_rules[prim](operand, eqn, **params) -> str | None`: numba's view of the array
+`operand` holding `eqn`'s result, C-contiguous like every array of a native function,
+or None where there is none (see `NativeFunction.views`)."""
 
 
 class Unsupported(Exception):
@@ -94,6 +106,9 @@ class NativeFunction:
     blocks: list = attrs.Factory(list)  # the open blocks, innermost last
     params: tuple = ()  # the function's parameters
     transposes: dict = attrs.Factory(dict)  # parameter -> its transpose, C-ordered
+    assembled: dict = attrs.Factory(dict)  # result -> (its array, the operands in place)
+    fills: set = attrs.Factory(set)  # the arrays `full` made
+    owned: frozenset = frozenset()  # the operands the rule running now may write into
 
     def fresh(self, prefix: str = "v") -> str:
         self.count += 1
@@ -160,7 +175,14 @@ class NativeFunction:
         index = [self.fresh("j") for _ in shape]
         with self.loops(index, shape):
             self.line(f"{out}[{', '.join(index)}] = {value}")
+        self.fills.add(out)
         return out
+
+    def owns(self, operand: str) -> bool:
+        """Whether the rule running now may write into its array `operand` (a loop
+        accumulating into its carry), with no copy: `full` made it, in this rule's
+        jaxpr, for this equation alone."""
+        return operand in self.owned
 
     @contextlib.contextmanager
     def loops(self, index: list[str], shape: tuple):
@@ -200,20 +222,80 @@ class NativeFunction:
         steps = [lone_cluster(s) if isinstance(s, JaxprEqn) and s.primitive in fusion_rules
                  else s for s in plan(jaxpr)]
         used_outside = used_outside_clusters(jaxpr, steps)
-        placed = in_kernel_buffers(steps, jaxpr.outvars, into or {})
+        placed = {**in_kernel_buffers(steps, jaxpr.outvars, into or {}),
+                  **self.assemble_in_place(steps, jaxpr.outvars)}
+        reads = Counter(a for e in jaxpr.eqns for a in e.inputs if type(a) is Var)
+        reads.update(v for v in jaxpr.outvars if type(v) is Var)
+        filled = set()  # the vars holding an array `full` made here
         for step in steps:
             if isinstance(step, Cluster):
-                self.cluster(step, used_outside, env, placed)
+                kernel, viewed = self.views(step, used_outside, env, {*jaxpr.outvars, *placed})
+                self.cluster(kernel, used_outside - viewed, env, placed)
                 continue
-            rule = native_rules.get(step.primitive)
-            if rule is None:
-                raise Unsupported(step.primitive.name)
-            outs = rule(self, step, [atom(a, env) for a in step.inputs], **step.params)
+            owned = {env[a] for a in step.inputs if a in filled and reads[a] == 1}
+            outs = self.rule(step, [atom(a, env) for a in step.inputs], frozenset(owned))
             env.update(zip(step.outputs, self.assign(outs)))  # an expression runs once
+            filled.update(v for v, out in zip(step.outputs, outs) if out in self.fills)
         for k, target in (into or {}).items():
-            if placed.get(jaxpr.outvars[k]) != target:
+            if placed.get(jaxpr.outvars[k]) != (target, ()):
                 self.copy(target, atom(jaxpr.outvars[k], env), jaxpr.outvars[k].aval.shape)
         return [atom(a, env) for a in jaxpr.outvars]
+
+    def rule(self, eqn: JaxprEqn, operands: list[str], owned: frozenset) -> list[str]:
+        """Emit `eqn` by its native rule, which may write into the operands `owned`."""
+        rule = native_rules.get(eqn.primitive)
+        if rule is None:
+            raise Unsupported(eqn.primitive.name)
+        outer, self.owned = self.owned, owned
+        try:
+            return rule(self, eqn, operands, **eqn.params)
+        finally:
+            self.owned = outer
+
+    def assemble_in_place(self, steps: list, outvars) -> dict:
+        """`{var: (array, offset)}` for the operands of `assembly_rules` equations that
+        a cluster computes elementwise and nothing else reads: each equation's result
+        is allocated now, for the cluster to write the operand into its place, where
+        the rule would copy it (W4's concatenate of two slices: 0.1 s of compile)."""
+        owner = elementwise_results(steps)
+        reads = Counter(v for v in outvars if type(v) is Var)
+        for s in steps:
+            reads.update(a for e in (s.eqns if isinstance(s, Cluster) else [s])
+                         for a in e.inputs if type(a) is Var and owner.get(a) is not s)
+        placed = {}
+        for eqn in steps:
+            rule = None if isinstance(eqn, Cluster) else assembly_rules.get(eqn.primitive)
+            written = [] if rule is None else [
+                k for k, a in enumerate(eqn.inputs)
+                if type(a) is Var and a in owner and reads[a] == 1]
+            if not written:
+                continue
+            out = eqn.outputs[0].aval
+            (array,) = self.assign([allocation(out.shape, out.dtype)])
+            offsets = rule(eqn, **eqn.params)
+            placed.update((eqn.inputs[k], (array, offsets[k])) for k in written)
+            self.assembled[eqn.outputs[0]] = array, frozenset(written)
+        return placed
+
+    def views(self, cluster: Cluster, used_outside: set, env: dict, kept: set
+              ) -> tuple[Cluster, set]:
+        """The cluster left to compute, and the results of its views read outside
+        (`fusion.views_read_outside`) made numba's views (`view_rules`: W4's last
+        state), as numpy's impl makes them, not copies by loops. Exact, since nothing
+        writes into a native function's array once made: a rule writes only into
+        arrays it makes, a loop into its carry's copy or zeros it alone reads (`owns`),
+        a cluster into a stacked row or a concatenation no value holds yet. A result
+        `kept` (a jaxpr's output, which would share the caller's array, or one written
+        into its place) stays a copy."""
+        viewed = {}
+        for eqn in views_read_outside(cluster, used_outside):
+            rule, x, out = view_rules.get(eqn.primitive), eqn.inputs[0], eqn.outputs[0]
+            view = None if rule is None or type(x) is not Var or out in kept else rule(
+                env[x], eqn, **eqn.params)
+            if view is not None:
+                viewed[eqn] = out
+                (env[out],) = self.assign([view])
+        return without_views(cluster, list(viewed)), set(viewed.values())
 
     def loop_body(self, jaxpr: Jaxpr, operands: list[str], carry: list[str], first: int,
                   sums: list[Sum], into: dict) -> list[str]:
@@ -240,18 +322,21 @@ class NativeFunction:
 
     def cluster(self, cluster: Cluster, used_outside: set, env: dict, placed: dict) -> None:
         """Emit a call of `cluster`'s kernel, which writes each result `placed` holds
-        into that array."""
-        into = [v for e in cluster.eqns for v in e.outputs if v in placed]
+        into that array, from that offset."""
+        if not cluster.eqns:
+            return
+        into = {v: placed[v][1] for e in cluster.eqns for v in e.outputs if v in placed}
         source = kernel_source(cluster, used_outside, into)
         if not source.returned:
             return  # nothing reads its results (a body's dead code)
+        buffers = [placed[v][0] for v in into]
         if not cluster.reductions:  # (a reduction's kernel vectorises by `reassoc`)
-            self.inline(source, env, [placed[v] for v in into])
+            self.inline(source, env, buffers)
             return
         name = f"k{len(self.helpers)}"
         self.helpers.append(source.function(name))
         names = [self.fresh() for _ in source.returned]
-        args = [*(atom(a, env) for a in source.arguments), *(placed[v] for v in into)]
+        args = [*(atom(a, env) for a in source.arguments), *buffers]
         self.line(f"{''.join(n + ', ' for n in names)}= {name}({', '.join(args)})")
         env.update(zip(source.returned, names))
 
@@ -339,17 +424,23 @@ def in_place_sums(jaxpr: Jaxpr, first: int, num_carry: int) -> list[Sum]:
 
 
 def in_kernel_buffers(steps: list, outvars, into: dict) -> dict:
-    """`{var: array}` for the outputs `into` asks for (`{position: array}`) that a
-    cluster kernel computes elementwise, over a nonempty shape: it can write them there.
-    A var asked for twice is written by the kernel once, copied the second time."""
-    elementwise = {v for s in steps if isinstance(s, Cluster) and s.shape
-                   for e in s.eqns if fusion_rules[e.primitive].kind != "reduce"
-                   for v in e.outputs}
+    """`{var: (array, ())}` for the outputs `into` asks for (`{position: array}`) that
+    a cluster kernel computes elementwise: it can write them there. A var asked for
+    twice is written by the kernel once, copied the second time."""
+    elementwise = elementwise_results(steps)
     placed: dict = {}
     for k, target in into.items():
         if outvars[k] in elementwise:
-            placed.setdefault(outvars[k], target)
+            placed.setdefault(outvars[k], (target, ()))
     return placed
+
+
+def elementwise_results(steps: list) -> dict:
+    """`{var: its cluster}` for the results clusters compute elementwise over a
+    nonempty shape, which a kernel can write into a buffer it is given."""
+    return {v: s for s in steps if isinstance(s, Cluster) and s.shape
+            for e in s.eqns if fusion_rules[e.primitive].kind != "reduce"
+            for v in e.outputs}
 
 
 def atom(a, env: dict) -> str:

@@ -139,8 +139,10 @@ def scan_native(fn, eqn, operands, *, jaxpr, num_consts, num_carry, length, reve
     stacks = fn.assign([allocation((length, *v.aval.shape), v.aval.dtype)
                         for v in jaxpr.outvars[num_carry:]], "s")
     sums = in_place_sums(jaxpr, num_consts, num_carry)
-    summed = {s.position for s in sums}  # their buffers are the loop's own
-    carry = fn.assign([f"{c}.copy()" if k in summed else c for k, c in enumerate(carry)], "c")
+    summed = {s.position for s in sums}  # their buffers are the loop's own: copies, or
+    # zeros made for the loop alone
+    carry = fn.assign([f"{c}.copy()" if k in summed and not fn.owns(c) else c
+                       for k, c in enumerate(carry)], "c")
     i = fn.fresh("i")
     steps = f"range({length - 1}, -1, -1)" if reverse else f"range({length})"
     with fn.block(f"for {i} in {steps}:"):

@@ -23,7 +23,7 @@ from ...core.typing import ArrayLike
 from ...interpreters.ad import add_tangents, deflinear, instantiate_zeros, jvp_rules
 from ...interpreters.batching import batch_rules, batch_size, batched_axis
 from ...interpreters.fusion import deffused_gather
-from ...interpreters.fusion_loops import Unsupported, native_rules
+from ...interpreters.fusion_loops import Unsupported, assembly_rules, native_rules, view_rules
 from ...interpreters.partial_eval import def_recomputable
 from ...interpreters.transpose import is_linear, transpose_rules
 from ...interpreters.vector_math import allocation, strided_index
@@ -104,24 +104,34 @@ batch_rules[concatenate_p] = concatenate_batch
 def_recomputable(concatenate_p)
 
 
+def concatenate_offsets(eqn, *, dimension) -> list[tuple]:
+    """Where each operand starts along each axis of the result."""
+    sizes = [a.aval.shape[dimension] for a in eqn.inputs]
+    ndim = len(eqn.outputs[0].aval.shape)
+    return [tuple(start if d == dimension else 0 for d in range(ndim))
+            for start in np.cumsum([0, *sizes[:-1]]).tolist()]
+
+
 def concatenate_native(fn, eqn, operands, *, dimension):
     """Inside a native function, a new array each operand is copied into by loops
     (the operands' dtypes are one): numba's `np.concatenate` is a function it compiles
-    for each number and kind of operands, 0.15 to 0.4 s each."""
+    for each number and kind of operands, 0.15 to 0.4 s each. An operand a cluster
+    computes for it alone is in place already (`assembly_rules`)."""
     out = eqn.outputs[0].aval
     if out.dtype.kind not in "biuf" or out.dtype == np.float16:
         raise Unsupported(f"concatenate of {out.dtype}")
-    (result,) = fn.assign([allocation(out.shape, out.dtype)])
-    start = 0
-    for x, a in zip(operands, eqn.inputs):
-        shape = a.aval.shape
-        fn.copy(result, x, shape, tuple(start if d == dimension else 0
-                                        for d in range(len(shape))))
-        start += shape[dimension]
+    result, written = fn.assembled.pop(eqn.outputs[0], (None, ()))
+    if result is None:
+        (result,) = fn.assign([allocation(out.shape, out.dtype)])
+    offsets = concatenate_offsets(eqn, dimension=dimension)
+    for k, (x, a) in enumerate(zip(operands, eqn.inputs)):
+        if k not in written:
+            fn.copy(result, x, a.aval.shape, offsets[k])
     return [result]
 
 
 native_rules[concatenate_p] = concatenate_native
+assembly_rules[concatenate_p] = concatenate_offsets
 
 # ---------------------------------------------------------------------------------
 pad_p = Primitive("pad")
@@ -346,6 +356,21 @@ deffused_gather(slice_p, lambda i, shape, out_shape, /, *, start_indices, stride
      zip(i, start_indices, strides or (1,) * len(shape))], None))
 abstract_eval_rules[slice_p] = slice_abstract_eval
 deflinear(slice_p)
+
+
+def slice_view(x: str, eqn, *, start_indices, limit_indices, strides) -> str | None:
+    """Inside a native function: numba's basic slice `x[start:limit]` where the slice
+    cuts the leading axis alone, by unit steps, a C-contiguous view (elsewhere numba's
+    view is strided, and a function taking it compiles again for that layout)."""
+    shape = eqn.inputs[0].aval.shape
+    cut = [d for d, (a, b, n) in enumerate(zip(start_indices, limit_indices, shape))
+           if (a, b) != (0, n)]
+    if any(s != 1 for s in strides or ()) or cut not in ([], [0]):
+        return None
+    return f"{x}[{start_indices[0]}:{limit_indices[0]}]"
+
+
+view_rules[slice_p] = slice_view
 
 
 def slice_transpose(ct, x, *, start_indices, limit_indices, strides):

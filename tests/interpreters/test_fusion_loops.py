@@ -13,15 +13,16 @@ from harness import check_jit_backends
 import inert
 import inert.numpy as inp
 from inert import lax
-from inert.core.ir import Var
+from inert.core.ir import Jaxpr, Var
 from inert.interpreters import fusion, kernel_cache
-from inert.interpreters.ad import add_tangents
+from inert.interpreters.ad import add_tangents, zeros_p
 from inert.interpreters.fusion_loops import (
     MAX_EQNS,
     NATIVE_PROGRAM_SIZE,
     loop_source,
     native_rules,
     native_step,
+    program_source,
 )
 from inert.primitives.linalg.dot_general import DEFERRED_OUTER, OUTER_BLOCK
 from inert.primitives.shape.structural import reshape_p
@@ -40,6 +41,23 @@ def loop_text(f, *args) -> str:
     """The module compiled for the last top-level loop of `f`'s program."""
     eqn = [e for e in inert.make_jaxpr(f)(*args).jaxpr.eqns if e.primitive in fusion.step_rules][-1]
     return loop_source(eqn, list(dict.fromkeys(a for a in eqn.inputs if type(a) is Var)))
+
+
+def program_text(f, *args) -> str:
+    """The module of `f`'s whole program as one native function (`native_program`)."""
+    jaxpr = inert.make_jaxpr(f)(*args).jaxpr
+    return program_source(Jaxpr((), (*jaxpr.constvars, *jaxpr.invars), jaxpr.eqns,
+                                tuple(dict.fromkeys(jaxpr.outvars))))
+
+
+def check_same_bits(f, args) -> None:
+    """`jit(f)` gives f's value bit for bit with each backend."""
+    want = [np.asarray(w) for w in inert.tree_util.tree_flatten(f(*args))[0]]
+    for backend in ("numpy", "numba"):
+        got = inert.tree_util.tree_flatten(inert.jit(f, backend=backend)(*args))[0]
+        for g, w in zip(got, want, strict=True):
+            assert np.asarray(g).dtype == w.dtype
+            np.testing.assert_array_equal(g, w, err_msg=f"jit backend {backend}")
 
 
 def rnn(W, h0, xs):
@@ -362,6 +380,85 @@ def test_a_concatenate_in_a_body_compiles(rng):
     args = rng.standard_normal(3), rng.standard_normal((4, 2))
     check_jit_backends(f, args)
     assert native(f, *args) == [("scan", True)]
+
+
+def _copied_operands(text: str) -> int:
+    return len(re.findall(r"\br\d+ = v\d+\n", text))  # (`copy` into a result)
+
+
+def _read_elsewhere_too(c, r):
+    y = c[1:] * 2.0
+    return inp.concatenate([y, r[:1] + y[:1]])
+
+
+def _twice(c, r):
+    y = c[:1] * r[0]
+    return inp.concatenate([y, y, c[2:] + 1.0])
+
+
+CONCATENATIONS = {  # a scan body (carry, row) -> its new carry; the operands it copies
+    "two computed": (lambda c, r: inp.concatenate([c[1:] * 2.0, r[:1] * c[0]]), 0),
+    "one read elsewhere too": (_read_elsewhere_too, 1),
+    "one twice": (_twice, 2),
+    "a zero-size one": (lambda c, r: inp.concatenate([c[:0] * 2.0, c * r[1], c[3:]]), 0),
+    "along axis 1, int": (lambda c, r: inp.concatenate(
+        [c[:, 1:] + 1, c[:, :1] * r[:1].astype(np.int64)], axis=1), 0),
+    "bool": (lambda c, r: inp.concatenate([~c[1:], r[:1] > 0.0]), 0),
+}
+
+
+@pytest.mark.parametrize("case", CONCATENATIONS)
+def test_a_concatenates_operands_are_written_in_place_by_their_clusters(case, rng):
+    """An operand of a concatenate that a cluster computes for it alone is written by
+    the cluster into its place in the result: no copy. One read elsewhere too, or
+    twice, is copied; the values are numpy's, bit for bit."""
+    body, copies = CONCATENATIONS[case]
+    c = {"along axis 1, int": rng.integers(-3, 3, (2, 3)), "bool": rng.random(3) > 0.5
+         }.get(case, rng.standard_normal(3))
+    args = c, rng.standard_normal((4, 2))
+    f = lambda c, xs: lax.scan(lambda c, r: (body(c, r), None), c, xs)[0]
+    check_same_bits(f, args)
+    assert native(f, *args) == [("scan", True)]
+    assert _copied_operands(loop_text(f, *args)) == copies
+
+
+def test_a_gradients_shifted_states_and_zeros_carry_are_not_copied(rnn_args):
+    """An RNN's gradient concatenates its initial state with the states but the last,
+    each written into the concatenation where it is computed; the last state is a view
+    of the states; the backward loop sums the weight's cotangent into the zeros made
+    for it, not into a copy of them."""
+    f = inert.value_and_grad(rnn_state, argnums=(0, 1, 2))
+    check_jit_backends(f, rnn_args)  # (tanh and sums: not numpy's bits)
+    text = program_text(f, *rnn_args)
+    assert _copied_operands(text) == 0 and ".copy()" not in text
+    assert re.search(r"v\d+ = v\d+\[4:5\]\n", text)
+
+
+@pytest.mark.parametrize("read_elsewhere", [False, True], ids=["alone", "read elsewhere"])
+def test_a_carrys_zeros_read_elsewhere_too_are_copied_before_the_sums(read_elsewhere, rng):
+    """Zeros read elsewhere too (by a view, a slice of them) are copied for the loop to
+    sum into: the view still reads zeros."""
+    def f(xs):
+        zeros = zeros_p.bind(shape=(3, 3), dtype=np.dtype(np.float64))
+        step = lambda c, x: (add_tangents(c, x[:, None] @ x[None, :]), None)
+        total = lax.scan(step, zeros, xs)[0]
+        return (total, zeros[1:] @ xs[0]) if read_elsewhere else total
+
+    xs = rng.standard_normal((5, 3))
+    check_same_bits(f, (xs,))
+    text = program_text(f, xs)
+    assert (".copy()" in text) == read_elsewhere
+    assert bool(re.search(r"v\d+ = v\d+\[1:3\]\n", text)) == read_elsewhere
+
+
+def test_a_slice_a_program_returns_is_its_own_array_not_a_view(rng):
+    """A slice the program returns is copied by its loops (a view of the states inside
+    is exact: nothing writes into them after their loop)."""
+    f = lambda xs: lax.scan(lambda c, x: (c + x, c * x), xs[0], xs)[1][2:]
+    xs = rng.standard_normal((5, 3))
+    check_same_bits(f, (xs,))
+    assert not re.search(r"= v\d+\[2:5\]", program_text(f, xs))
+    assert not np.shares_memory(inert.jit(f, backend="numba")(xs), xs)
 
 
 def test_a_program_with_loops_runs_as_one_native_function(rnn_args, rng):
