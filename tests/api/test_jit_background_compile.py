@@ -138,7 +138,7 @@ import time, numpy as np, inert, inert.numpy as inp
 from inert.api import compiled
 compiled.HOT_SECONDS = 0.0
 compiled.compile_jaxpr_numba = lambda jaxpr: time.sleep(600)
-g = inert.jit(lambda x: inp.sum(inp.tanh(x) * x))
+g = inert.jit(lambda x: inp.sum(inp.tanh(x) * x), backend="auto")
 g(np.ones(3)); g(np.ones(3))
 print("done")
 """
