@@ -224,8 +224,7 @@ class NativeFunction:
         used_outside = used_outside_clusters(jaxpr, steps)
         placed = {**in_kernel_buffers(steps, jaxpr.outvars, into or {}),
                   **self.assemble_in_place(steps, jaxpr.outvars)}
-        reads = Counter(a for e in jaxpr.eqns for a in e.inputs if type(a) is Var)
-        reads.update(v for v in jaxpr.outvars if type(v) is Var)
+        reads = reads_of(jaxpr)
         filled = set()  # the vars holding an array `full` made here
         for step in steps:
             if isinstance(step, Cluster):
@@ -406,8 +405,7 @@ def in_place_sums(jaxpr: Jaxpr, first: int, num_carry: int) -> list[Sum]:
     the sum, and the product has an `accumulate_rules` entry. A weight's cotangent in
     a backward loop is one (an outer product per step): in place it costs no
     temporary and one pass, instead of two of each per step."""
-    reads = Counter(a for e in jaxpr.eqns for a in e.inputs if type(a) is Var)
-    reads.update(v for v in jaxpr.outvars if type(v) is Var)
+    reads = reads_of(jaxpr)
     producer = {v: e for e in jaxpr.eqns for v in e.outputs}
     sums = []
     for k in range(num_carry):
@@ -421,6 +419,13 @@ def in_place_sums(jaxpr: Jaxpr, first: int, num_carry: int) -> list[Sum]:
         if product is not None and product.primitive in accumulate_rules and reads[term] == 1:
             sums.append(Sum(k, add, product))
     return sums
+
+
+def reads_of(jaxpr: Jaxpr) -> Counter:
+    """How many times each var is read: by an equation, or as an output."""
+    reads = Counter(a for e in jaxpr.eqns for a in e.inputs if type(a) is Var)
+    reads.update(v for v in jaxpr.outvars if type(v) is Var)
+    return reads
 
 
 def in_kernel_buffers(steps: list, outvars, into: dict) -> dict:

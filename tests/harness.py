@@ -143,7 +143,8 @@ def check_grads(f, args, rng, order=1, rtol=1e-5, atol=1e-5):
 
 def check_jit_backends(f, args, rtol=None):
     """`jit(f)` gives f's value with each backend: the same dtypes and shapes, values to
-    1e-12 relative in float64 (1e-5 in float32), NaN where numpy has NaN."""
+    1e-12 relative in float64 (1e-5 in float32), or to `rtol` (0: bit for bit), NaN
+    where numpy has NaN."""
     want = tree_flatten(f(*args))[0]
     for backend in ("numpy", "numba"):
         got = tree_flatten(inert.jit(f, backend=backend)(*args))[0]
@@ -151,7 +152,7 @@ def check_jit_backends(f, args, rtol=None):
         for g, w in zip(got, want):
             g, w = np.asarray(g), np.asarray(w)
             assert g.dtype == w.dtype and g.shape == w.shape, (backend, g.dtype, w.dtype)
-            tol = rtol or (1e-5 if g.dtype in (np.float32,) else 1e-12)
+            tol = (1e-5 if g.dtype in (np.float32,) else 1e-12) if rtol is None else rtol
             np.testing.assert_allclose(g, w, rtol=tol, atol=tol, equal_nan=True,
                                        err_msg=f"jit backend {backend}")
 

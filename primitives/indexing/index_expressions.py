@@ -56,6 +56,7 @@ def normalize_index(idx, shape) -> list:
     if len(ellipses) > 1:
         raise _index_error("an index can only have a single ellipsis ('...')")
     at = ellipses[0] if ellipses else len(items)
+    # the axes the Ellipsis spans, or the Ellipsis itself where it spans none
     spanned = [slice(None)] * (len(shape) - n_axes) or [Ellipsis] * bool(ellipses)
     items = items[:at] + spanned + items[at + 1:]
     entries, axis = [], 0
